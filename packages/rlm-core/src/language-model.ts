@@ -1,0 +1,105 @@
+/**
+ * The narrow model interface every adapter implements. Provider-neutral: an adapter
+ * translates these shapes to and from its provider's wire format.
+ */
+
+/** A JSON Schema object describing a tool's input. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** A tool the model may call. */
+export interface ToolDefinition {
+  /** Tool name, `^[a-zA-Z0-9_-]{1,64}$`. */
+  readonly name: string;
+  /** What the tool does, in words the model reads. */
+  readonly description: string;
+  /** JSON Schema (type `object`) for the tool's input. */
+  readonly inputSchema: JsonSchema;
+}
+
+/** A tool call the model made. */
+export interface ToolCall {
+  /** Provider-assigned id, echoed back in the matching {@link ToolResultPart}. */
+  readonly id: string;
+  readonly name: string;
+  /**
+   * The decoded input. `undefined` when the provider's payload did not decode (for example
+   * cut off by `max_tokens`); `inputError` then says why.
+   */
+  readonly input: unknown;
+  /** Set when `input` could not be decoded. */
+  readonly inputError?: string;
+}
+
+export interface TextPart {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+export interface ToolCallPart {
+  readonly type: 'tool-call';
+  readonly call: ToolCall;
+}
+
+export interface ToolResultPart {
+  readonly type: 'tool-result';
+  /** The {@link ToolCall.id} this answers. */
+  readonly toolCallId: string;
+  readonly content: string;
+  readonly isError?: boolean;
+}
+
+/** One conversation message. Adapters merge consecutive messages of the same role. */
+export type Message =
+  | { readonly role: 'user'; readonly content: string | readonly (TextPart | ToolResultPart)[] }
+  | { readonly role: 'assistant'; readonly content: string | readonly (TextPart | ToolCallPart)[] };
+
+/** Which tool the model must (or must not) call. */
+export type ToolChoice = 'auto' | 'none' | { readonly tool: string };
+
+export interface GenerateRequest {
+  /** The system prompt. */
+  readonly system: string;
+  /** The conversation; must start with a user message. */
+  readonly messages: readonly Message[];
+  /** Tools offered to the model. Ignored by adapters whose `supportsTools` is false. */
+  readonly tools?: readonly ToolDefinition[];
+  /** Defaults to `auto` when tools are given. */
+  readonly toolChoice?: ToolChoice;
+  /** Upper bound on output tokens for this response. */
+  readonly maxTokens?: number;
+}
+
+/** Why the model stopped. */
+export type StopReason = 'end' | 'max-tokens' | 'tool-call' | 'stop-sequence' | 'other';
+
+/** Token usage of one or more model calls. */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface GenerateResult {
+  /** All text blocks of the response joined, possibly empty. */
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly stopReason: StopReason;
+  readonly usage: Usage;
+}
+
+export interface GenerateOptions {
+  /** Aborts the request; the promise then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** A chat model the RLM loop drives. */
+export interface LanguageModel {
+  /** A stable identifier, e.g. `anthropic:claude-sonnet-4-5`. */
+  readonly modelId: string;
+  /** Whether `tools` and `toolChoice` are honoured. */
+  readonly supportsTools: boolean;
+  /**
+   * Produces one response. Rejects with a typed error (see `ModelCallError`) for faults the
+   * adapter could not recover from; transient faults are retried inside the adapter.
+   */
+  generate(request: GenerateRequest, options?: GenerateOptions): Promise<GenerateResult>;
+}

@@ -1,0 +1,99 @@
+/**
+ * The narrow sandbox interface: one persistent JavaScript environment in which model code
+ * runs. Adapters (for example `@rlm/sandbox-ses`) implement it and pass the conformance suite
+ * exported from `@rlm/core/testing`.
+ */
+
+/**
+ * An async function the host exposes to model code. It receives plain, structured-clonable
+ * arguments and must resolve to plain, structured-clonable data. When it rejects, the
+ * sandbox hands model code a fresh `Error` carrying only the message: no host object ever
+ * crosses into the sandbox.
+ */
+export type HostFunction = (...args: unknown[]) => Promise<unknown>;
+
+/** Resource limits for one sandbox. */
+export interface SandboxLimits {
+  /** Default wall-clock limit of one `execute`, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Heap limit for model code, in megabytes. */
+  readonly memoryMb: number;
+  /** Output kept per `execute`, in characters; the rest is dropped and counted. */
+  readonly maxOutputChars: number;
+}
+
+export const defaultSandboxLimits: SandboxLimits = {
+  timeoutMs: 30_000,
+  memoryMb: 1024,
+  maxOutputChars: 1_000_000,
+};
+
+export interface SandboxOptions {
+  /**
+   * Host functions, each installed as a global of the same name that model code cannot
+   * overwrite. Calls may run concurrently (`Promise.all`).
+   */
+  readonly hostFunctions: Readonly<Record<string, HostFunction>>;
+  /** Defaults to {@link defaultSandboxLimits}. */
+  readonly limits?: Partial<SandboxLimits>;
+}
+
+/** Creates one sandbox. Resolves once the environment is ready to execute. */
+export type SandboxFactory = (options: SandboxOptions) => Promise<Sandbox>;
+
+export interface ExecuteOptions {
+  /** Overrides the sandbox's `timeoutMs` for this call. */
+  readonly timeoutMs?: number;
+  /** Aborting stops the running code and resolves with an error result. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ExecuteResult {
+  /**
+   * Everything `print`/`console.*` wrote, in order, followed by the value of the last
+   * expression when it is not `undefined`.
+   */
+  readonly output: string;
+  /**
+   * Set when the code threw, timed out, ran out of memory, or was aborted: one readable
+   * line (plus a short stack if any). Execution errors are values, never rejections.
+   */
+  readonly error?: string;
+  /** Wall-clock time of the execution, in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** Metadata about one model-visible variable. */
+export interface VariableInfo {
+  readonly name: string;
+  /** `string`, `number`, `array`, `object`, `function`, ... */
+  readonly type: string;
+  /** Approximate size: string length, array length, or key count. */
+  readonly size: number;
+  /** A short preview (at most ~100 characters). */
+  readonly preview: string;
+}
+
+export interface SetVariablesOptions {
+  /** When true, model code cannot reassign these names (used for `context`, `history`). */
+  readonly readOnly?: boolean;
+}
+
+export interface Sandbox extends AsyncDisposable {
+  /**
+   * Runs model code. Top-level declarations persist to later calls, as in a REPL. Never
+   * rejects for faults of the code itself; rejects only when the sandbox is disposed.
+   */
+  execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+  /** Model-visible variables (host functions excluded), sorted by name. */
+  listVariables(): Promise<VariableInfo[]>;
+  /**
+   * The structured clone of a variable's value. Rejects with `SandboxError` when the name is
+   * not defined or the value cannot be cloned (functions, for example).
+   */
+  getVariable(name: string): Promise<unknown>;
+  /** Defines or replaces globals from plain data. */
+  setVariables(values: Readonly<Record<string, unknown>>, options?: SetVariablesOptions): Promise<void>;
+  /** Releases the environment. Idempotent; later calls reject with `SandboxError`. */
+  dispose(): Promise<void>;
+}
