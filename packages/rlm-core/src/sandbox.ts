@@ -93,7 +93,10 @@ export interface Sandbox extends AsyncDisposable {
    */
   getVariable(name: string): Promise<unknown>;
   /** Defines or replaces globals from plain data. */
-  setVariables(values: Readonly<Record<string, unknown>>, options?: SetVariablesOptions): Promise<void>;
+  setVariables(
+    values: Readonly<Record<string, unknown>>,
+    options?: SetVariablesOptions,
+  ): Promise<void>;
   /** Releases the environment. Idempotent; later calls reject with `SandboxError`. */
   dispose(): Promise<void>;
 }

@@ -1,1 +1,8 @@
-export {};
+export {
+  type AnthropicModelSettings,
+  createAnthropicModel,
+  defaultAnthropicMaxRetries,
+  defaultAnthropicMaxTokens,
+  defaultAnthropicModelId,
+  defaultAnthropicTimeoutMs,
+} from './anthropic-model.js';

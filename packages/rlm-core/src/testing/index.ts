@@ -1,1 +1,35 @@
-export {};
+export {
+  createScriptedModel,
+  type ScriptedModel,
+  type ScriptedModelSettings,
+  type ScriptedReply,
+  type ScriptedStep,
+} from './scripted-model.js';
+export {
+  type FakeMessagesHandler,
+  type FakeMessagesRequest,
+  type FakeMessagesServer,
+  type FakeMessagesServerOptions,
+  type FakeRecordedRequest,
+  startFakeMessagesServer,
+} from './fake-messages-server.js';
+export {
+  type FakeContentBlock,
+  type FakeDroppedConnectionReply,
+  type FakeErrorOptions,
+  type FakeErrorReply,
+  type FakeMessageOptions,
+  type FakeMessageReply,
+  type FakeReply,
+  type FakeReplyTiming,
+  type FakeStopReason,
+  type FakeToolUseOptions,
+  fakeDelay,
+  fakeDroppedConnection,
+  fakeError,
+  fakeMessage,
+  fakeText,
+  fakeToolUse,
+  fakeTruncatedToolUse,
+} from './fake-messages-server-replies.js';
+export { findMessagesRequestViolation } from './fake-messages-server-validation.js';

@@ -1,0 +1,463 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { inspect } from 'node:util';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { ModelCallError } from '../errors/model-call-error.js';
+import type { GenerateRequest, Message } from '../language-model.js';
+import {
+  type FakeMessagesServer,
+  startFakeMessagesServer,
+} from '../testing/fake-messages-server.js';
+import {
+  type FakeReply,
+  fakeDelay,
+  fakeDroppedConnection,
+  fakeError,
+  fakeMessage,
+  fakeText,
+  fakeToolUse,
+  fakeTruncatedToolUse,
+} from '../testing/fake-messages-server-replies.js';
+import {
+  type AnthropicModelSettings,
+  createAnthropicModel,
+  defaultAnthropicMaxTokens,
+  defaultAnthropicModelId,
+} from './anthropic-model.js';
+
+const apiKey = 'sk-ant-test-SECRET-do-not-leak-0123456789';
+const ask: GenerateRequest = { system: 'Be brief.', messages: [{ role: 'user', content: 'Hi?' }] };
+const submit = {
+  name: 'SUBMIT',
+  description: 'Submit the final answer',
+  inputSchema: { type: 'object', properties: { answer: { type: 'string' } } },
+};
+/** Makes the SDK retry a fault at once instead of after its 0.5 s+ backoff. */
+const retryNow = { 'retry-after-ms': '10' };
+
+let server: FakeMessagesServer | undefined;
+
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(replies: FakeReply[], settings: AnthropicModelSettings = {}) {
+  server = await startFakeMessagesServer({ replies });
+  const model = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 2, ...settings });
+  return { server, model };
+}
+
+function bodyOf(index: number) {
+  // biome-ignore lint/suspicious/noExplicitAny: assertions read the recorded JSON
+  return server!.requests[index]!.body as any;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => expect.unreachable('the call should have failed'),
+    (error: unknown) => error,
+  );
+}
+
+/** Every string reachable from an error: message, stack, own properties, the cause chain. */
+function everythingIn(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
+    parts.push(inspect(current, { depth: 10, showHidden: true }));
+    if (current instanceof Error) parts.push(current.message, current.stack ?? '');
+    if (typeof current === 'object') {
+      parts.push(JSON.stringify(current), ...Object.values(current).map((value) => String(value)));
+    }
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join('\n');
+}
+
+describe('createAnthropicModel', () => {
+  test('text round trip: request body, headers, result and usage', async () => {
+    const { model } = await setup([
+      fakeText('Hello there.', { usage: { inputTokens: 12, outputTokens: 3 } }),
+    ]);
+    expect(model.modelId).toBe(`anthropic:${defaultAnthropicModelId}`);
+    expect(model.supportsTools).toBe(true);
+    const result = await model.generate(ask);
+    expect(result).toEqual({
+      text: 'Hello there.',
+      toolCalls: [],
+      stopReason: 'end',
+      usage: { inputTokens: 12, outputTokens: 3 },
+    });
+    expect(bodyOf(0)).toEqual({
+      model: defaultAnthropicModelId,
+      max_tokens: defaultAnthropicMaxTokens,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi?' }] }],
+    });
+    expect(server!.requests[0]!.apiKey).toBe(apiKey);
+  });
+
+  test('settings: model id and maxTokens; a request maxTokens wins', async () => {
+    const { model } = await setup([fakeText('a'), fakeText('b')], {
+      model: 'claude-haiku-4-5',
+      maxTokens: 321,
+    });
+    expect(model.modelId).toBe('anthropic:claude-haiku-4-5');
+    await model.generate(ask);
+    await model.generate({ ...ask, maxTokens: 50 });
+    expect(bodyOf(0)).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 321 });
+    expect(bodyOf(1).max_tokens).toBe(50);
+  });
+
+  test('reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL from the environment', async () => {
+    server = await startFakeMessagesServer({ replies: [fakeText('from env')] });
+    vi.stubEnv('ANTHROPIC_API_KEY', 'env-key');
+    vi.stubEnv('ANTHROPIC_BASE_URL', server.url);
+    const result = await createAnthropicModel().generate(ask);
+    expect(result.text).toBe('from env');
+    expect(server.requests[0]!.apiKey).toBe('env-key');
+  });
+
+  test('without an API key, creation throws one line saying to set ANTHROPIC_API_KEY', () => {
+    vi.stubEnv('ANTHROPIC_API_KEY', '');
+    const error = (() => {
+      try {
+        createAnthropicModel();
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(ModelCallError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/set ANTHROPIC_API_KEY/);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  test('an injected client is used as is', async () => {
+    server = await startFakeMessagesServer({ replies: [fakeText('injected')] });
+    vi.stubEnv('ANTHROPIC_API_KEY', '');
+    const client = new Anthropic({ apiKey: 'client-key', baseURL: server.url });
+    const result = await createAnthropicModel({ client }).generate(ask);
+    expect(result.text).toBe('injected');
+    expect(server.requests[0]!.apiKey).toBe('client-key');
+  });
+
+  test('tricky histories pass the API rules: no blank text, alternation, paired tool results', async () => {
+    const history: Message[] = [
+      { role: 'assistant', content: 'I speak first' },
+      { role: 'user', content: '  ' },
+      { role: 'user', content: [{ type: 'text', text: 'question' }] },
+      { role: 'assistant', content: '' },
+      { role: 'assistant', content: [{ type: 'text', text: '\n' }] },
+      { role: 'user', content: 'still there?' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', call: { id: 'toolu_a', name: 'SUBMIT', input: {} } }],
+      },
+      { role: 'user', content: 'no result recorded for that call' },
+      {
+        role: 'user',
+        content: [{ type: 'tool-result', toolCallId: 'toolu_zz', content: 'orphan' }],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'assistant', content: 'done' },
+      { role: 'user', content: [{ type: 'text', text: 'final' }] },
+    ];
+    const { model } = await setup([fakeText('fine')]);
+    const result = await model.generate({ system: ' ', messages: history, tools: [submit] });
+    expect(result.text).toBe('fine');
+    expect(server!.requests[0]!.status).toBe(200);
+    const sent: { role: string; content: { type: string; text?: string }[] }[] = bodyOf(0).messages;
+    expect(sent.map((message) => message.role)).toEqual([
+      'user', // placeholder: the API wants a user message first
+      'assistant',
+      'user',
+      'assistant', // the two empty turns, merged: a placeholder
+      'user',
+      'assistant',
+      'user', // a synthesized error result, the text, the orphan result as text
+      'assistant',
+      'user',
+    ]);
+    const texts = sent.flatMap((message) => message.content.flatMap((block) => block.text ?? []));
+    expect(texts.every((text) => text.trim() !== '')).toBe(true);
+    expect(sent[6]!.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_a',
+        is_error: true,
+        content: 'No result was recorded for this tool call.',
+      },
+      { type: 'text', text: 'no result recorded for that call' },
+      { type: 'text', text: 'Tool result for call toolu_zz: orphan' },
+    ]);
+    expect(bodyOf(0)).not.toHaveProperty('system');
+  });
+
+  test('tools: definitions, forced tool choice, the call, and the paired result', async () => {
+    const { model } = await setup([
+      fakeToolUse('SUBMIT', { answer: '42' }, { id: 'toolu_1', text: 'Submitting.' }),
+      fakeText('Thanks.'),
+    ]);
+    const first = await model.generate({ ...ask, tools: [submit], toolChoice: { tool: 'SUBMIT' } });
+    expect(bodyOf(0).tools).toEqual([
+      { name: 'SUBMIT', description: submit.description, input_schema: submit.inputSchema },
+    ]);
+    expect(bodyOf(0).tool_choice).toEqual({ type: 'tool', name: 'SUBMIT' });
+    expect(first).toMatchObject({
+      text: 'Submitting.',
+      stopReason: 'tool-call',
+      toolCalls: [{ id: 'toolu_1', name: 'SUBMIT', input: { answer: '42' } }],
+    });
+    expect(first.toolCalls[0]).not.toHaveProperty('inputError');
+
+    const second = await model.generate({
+      ...ask,
+      tools: [submit],
+      toolChoice: 'none',
+      messages: [
+        ...ask.messages,
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Submitting.' },
+            { type: 'tool-call', call: first.toolCalls[0]! },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Recorded.' },
+            { type: 'tool-result', toolCallId: 'toolu_1', content: 'accepted' },
+          ],
+        },
+      ],
+    });
+    expect(second.text).toBe('Thanks.');
+    expect(bodyOf(1).tool_choice).toEqual({ type: 'none' });
+    expect(bodyOf(1).messages[2].content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: 'accepted' },
+      { type: 'text', text: 'Recorded.' },
+    ]);
+  });
+
+  test('auto tool choice is sent as {type: auto}', async () => {
+    const { model } = await setup([fakeText('no tool needed')]);
+    await model.generate({ ...ask, tools: [submit], toolChoice: 'auto' });
+    expect(bodyOf(0).tool_choice).toEqual({ type: 'auto' });
+  });
+
+  test('a tool call cut off by max_tokens has no input and an inputError', async () => {
+    const { model } = await setup([
+      fakeMessage(
+        [
+          { type: 'tool_use', id: 'toolu_done', name: 'SUBMIT', input: { answer: 'complete' } },
+          { type: 'tool_use', id: 'toolu_cut', name: 'SUBMIT', input: { answ: 'par' } },
+        ],
+        { stopReason: 'max_tokens' },
+      ),
+      fakeTruncatedToolUse('SUBMIT'),
+    ]);
+    const result = await model.generate({ ...ask, tools: [submit] });
+    expect(result.stopReason).toBe('max-tokens');
+    expect(result.toolCalls[0]).toEqual({
+      id: 'toolu_done',
+      name: 'SUBMIT',
+      input: { answer: 'complete' },
+    });
+    expect(result.toolCalls[1]).toMatchObject({ id: 'toolu_cut', input: undefined });
+    expect(result.toolCalls[1]!.inputError).toMatch(/max_tokens.*raise maxTokens/);
+    const single = await model.generate({ ...ask, tools: [submit] });
+    expect(single.toolCalls[0]!.input).toBeUndefined();
+  });
+
+  test('a tool input that is not a JSON object has no input and an inputError', async () => {
+    const { model } = await setup([fakeToolUse('SUBMIT', ['not', 'an', 'object'])]);
+    const result = await model.generate({ ...ask, tools: [submit] });
+    expect(result.toolCalls[0]).toMatchObject({ input: undefined, name: 'SUBMIT' });
+    expect(result.toolCalls[0]!.inputError).toMatch(/an array, not a JSON object/);
+  });
+
+  test('stop reasons map to ours', async () => {
+    const { model } = await setup([
+      fakeText('a', { stopReason: 'stop_sequence' }),
+      fakeText('b', { stopReason: 'max_tokens' }),
+      fakeText('c', { stopReason: 'refusal' }),
+      fakeText('d', { stopReason: 'pause_turn' }),
+    ]);
+    const reasons = [];
+    for (let index = 0; index < 4; index++) reasons.push((await model.generate(ask)).stopReason);
+    expect(reasons).toEqual(['stop-sequence', 'max-tokens', 'other', 'other']);
+  });
+
+  test('a 429 is retried after the retry-after the API asked for', async () => {
+    const { model } = await setup([
+      fakeError(429, { retryAfterSeconds: 1 }),
+      fakeText('after the wait'),
+    ]);
+    const started = Date.now();
+    const result = await model.generate(ask);
+    expect(result.text).toBe('after the wait');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(server!.requests.map((request) => request.status)).toEqual([429, 200]);
+  });
+
+  test('500, 529 and a dropped connection are retried until one succeeds', async () => {
+    const { model } = await setup(
+      [
+        fakeDroppedConnection(),
+        fakeError(500, { headers: retryNow }),
+        fakeError(529, { headers: retryNow }),
+        fakeText('made it'),
+      ],
+      { maxRetries: 3 },
+    );
+    const result = await model.generate(ask);
+    expect(result.text).toBe('made it');
+    expect(server!.requests.map((request) => request.status)).toEqual([undefined, 500, 529, 200]);
+  });
+
+  test('a transient fault that outlasts the retries is a retryable ModelCallError', async () => {
+    const overloaded = () => fakeError(529, { message: 'Overloaded', headers: retryNow });
+    const { model } = await setup([overloaded(), overloaded(), overloaded()]);
+    const error = await rejection(model.generate(ask));
+    expect(ModelCallError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 529, retryable: true });
+    expect((error as Error).message).toMatch(
+      /^@rlm\/core\/anthropic: the Messages API answered 529 overloaded_error: Overloaded\. .*raise maxRetries\. \(request-id req_fake_3\)$/,
+    );
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  test('a 400 is not retried and says what the API said', async () => {
+    const { model } = await setup([fakeText('never')]);
+    const error = await rejection(model.generate({ ...ask, maxTokens: 0 }));
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect(error).toMatchObject({ status: 400, retryable: false });
+    expect((error as Error).message).toMatch(
+      /answered 400 invalid_request_error: max_tokens: Input should be greater than or equal to 1\. Check the model id and maxTokens/,
+    );
+    expect((error as Error).message).not.toContain('\n');
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test('a 401 names ANTHROPIC_API_KEY, is not retried, and the key appears nowhere', async () => {
+    server = await startFakeMessagesServer({
+      apiKey: 'the-right-key',
+      replies: [fakeText('never')],
+    });
+    const model = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 2 });
+    const error = await rejection(model.generate(ask));
+    expect(error).toMatchObject({ name: 'ModelCallError', status: 401, retryable: false });
+    expect((error as Error).message).toMatch(
+      /answered 401 authentication_error: invalid x-api-key\. Check ANTHROPIC_API_KEY/,
+    );
+    expect((error as Error).cause).toBeUndefined();
+    expect(everythingIn(error)).not.toContain(apiKey);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test('a key echoed back by the API is scrubbed from the message', async () => {
+    const { model } = await setup([fakeError(403, { message: `key ${apiKey} may not do this` })]);
+    const error = await rejection(model.generate(ask));
+    expect((error as Error).message).toContain('key [redacted] may not do this');
+    expect(everythingIn(error)).not.toContain(apiKey);
+  });
+
+  test('an unreachable server is a retryable ModelCallError naming the URL', async () => {
+    const closed = await startFakeMessagesServer();
+    await closed.close();
+    const model = createAnthropicModel({ apiKey, baseURL: closed.url, maxRetries: 0 });
+    const error = await rejection(model.generate(ask));
+    expect(error).toMatchObject({ name: 'ModelCallError', status: undefined, retryable: true });
+    expect((error as Error).message).toContain(`could not reach the Messages API at ${closed.url}`);
+    expect(everythingIn(error)).not.toContain(apiKey);
+  });
+
+  test('a response slower than timeoutMs is retried, then a typed error', async () => {
+    const { model } = await setup(
+      [fakeDelay(2_000, fakeText('too late')), fakeDelay(2_000, fakeText('too late'))],
+      { timeoutMs: 200, maxRetries: 1 },
+    );
+    const started = Date.now();
+    const error = await rejection(model.generate(ask));
+    expect(Date.now() - started).toBeLessThan(1_900);
+    expect(error).toMatchObject({ name: 'ModelCallError', retryable: true, status: undefined });
+    expect((error as Error).message).toMatch(
+      /did not answer within timeoutMs \(200 ms\); retried up to 1 times/,
+    );
+    expect(server!.requests).toHaveLength(2);
+  });
+
+  test('a timed-out attempt is retried and a prompt answer wins', async () => {
+    const { model } = await setup([fakeDelay(2_000, fakeText('too late')), fakeText('in time')], {
+      timeoutMs: 200,
+    });
+    expect((await model.generate(ask)).text).toBe('in time');
+  });
+
+  test('aborting rejects promptly with the signal reason and is not retried', async () => {
+    const { model } = await setup([fakeDelay(5_000, fakeText('never'))]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    const error = await rejection(model.generate(ask, { signal: controller.signal }));
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(error).toBe(controller.signal.reason);
+    expect((error as Error).name).toBe('AbortError');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test('aborting during a retry wait rejects promptly; an aborted signal sends nothing', async () => {
+    const { model } = await setup([fakeError(429, { retryAfterSeconds: 5 })]);
+    const controller = new AbortController();
+    const reason = new Error('stop now');
+    setTimeout(() => controller.abort(reason), 100);
+    const started = Date.now();
+    expect(await rejection(model.generate(ask, { signal: controller.signal }))).toBe(reason);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await rejection(model.generate(ask, { signal: controller.signal }))).toBe(reason);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test('a toolChoice naming no offered tool fails before any request', async () => {
+    const { model } = await setup([]);
+    const error = await rejection(model.generate({ ...ask, toolChoice: { tool: 'SUBMIT' } }));
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect((error as Error).message).toMatch(/toolChoice names the tool 'SUBMIT'/);
+    expect(server!.requests).toHaveLength(0);
+  });
+});
+
+describe('defaultAnthropicModelId', () => {
+  const sdkRoot = dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sdk'));
+
+  test('is a model the installed SDK lists and does not mark deprecated', () => {
+    const modelList = readFileSync(join(sdkRoot, 'resources/messages/messages.d.ts'), 'utf8');
+    const union = modelList.slice(modelList.indexOf('export type Model ='));
+    expect(union.slice(0, union.indexOf(';'))).toContain(`'${defaultAnthropicModelId}'`);
+    const { DEPRECATED_MODELS } = createRequire(import.meta.url)(
+      join(sdkRoot, 'internal/data/deprecated-models.js'),
+    ) as { DEPRECATED_MODELS: Record<string, string> };
+    expect(Object.keys(DEPRECATED_MODELS).length).toBeGreaterThan(0);
+    expect(DEPRECATED_MODELS).not.toHaveProperty(defaultAnthropicModelId);
+  });
+
+  test('draws no deprecation warning from messages.create, unlike a deprecated model', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { model } = await setup([fakeText('current'), fakeText('old')]);
+    await model.generate(ask);
+    expect(warn).not.toHaveBeenCalled();
+    await createAnthropicModel({
+      apiKey,
+      baseURL: server!.url,
+      model: 'claude-sonnet-4-5',
+    }).generate(ask);
+    expect(String(warn.mock.calls[0]?.[0])).toMatch(/'claude-sonnet-4-5' is deprecated/);
+  });
+});

@@ -1,0 +1,107 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ModelCallError } from '../errors/model-call-error.js';
+
+/** What the error message may mention about the failed call. */
+export interface ModelCallErrorContext {
+  /** Credentials (API key, auth token) scrubbed from every message, whatever its source. */
+  readonly secrets: readonly (string | null | undefined)[];
+  readonly baseURL: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+}
+
+const prefix = '@rlm/core/anthropic:';
+
+function advice(status: number, maxRetries: number): string {
+  switch (status) {
+    case 400:
+      return 'Check the model id and maxTokens; if the messages are at fault, report it as an @rlm/core bug.';
+    case 401:
+      return 'Check ANTHROPIC_API_KEY (or the apiKey setting).';
+    case 402:
+      return "Check the Anthropic account's billing.";
+    case 403:
+      return 'The API key may not use this model or feature; check its workspace and permissions.';
+    case 404:
+      return 'Check the model id and ANTHROPIC_BASE_URL (or the baseURL setting).';
+    case 413:
+      return 'The request is too large; shorten the prompt or the history.';
+    default:
+      return isRetryableStatus(status)
+        ? `Still failing after up to ${maxRetries} retries; try again later, lower concurrency, or raise maxRetries.`
+        : 'See https://docs.claude.com/en/api/errors.';
+  }
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** Collapses whitespace so a message stays on one line, and bounds its length. */
+function oneLine(text: string, maxLength = 400): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > maxLength ? `${line.slice(0, maxLength)}...` : line;
+}
+
+/** The innermost message of an error's `cause` chain, e.g. `other side closed`. */
+function rootCause(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}
+
+function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  const retries = `retried up to ${context.maxRetries} times`;
+  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+    return new ModelCallError(
+      `${prefix} the Messages API did not answer within timeoutMs (${context.timeoutMs} ms); ${retries}. Raise timeoutMs, lower maxTokens, or check the network.`,
+      { retryable: true },
+    );
+  }
+  if (error instanceof Anthropic.APIUserAbortError) {
+    return new ModelCallError(`${prefix} the request was aborted.`);
+  }
+  if (error instanceof Anthropic.APIConnectionError) {
+    return new ModelCallError(
+      `${prefix} could not reach the Messages API at ${context.baseURL} (${oneLine(rootCause(error))}); ${retries}. Check the network and ANTHROPIC_BASE_URL (or the baseURL setting).`,
+      { retryable: true },
+    );
+  }
+  if (error instanceof Anthropic.APIError && error.status !== undefined) {
+    const status = error.status;
+    const type = error.type ?? 'error';
+    // Without an API error body (say, a proxy's page), the SDK's message is `<status> <body>`.
+    const apiMessage = error.apiMessage ?? error.message.replace(/^\d+\s*/, '');
+    const detail = oneLine(apiMessage).replace(/\.$/, '');
+    const requestId = error.requestID ? ` (request-id ${error.requestID})` : '';
+    return new ModelCallError(
+      `${prefix} the Messages API answered ${status} ${type}: ${detail}. ${advice(status, context.maxRetries)}${requestId}`,
+      { status, retryable: isRetryableStatus(status) },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelCallError(`${prefix} the request failed: ${oneLine(message)}`);
+}
+
+function scrub(text: string, secrets: ModelCallErrorContext['secrets']): string {
+  return secrets.reduce<string>(
+    (scrubbed, secret) => (secret ? scrubbed.split(secret).join('[redacted]') : scrubbed),
+    text,
+  );
+}
+
+/**
+ * Turns whatever the SDK threw into a one-line `ModelCallError` naming the status, the API's
+ * error type and message, and what to do. The SDK error is not attached as `cause`: it holds
+ * raw headers and bodies that may echo credentials. Credentials are also scrubbed from the
+ * message.
+ */
+export function toModelCallError(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  const described = describeFailure(error, context);
+  const message = scrub(described.message, context.secrets);
+  if (message === described.message) return described;
+  return new ModelCallError(message, {
+    status: described.status,
+    retryable: described.retryable,
+  });
+}

@@ -1,0 +1,213 @@
+import { Budget } from './budget.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
+import { SandboxError } from './errors/sandbox-error.js';
+import { EventChannel } from './event-channel.js';
+import type { RlmEvent } from './events.js';
+import { OutputSchema } from './output-schema.js';
+import type { RLM, RLMResult, RLMSettings, QueryOptions } from './rlm-settings.js';
+import type { HostFunction, Sandbox } from './sandbox.js';
+import {
+  type CallSetup,
+  hostFunctionNames,
+  type ResolvedSettings,
+  Scheduler,
+} from './scheduler.js';
+
+/** One earlier query of a persistent session, as model code sees it in `history`. */
+export interface HistoryEntry {
+  readonly query: string;
+  readonly answer: unknown;
+  readonly iterations: number;
+}
+
+/**
+ * Creates a Recursive Language Model: `query()` answers a question over a context that lives
+ * only inside a sandbox, by letting the model write code there and call itself on pieces.
+ */
+export function createRLM(settings: RLMSettings): RLM {
+  return new RecursiveLanguageModel(settings);
+}
+
+class RecursiveLanguageModel implements RLM {
+  readonly #settings: ResolvedSettings;
+  readonly #persistent: boolean;
+  readonly #maxConcurrency: number;
+  readonly #budget: RLMSettings['budget'];
+  #sandbox: Promise<Sandbox> | undefined;
+  #running: Scheduler | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
+  readonly #history: HistoryEntry[] = [];
+  #disposed = false;
+
+  constructor(settings: RLMSettings) {
+    this.#settings = {
+      llm: settings.llm,
+      subLlm: settings.subLlm ?? settings.llm,
+      sandboxFactory: settings.sandbox,
+      maxDepth: positiveInteger(settings.maxDepth ?? 2, 'maxDepth'),
+      maxIterations: positiveInteger(settings.maxIterations ?? 20, 'maxIterations'),
+      systemPrompt: settings.systemPrompt,
+      maxOutputChars: positiveInteger(settings.maxOutputChars ?? 20_000, 'maxOutputChars'),
+      redactionRatio: settings.redactionRatio ?? 0.25,
+      redactionMinChars: settings.redactionMinChars ?? 2_000,
+      codeLanguages: settings.codeLanguages ?? ['repl'],
+      execTimeoutMs: positiveInteger(settings.execTimeoutMs ?? 60_000, 'execTimeoutMs'),
+      sandboxLimits: settings.sandboxLimits ?? {},
+      maxResponseTokens: settings.maxResponseTokens,
+      outputSchema: settings.outputSchema ? new OutputSchema(settings.outputSchema) : undefined,
+      stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
+      commandQueue: {
+        strategy: settings.commandQueue?.strategy ?? 'unbounded',
+        maxPending: positiveInteger(settings.commandQueue?.maxPending ?? 1_024, 'maxPending'),
+      },
+      variableSync: settings.variableSync ?? {},
+    };
+    this.#persistent = settings.persistent ?? true;
+    this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');
+    this.#budget = settings.budget;
+  }
+
+  query(query: string, context?: unknown, options: QueryOptions = {}): Promise<RLMResult> {
+    return this.#serialize(() => this.#run(query, context, options.signal, () => {}));
+  }
+
+  queryStream(
+    query: string,
+    context?: unknown,
+    options: QueryOptions = {},
+  ): AsyncIterable<RlmEvent> {
+    const abort = new AbortController();
+    const forward = () => abort.abort(options.signal?.reason);
+    if (options.signal?.aborted) forward();
+    else options.signal?.addEventListener('abort', forward, { once: true });
+    const channel = new EventChannel<RlmEvent>({
+      isDroppable: (event) => event.type !== 'final' && event.type !== 'call-error',
+      onReturn: () => abort.abort(new Error('the event stream was closed')),
+    });
+    this.#serialize(() => this.#run(query, context, abort.signal, (event) => channel.push(event)))
+      .then(
+        () => channel.close(),
+        (error: unknown) => channel.close({ error }),
+      )
+      .finally(() => options.signal?.removeEventListener('abort', forward));
+    return channel;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    const sandbox = this.#sandbox;
+    this.#sandbox = undefined;
+    if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  /** Queries on one instance run one at a time: they share the persistent sandbox. */
+  #serialize<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(task);
+    this.#tail = result.catch(() => {});
+    return result;
+  }
+
+  async #run(
+    query: string,
+    context: unknown,
+    signal: AbortSignal | undefined,
+    emit: (event: RlmEvent) => void,
+  ): Promise<RLMResult> {
+    if (this.#disposed) {
+      throw new SandboxError('@rlm/core: this RLM was disposed; create a new one with createRLM');
+    }
+    if (typeof query !== 'string' || query.trim().length === 0) {
+      throw new TypeError('@rlm/core: query must be a non-empty string');
+    }
+    const startedAt = Date.now();
+    const budget = new Budget(this.#budget);
+    const scheduler = new Scheduler(this.#settings, {
+      budget,
+      gate: new ConcurrencyGate(this.#maxConcurrency),
+      emit,
+    });
+    const wallTime = budget.remainingWallTimeMs;
+    const timer =
+      wallTime === undefined
+        ? undefined
+        : setTimeout(
+            () =>
+              scheduler.failRoot(
+                new BudgetExhaustedError(
+                  `@rlm/core: the wall time budget (${wallTime} ms) is spent; raise budget.maxWallTimeMs`,
+                  { budget: 'wallTime' },
+                ),
+              ),
+            wallTime,
+          );
+    this.#running = scheduler;
+    try {
+      const setup = await this.#setup(context);
+      const final = await scheduler.runRoot(query, context, setup, signal);
+      if (this.#persistent) {
+        this.#history.push({ query, answer: final.answer, iterations: final.iterations });
+      }
+      return {
+        answer: final.answer,
+        usage: budget.usage,
+        iterations: final.iterations,
+        depthReached: scheduler.depthReached,
+        durationMs: Date.now() - startedAt,
+      };
+    } finally {
+      clearTimeout(timer);
+      this.#running = undefined;
+    }
+  }
+
+  async #setup(context: unknown): Promise<CallSetup> {
+    if (!this.#persistent) {
+      return { variables: { context }, counts: { contexts: 1, histories: 0 } };
+    }
+    this.#sandbox ??= this.#settings.sandboxFactory({
+      hostFunctions: this.#delegatingHostFunctions(),
+      limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
+    });
+    let sandbox: Sandbox;
+    try {
+      sandbox = await this.#sandbox;
+    } catch (error) {
+      this.#sandbox = undefined;
+      throw error;
+    }
+    const index = this.#history.length;
+    return {
+      sandbox,
+      variables: { context, [`context_${index}`]: context, history: [...this.#history] },
+      counts: { contexts: index + 1, histories: index },
+    };
+  }
+
+  /** Host functions of the persistent sandbox: they reach whichever query is running. */
+  #delegatingHostFunctions(): Record<string, HostFunction> {
+    return Object.fromEntries(
+      hostFunctionNames.map((name) => [
+        name,
+        (...args: unknown[]) => {
+          const target = this.#running?.rootHostFunctions[name];
+          return target
+            ? target(...args)
+            : Promise.reject(new Error(`${name}: no query is running`));
+        },
+      ]),
+    );
+  }
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`@rlm/core: ${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}

@@ -1,0 +1,145 @@
+import type { Usage } from './language-model.js';
+import type { VariableInfo } from './sandbox.js';
+import type { VariableSyncReason } from './variable-space.js';
+
+/** Fields every event carries. */
+interface EventBase {
+  /** Identifies one RLM call (the root query or one `sub_rlm` child). */
+  readonly callId: string;
+  /** 0 for the root call, parent depth + 1 for a `sub_rlm` child. */
+  readonly depth: number;
+}
+
+/** A call (root or child) started. */
+export interface CallStartEvent extends EventBase {
+  readonly type: 'call-start';
+  readonly query: string;
+  readonly parentCallId?: string;
+}
+
+/** One loop iteration (a model response and its code) started. */
+export interface StepStartEvent extends EventBase {
+  readonly type: 'step-start';
+  readonly iteration: number;
+}
+
+/** The model's free text for one iteration. */
+export interface TextEvent extends EventBase {
+  readonly type: 'text';
+  readonly iteration: number;
+  readonly text: string;
+}
+
+/** A code block about to run. */
+export interface CodeEvent extends EventBase {
+  readonly type: 'code';
+  readonly iteration: number;
+  /** Position of the block within the response, from 0. */
+  readonly index: number;
+  readonly code: string;
+}
+
+/** A code block ran. `output` is what the model will see (truncated, possibly redacted). */
+export interface ExecutionEvent extends EventBase {
+  readonly type: 'execution';
+  readonly iteration: number;
+  readonly index: number;
+  readonly output: string;
+  readonly error?: string;
+  readonly durationMs: number;
+}
+
+/** One iteration finished. */
+export interface StepCompleteEvent extends EventBase {
+  readonly type: 'step-complete';
+  readonly iteration: number;
+  readonly durationMs: number;
+}
+
+/** Model code called a host function (`llm_query`, `sub_rlm`, ...). */
+export interface BridgeCallEvent extends EventBase {
+  readonly type: 'bridge-call';
+  readonly requestId: string;
+  readonly name: string;
+}
+
+/** A host function call settled. */
+export interface BridgeResultEvent extends EventBase {
+  readonly type: 'bridge-result';
+  readonly requestId: string;
+  readonly name: string;
+  readonly ok: boolean;
+  readonly durationMs: number;
+  /** The error message when `ok` is false. */
+  readonly error?: string;
+}
+
+/** Something unexpected that the loop recovered from. */
+export interface WarningEvent extends EventBase {
+  readonly type: 'warning';
+  /** A stable machine-readable code, e.g. `submit-with-code`, `no-code-no-answer`. */
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A call produced its answer. For the root call this is the run's result. */
+export interface FinalEvent extends EventBase {
+  readonly type: 'final';
+  readonly answer: unknown;
+  readonly iterations: number;
+  /** How the answer was given: `submit-tool`, `submit-code`, `final-var`, `final-text`, `extract`. */
+  readonly source: FinalSource;
+}
+
+/** A call failed. For the root call the stream then throws the same error. */
+export interface CallErrorEvent extends EventBase {
+  readonly type: 'call-error';
+  readonly message: string;
+  readonly errorName: string;
+}
+
+/** Usage so far, after each model call. */
+export interface UsageEvent extends EventBase {
+  readonly type: 'usage';
+  readonly usage: Usage;
+  readonly modelCalls: number;
+}
+
+/** The sandbox's variables were listed (at call start, after each execution, before extract). */
+export interface VariablesUpdatedEvent extends EventBase {
+  readonly type: 'variables-updated';
+  readonly reason: VariableSyncReason;
+  readonly iteration: number;
+  /** Sorted by name. */
+  readonly variables: readonly VariableInfo[];
+  readonly freshness: 'fresh' | 'stale';
+}
+
+/** Listing the sandbox's variables failed after its retries; the old listing is kept, stale. */
+export interface VariableSyncFailedEvent extends EventBase {
+  readonly type: 'variable-sync-failed';
+  readonly reason: VariableSyncReason;
+  readonly message: string;
+  readonly retries: number;
+  readonly timedOut: boolean;
+}
+
+/** How a final answer was given. */
+export type FinalSource = 'submit-tool' | 'submit-code' | 'final-var' | 'final-text' | 'extract';
+
+/** Every event `queryStream` yields, discriminated by `type`. */
+export type RlmEvent =
+  | CallStartEvent
+  | StepStartEvent
+  | TextEvent
+  | CodeEvent
+  | ExecutionEvent
+  | StepCompleteEvent
+  | BridgeCallEvent
+  | BridgeResultEvent
+  | WarningEvent
+  | FinalEvent
+  | CallErrorEvent
+  | UsageEvent
+  | VariablesUpdatedEvent
+  | VariableSyncFailedEvent;

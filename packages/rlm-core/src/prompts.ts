@@ -1,0 +1,116 @@
+import type { ContextDescription } from './describe-context.js';
+
+/** What the system prompt needs to know about the run. */
+export interface SystemPromptOptions {
+  /** Whether the native `SUBMIT` tool is offered. */
+  readonly submitTool: boolean;
+  /** Whether `sub_rlm` starts a full child RLM (false: it is one plain model call). */
+  readonly recursion: boolean;
+  /** The fence language model code must use. */
+  readonly codeLanguage: string;
+}
+
+/** The built-in system prompt. */
+export function buildSystemPrompt(options: SystemPromptOptions): string {
+  const fence = '```' + options.codeLanguage;
+  const finishing = options.submitTool
+    ? [
+        'When you are done, call the SUBMIT tool: `{"answer": "..."}` for a text answer, or',
+        '`{"variable": "name"}` to return a variable you built in the REPL (best for long answers:',
+        'they never have to pass through your output). From code you can also call',
+        '`SUBMIT(value)` or `FINAL_VAR("name")`.',
+      ]
+    : [
+        'When you are done, write on its own line, outside any code block, either',
+        '`FINAL(your answer)` or `FINAL_VAR(variable_name)` to return a variable you built in',
+        'the REPL (best for long answers). From code you can also call `SUBMIT(value)` or',
+        '`FINAL_VAR("name")`.',
+      ];
+  return [
+    'You answer a query over a context that may be far larger than what you can read at once.',
+    'The context is NOT in this conversation: it lives in a JavaScript REPL as the variable',
+    '`context`. You explore it by writing code, and you can hand pieces of it to other model',
+    'calls.',
+    '',
+    `Write JavaScript in ${fence} blocks. Blocks run in order in one persistent environment:`,
+    'top-level const/let/function/class declarations stay available to later blocks, and',
+    'top-level `await` works. You see what the code prints (print(...) or console.log(...))',
+    'and the value of its last expression, truncated when long, so print summaries, counts',
+    'and short excerpts, never the whole context.',
+    '',
+    'Available in the REPL:',
+    '- `context`: the input (a string, an array of documents, or a JSON object).',
+    '- `await llm_query(prompt)`: ask a language model; returns its text answer. It sees only',
+    '  the prompt you pass, so include the text it should work on (it can take a large chunk,',
+    '  e.g. 100,000 characters).',
+    '- `await llm_query_batched(prompts)`: many `llm_query` calls at once; returns the answers',
+    '  in order. Prefer it (or Promise.all) over sequential calls.',
+    options.recursion
+      ? '- `await sub_rlm(query, context)`: start a full recursive solver, with its own REPL, on a\n  sub-question and a piece of the context; returns its answer.'
+      : '- `await sub_rlm(query, context)`: answer a sub-question over a piece of the context with\n  one model call; returns its answer.',
+    '- `SHOW_VARS()`: list the variables you have defined.',
+    '- `print(...)`: print values.',
+    '',
+    'Work step by step: look at the context size and structure first, then split it into',
+    'chunks, query sub-models over the chunks, and combine their answers in variables.',
+    'Do not guess: base the answer on what the code showed you.',
+    '',
+    ...finishing,
+  ].join('\n');
+}
+
+/** Describes the context and the persistent state for the first user message. */
+export function buildContextMessage(
+  query: string,
+  description: ContextDescription,
+  counts: { readonly contexts: number; readonly histories: number },
+): string {
+  const lines = ['Context metadata:'];
+  if (description.type === 'none') {
+    lines.push('- no context was given (`context` is undefined).');
+  } else {
+    lines.push(`- type: ${description.type}`);
+    lines.push(`- total length: ${description.totalChars} characters`);
+    if (description.itemCount !== undefined) {
+      lines.push(`- ${description.type === 'array' ? 'items' : 'keys'}: ${description.itemCount}`);
+    }
+    if (description.itemLengths && description.itemLengths.length > 0) {
+      const more = (description.itemCount ?? 0) > description.itemLengths.length ? ', ...' : '';
+      lines.push(`- item lengths: ${description.itemLengths.join(', ')}${more}`);
+    }
+    lines.push(`- preview: ${JSON.stringify(description.preview)}`);
+  }
+  if (counts.contexts > 1 || counts.histories > 0) {
+    lines.push(
+      `- earlier queries in this session: ${counts.histories} (their contexts are context_0..context_${counts.contexts - 1}, their transcripts are in \`history\`)`,
+    );
+  }
+  lines.push('', `Query: ${query}`);
+  return lines.join('\n');
+}
+
+/** Formats one executed block for the history. */
+export function formatExecution(code: string, output: string, codeLanguage: string): string {
+  return `Code executed:\n\`\`\`${codeLanguage}\n${code}\n\`\`\`\n\nREPL output:\n${output.length > 0 ? output : '(no output)'}`;
+}
+
+/** Sent when a response had neither code nor an answer. */
+export function buildContinueMessage(submitTool: boolean): string {
+  return submitTool
+    ? 'Continue: run code in a ```repl block to make progress, or call the SUBMIT tool with your answer.'
+    : 'Continue: run code in a ```repl block to make progress, or write FINAL(answer) or FINAL_VAR(name) on its own line.';
+}
+
+/** The last prompt, sent when iterations run out. */
+export function buildExtractMessage(submitTool: boolean, variables: string): string {
+  const ask = submitTool
+    ? 'Call the SUBMIT tool now with your best final answer, as `{"answer": ...}` or `{"variable": "name"}` to return one of the variables below.'
+    : 'Give your best final answer now: write FINAL(answer), or FINAL_VAR(name) to return one of the variables below, on its own line.';
+  return [
+    'You have used all of your iterations: no more code will run.',
+    ask,
+    '',
+    'Variables in the REPL:',
+    variables.length > 0 ? variables : '(none)',
+  ].join('\n');
+}

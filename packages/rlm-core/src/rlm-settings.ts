@@ -1,0 +1,123 @@
+import type { RlmEvent } from './events.js';
+import type { JsonSchema, LanguageModel, Usage } from './language-model.js';
+import type { SandboxFactory, SandboxLimits } from './sandbox.js';
+import type { VariableSyncSettings } from './variable-space.js';
+
+/** Limits shared by a run and all of its children. Unset means unlimited. */
+export interface BudgetSettings {
+  /** Total model calls (root, children, `llm_query`) per `query()`. */
+  readonly maxModelCalls?: number;
+  /** Total input + output tokens per `query()`. */
+  readonly maxTokens?: number;
+  /** Wall time per `query()`, in milliseconds. */
+  readonly maxWallTimeMs?: number;
+}
+
+/**
+ * What happens when more host-function calls are waiting than `maxPending`:
+ * - `unbounded`: all are kept; a `queue-overload` warning is emitted each time the backlog
+ *   crosses `maxPending`.
+ * - `dropping`: the new call is refused (model code sees an error).
+ * - `sliding`: the oldest call still waiting for a model slot is refused and the new one kept.
+ */
+export interface CommandQueueSettings {
+  readonly strategy?: 'unbounded' | 'dropping' | 'sliding';
+  /** Default 1,024. */
+  readonly maxPending?: number;
+}
+
+/** Settings of {@link createRLM}. */
+export interface RLMSettings {
+  /** The root model. */
+  readonly llm: LanguageModel;
+  /** The model for `llm_query` and for `sub_rlm` at `maxDepth`; defaults to `llm`. */
+  readonly subLlm?: LanguageModel;
+  /** Creates one sandbox per call (the root's persists across queries in persistent mode). */
+  readonly sandbox: SandboxFactory;
+  /**
+   * Levels of full RLMs, counting the root. With 2 (the default) the root's `sub_rlm`
+   * starts a full child RLM and a child's `sub_rlm` is one plain model call.
+   */
+  readonly maxDepth?: number;
+  /** Model responses per call before the forced final prompt. Default 20. */
+  readonly maxIterations?: number;
+  /**
+   * Keep one sandbox across `query()` calls, with `context_0..n` and `history`. Default true.
+   */
+  readonly persistent?: boolean;
+  /** Replaces the built-in system prompt. */
+  readonly systemPrompt?: string;
+  /** Execution output kept in the prompt per code block, in characters. Default 20,000. */
+  readonly maxOutputChars?: number;
+  /**
+   * Output longer than this fraction of the context's length is replaced by
+   * `[redacted: output too large]`. Default 0.25. Outputs under `redactionMinChars` never are.
+   */
+  readonly redactionRatio?: number;
+  /** Outputs shorter than this are never redacted. Default 2,000. */
+  readonly redactionMinChars?: number;
+  /** Fence languages whose blocks run. Default `['repl']`. */
+  readonly codeLanguages?: readonly string[];
+  /** Model calls in flight at once, across the whole run tree. Default 16. */
+  readonly maxConcurrency?: number;
+  /** Shared budgets. */
+  readonly budget?: BudgetSettings;
+  /** Per code-block execution timeout in ms. Default 60,000. */
+  readonly execTimeoutMs?: number;
+  /** Other sandbox limits. */
+  readonly sandboxLimits?: Partial<Omit<SandboxLimits, 'timeoutMs'>>;
+  /** Output tokens per model response. Adapter default when unset. */
+  readonly maxResponseTokens?: number;
+  /**
+   * JSON Schema the final answer must match. The SUBMIT tool then takes `{"value": ...}` of
+   * this shape; an answer that does not match goes back to the model as an error to fix.
+   */
+  readonly outputSchema?: JsonSchema;
+  /** Empty responses in a row after which the loop goes straight to the final prompt. Default 3. */
+  readonly stallLimit?: number;
+  /** Backlog policy for host-function calls from model code. */
+  readonly commandQueue?: CommandQueueSettings;
+  /** Timeout and retries of variable listing. */
+  readonly variableSync?: VariableSyncSettings;
+}
+
+/** Options of one query. */
+export interface QueryOptions {
+  /** Aborts the whole run: model calls, sandboxes, children. */
+  readonly signal?: AbortSignal;
+}
+
+/** Usage of a whole run, children included. */
+export interface RunUsage extends Usage {
+  readonly modelCalls: number;
+}
+
+/** The result of one `query()`. */
+export interface RLMResult {
+  /** A string for text answers; any JSON-like value for `FINAL_VAR` or structured `SUBMIT`. */
+  readonly answer: unknown;
+  readonly usage: RunUsage;
+  /** Root iterations used. */
+  readonly iterations: number;
+  /** Deepest call depth reached (0 = only the root ran). */
+  readonly depthReached: number;
+  readonly durationMs: number;
+}
+
+/** A Recursive Language Model. */
+export interface RLM extends AsyncDisposable {
+  /**
+   * Answers `query` over `context` (a string, array, or JSON-like object kept only inside the
+   * sandbox). Rejects with `NoFinalAnswerError`, `BudgetExhaustedError`, `AbortedError`,
+   * `ModelCallError` or `SandboxError`. Queries on one instance run one at a time.
+   */
+  query(query: string, context?: unknown, options?: QueryOptions): Promise<RLMResult>;
+  /**
+   * Same as `query`, as a stream of events ending with the root's `final` event. The stream
+   * throws the run's error after yielding a `call-error` event. Breaking out of the loop
+   * aborts the run.
+   */
+  queryStream(query: string, context?: unknown, options?: QueryOptions): AsyncIterable<RlmEvent>;
+  /** Disposes the persistent sandbox. Idempotent. */
+  dispose(): Promise<void>;
+}

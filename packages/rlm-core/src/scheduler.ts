@@ -1,0 +1,1010 @@
+import type { Budget } from './budget.js';
+import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
+import type { ConcurrencyGate } from './concurrency-gate.js';
+import { describeContext, measure } from './describe-context.js';
+import { AbortedError } from './errors/aborted-error.js';
+import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
+import { ModelCallError } from './errors/model-call-error.js';
+import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
+import type { FinalSource, RlmEvent } from './events.js';
+import { findFinalAnswer } from './find-final-answer.js';
+import type {
+  GenerateRequest,
+  GenerateResult,
+  LanguageModel,
+  ToolCall,
+  ToolDefinition,
+  ToolResultPart,
+} from './language-model.js';
+import type { OutputSchema } from './output-schema.js';
+import { parseResponse } from './parse-response.js';
+import {
+  buildContextMessage,
+  buildContinueMessage,
+  buildExtractMessage,
+  buildSystemPrompt,
+  formatExecution,
+} from './prompts.js';
+import type { CommandQueueSettings } from './rlm-settings.js';
+import type { HostFunction, Sandbox, SandboxFactory, SandboxLimits } from './sandbox.js';
+import { buildSubmitTool, readSubmitCall, submitToolName } from './submit-tool.js';
+import { redactLargeOutput, truncateOutput } from './truncate-output.js';
+import {
+  formatVariables,
+  type VariableSyncReason,
+  type VariableSyncSettings,
+  VariableSpace,
+} from './variable-space.js';
+
+/** Settings the scheduler runs with, all defaults applied. */
+export interface ResolvedSettings {
+  readonly llm: LanguageModel;
+  readonly subLlm: LanguageModel;
+  readonly sandboxFactory: SandboxFactory;
+  readonly maxDepth: number;
+  readonly maxIterations: number;
+  readonly systemPrompt: string | undefined;
+  readonly maxOutputChars: number;
+  readonly redactionRatio: number;
+  readonly redactionMinChars: number;
+  readonly codeLanguages: readonly string[];
+  readonly execTimeoutMs: number;
+  readonly sandboxLimits: Partial<SandboxLimits>;
+  readonly maxResponseTokens: number | undefined;
+  readonly outputSchema: OutputSchema | undefined;
+  readonly stallLimit: number;
+  readonly commandQueue: Required<CommandQueueSettings>;
+  readonly variableSync: VariableSyncSettings;
+}
+
+/** Names of the host functions every sandbox gets, as model code calls them. */
+export const hostFunctionNames = [
+  'llm_query',
+  'llm_query_batched',
+  'sub_rlm',
+  'SUBMIT',
+  'FINAL_VAR',
+] as const;
+
+/** The commands of the scheduler's state machine, consumed one at a time. */
+type Command =
+  | { readonly type: 'StartCall'; readonly call: CallState; readonly setup: CallSetup }
+  | { readonly type: 'GenerateStep'; readonly callId: string }
+  | { readonly type: 'ExecuteCode'; readonly callId: string; readonly response: GenerateResult }
+  | {
+      readonly type: 'CodeExecuted';
+      readonly callId: string;
+      readonly response: GenerateResult;
+      readonly outputs: readonly string[];
+      readonly toolResults: readonly ToolResultPart[];
+    }
+  | { readonly type: 'HandleBridgeCall'; readonly requestId: string }
+  | {
+      readonly type: 'Finalize';
+      readonly callId: string;
+      readonly answer: unknown;
+      readonly source: FinalSource;
+    }
+  | { readonly type: 'FailCall'; readonly callId: string; readonly error: unknown };
+
+/** How a call gets its sandbox and its first variables. */
+export interface CallSetup {
+  /** An existing sandbox to use (the persistent root's); otherwise one is created. */
+  readonly sandbox?: Sandbox;
+  /** Variables to set read-only before the first step. */
+  readonly variables: Readonly<Record<string, unknown>>;
+  /** Counts shown in the prompt's metadata. */
+  readonly counts: { readonly contexts: number; readonly histories: number };
+}
+
+interface BridgeRequest {
+  readonly id: string;
+  readonly callId: string;
+  readonly name: string;
+  readonly args: readonly unknown[];
+  readonly startedAt: number;
+  /** Aborts this request's model calls (used when the sliding policy drops it). */
+  readonly abort: AbortController;
+  /** True until a model slot is granted: only waiting requests may be dropped. */
+  waiting: boolean;
+  settled: boolean;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/** Shared state of one top-level run: the budget, gate and event sink all calls use. */
+export interface RunResources {
+  readonly budget: Budget;
+  readonly gate: ConcurrencyGate;
+  readonly emit: (event: RlmEvent) => void;
+}
+
+/**
+ * The serialized state machine of one top-level run and all of its `sub_rlm` children. Every
+ * state change happens in one command handler at a time; slow work (model calls, code
+ * execution, sandbox creation) runs outside and re-enters as a new command. Each bridge
+ * request settles exactly once, and every call releases its sandbox, children and pending
+ * requests when it finalizes or fails.
+ */
+export class Scheduler {
+  readonly #settings: ResolvedSettings;
+  readonly #resources: RunResources;
+  readonly #queue: Command[] = [];
+  readonly #calls = new Map<string, CallState>();
+  readonly #bridgeRequests = new Map<string, BridgeRequest>();
+  #draining = false;
+  #overloaded = false;
+  #toolsDisabled = false;
+  #submitToolDefinition: ToolDefinition | undefined;
+  #nextId = 0;
+  #depthReached = 0;
+  #rootHostFunctions: Record<string, HostFunction> | undefined;
+
+  constructor(settings: ResolvedSettings, resources: RunResources) {
+    this.#settings = settings;
+    this.#resources = resources;
+  }
+
+  /** Deepest call depth started so far. */
+  get depthReached(): number {
+    return this.#depthReached;
+  }
+
+  /** Calls and bridge requests still open: both 0 once a run has ended. */
+  get openCounts(): { calls: number; bridgeRequests: number } {
+    return { calls: this.#calls.size, bridgeRequests: this.#bridgeRequests.size };
+  }
+
+  /**
+   * Starts the root call. Resolves with its answer; rejects with its error. `signal` aborts the
+   * whole tree.
+   */
+  runRoot(
+    query: string,
+    context: unknown,
+    setup: CallSetup,
+    signal: AbortSignal | undefined,
+  ): Promise<{ answer: unknown; source: FinalSource; iterations: number }> {
+    return new Promise((resolve, reject) => {
+      const call = this.#createCall(query, context, 0, undefined, { resolve, reject });
+      if (signal) {
+        const onAbort = () =>
+          this.#enqueue({
+            type: 'FailCall',
+            callId: call.id,
+            error: new AbortedError(undefined, { cause: signal.reason }),
+          });
+        if (signal.aborted) onAbort();
+        else {
+          signal.addEventListener('abort', onAbort, { once: true });
+          call.abort.signal.addEventListener(
+            'abort',
+            () => signal.removeEventListener('abort', onAbort),
+            { once: true },
+          );
+        }
+      }
+      this.#enqueue({ type: 'StartCall', call, setup });
+    });
+  }
+
+  /** Ends the root call with `error` (used for the wall-time budget). */
+  failRoot(error: unknown): void {
+    for (const call of this.#calls.values()) {
+      if (call.parentId === undefined) this.#enqueue({ type: 'FailCall', callId: call.id, error });
+    }
+  }
+
+  #createCall(
+    query: string,
+    context: unknown,
+    depth: number,
+    parentId: string | undefined,
+    settlement: CallState['settlement'],
+  ): CallState {
+    this.#nextId += 1;
+    this.#depthReached = Math.max(this.#depthReached, depth);
+    return {
+      id: `call-${this.#nextId}`,
+      depth,
+      query,
+      context,
+      contextLength: measure(context),
+      parentId,
+      abort: new AbortController(),
+      settlement,
+      children: new Set(),
+      bridgeRequests: new Set(),
+      messages: [],
+      sandbox: undefined,
+      variables: undefined,
+      ownsSandbox: true,
+      iteration: 0,
+      stepStartedAt: 0,
+      pendingFinal: undefined,
+      lastText: '',
+      emptyStreak: 0,
+      done: false,
+    };
+  }
+
+  #enqueue(command: Command): void {
+    this.#queue.push(command);
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
+        try {
+          this.#handle(next);
+        } catch (error) {
+          if ('callId' in next) this.#queue.push({ type: 'FailCall', callId: next.callId, error });
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  /** Runs `work` outside the queue; its result re-enters as a command, its failure as FailCall. */
+  #spawn(call: CallState, work: () => Promise<Command | undefined>): void {
+    work().then(
+      (command) => {
+        if (command) this.#enqueue(command);
+      },
+      (error: unknown) => this.#enqueue({ type: 'FailCall', callId: call.id, error }),
+    );
+  }
+
+  #liveCall(callId: string): CallState | undefined {
+    const call = this.#calls.get(callId);
+    return call && !call.done ? call : undefined;
+  }
+
+  #emit(call: CallState, event: DistributiveOmit<RlmEvent, 'callId' | 'depth'>): void {
+    try {
+      this.#resources.emit({ ...event, callId: call.id, depth: call.depth } as RlmEvent);
+    } catch {
+      // Telemetry is best-effort: a failing consumer never breaks the loop.
+    }
+  }
+
+  #handle(command: Command): void {
+    switch (command.type) {
+      case 'StartCall':
+        this.#startCall(command.call, command.setup);
+        break;
+      case 'GenerateStep':
+        this.#generateStep(command.callId);
+        break;
+      case 'ExecuteCode':
+        this.#executeCode(command.callId, command.response);
+        break;
+      case 'CodeExecuted':
+        this.#codeExecuted(command);
+        break;
+      case 'HandleBridgeCall':
+        this.#handleBridgeCall(command.requestId);
+        break;
+      case 'Finalize':
+        this.#finalize(command.callId, command.answer, command.source);
+        break;
+      case 'FailCall':
+        this.#failCall(command.callId, command.error);
+        break;
+    }
+  }
+
+  #startCall(call: CallState, setup: CallSetup): void {
+    this.#calls.set(call.id, call);
+    const parent = call.parentId ? this.#calls.get(call.parentId) : undefined;
+    parent?.children.add(call.id);
+    this.#emit(call, {
+      type: 'call-start',
+      query: call.query,
+      ...(call.parentId ? { parentCallId: call.parentId } : {}),
+    });
+    call.messages.push({
+      role: 'user',
+      content: buildContextMessage(call.query, describeContext(call.context), setup.counts),
+    });
+    this.#spawn(call, async () => {
+      if (setup.sandbox) {
+        call.sandbox = setup.sandbox;
+        call.ownsSandbox = false;
+      } else {
+        const sandbox = await this.#settings.sandboxFactory({
+          hostFunctions: this.#hostFunctions(call.id),
+          limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
+        });
+        if (call.done) {
+          await sandbox.dispose();
+          return undefined;
+        }
+        call.sandbox = sandbox;
+      }
+      call.variables = new VariableSpace(call.sandbox, this.#settings.variableSync);
+      await call.variables.injectAll(setup.variables, true);
+      await this.#syncVariables(call, 'start');
+      return { type: 'GenerateStep', callId: call.id };
+    });
+  }
+
+  /** Refreshes the call's variable listing and publishes the outcome. */
+  async #syncVariables(call: CallState, reason: VariableSyncReason): Promise<void> {
+    const outcome = await call.variables!.sync(call.iteration);
+    if (outcome.ok) {
+      this.#emit(call, {
+        type: 'variables-updated',
+        reason,
+        iteration: call.iteration,
+        variables: outcome.snapshot.variables,
+        freshness: outcome.snapshot.freshness,
+      });
+    } else {
+      this.#emit(call, {
+        type: 'variable-sync-failed',
+        reason,
+        message: outcome.message,
+        retries: outcome.retries,
+        timedOut: outcome.timedOut,
+      });
+    }
+  }
+
+  /**
+   * The host functions model code can call. Bound to a call id rather than a call object, so a
+   * persistent sandbox's functions always reach the call that is running now.
+   */
+  hostFunctionsFor(resolveCallId: () => string | undefined): Record<string, HostFunction> {
+    const withCall = (name: string) => {
+      return (...args: unknown[]) => {
+        const callId = resolveCallId();
+        const call = callId ? this.#liveCall(callId) : undefined;
+        if (!call) return Promise.reject(new Error(`${name}: no query is running`));
+        return this.#bridge(call, name, args);
+      };
+    };
+    const recordFinal = (build: (arg: unknown) => PendingFinal | string) => {
+      return (arg: unknown) => {
+        const callId = resolveCallId();
+        const call = callId ? this.#liveCall(callId) : undefined;
+        if (!call) return Promise.reject(new Error('no query is running'));
+        const final = build(arg);
+        if (typeof final === 'string') return Promise.reject(new Error(final));
+        call.pendingFinal ??= final;
+        return Promise.resolve(undefined);
+      };
+    };
+    const functions: Record<(typeof hostFunctionNames)[number], HostFunction> = {
+      llm_query: withCall('llm_query'),
+      llm_query_batched: withCall('llm_query_batched'),
+      sub_rlm: withCall('sub_rlm'),
+      SUBMIT: recordFinal((value) =>
+        value === undefined
+          ? 'SUBMIT(value) needs a value'
+          : { kind: 'value', value, source: 'submit-code' },
+      ),
+      FINAL_VAR: recordFinal((name) =>
+        typeof name === 'string' && name.length > 0
+          ? { kind: 'variable', variable: name, source: 'final-var' }
+          : 'FINAL_VAR(name) needs the variable name as a string, e.g. FINAL_VAR("answer")',
+      ),
+    };
+    return functions;
+  }
+
+  #hostFunctions(callId: string): Record<string, HostFunction> {
+    return this.hostFunctionsFor(() => callId);
+  }
+
+  /** Host functions bound to whichever root call is running: for a persistent sandbox. */
+  get rootHostFunctions(): Record<string, HostFunction> {
+    this.#rootHostFunctions ??= this.hostFunctionsFor(() => {
+      for (const call of this.#calls.values()) if (call.parentId === undefined) return call.id;
+      return undefined;
+    });
+    return this.#rootHostFunctions;
+  }
+
+  #bridge(call: CallState, name: string, args: readonly unknown[]): Promise<unknown> {
+    const refusal = this.#admitBridgeRequest(call);
+    if (refusal) return Promise.reject(new Error(refusal));
+    return new Promise((resolve, reject) => {
+      this.#nextId += 1;
+      const request: BridgeRequest = {
+        id: `bridge-${this.#nextId}`,
+        callId: call.id,
+        name,
+        args,
+        startedAt: Date.now(),
+        abort: new AbortController(),
+        waiting: true,
+        settled: false,
+        resolve,
+        reject,
+      };
+      this.#bridgeRequests.set(request.id, request);
+      call.bridgeRequests.add(request.id);
+      this.#emit(call, { type: 'bridge-call', requestId: request.id, name });
+      this.#enqueue({ type: 'HandleBridgeCall', requestId: request.id });
+    });
+  }
+
+  /**
+   * Applies the overload policy before a new bridge request is queued. Returns why the new
+   * request is refused, or `undefined` to admit it.
+   */
+  #admitBridgeRequest(call: CallState): string | undefined {
+    const { strategy, maxPending } = this.#settings.commandQueue;
+    const backlog = this.#bridgeRequests.size;
+    if (backlog < maxPending) return undefined;
+    if (strategy === 'unbounded') {
+      if (!this.#overloaded) {
+        this.#overloaded = true;
+        this.#emit(call, {
+          type: 'warning',
+          code: 'queue-overload',
+          message: `${backlog} host calls are pending (commandQueue.maxPending is ${maxPending})`,
+        });
+      }
+      return undefined;
+    }
+    const refusal = `host call refused: ${backlog} calls are already pending (commandQueue.maxPending is ${maxPending}); await some before starting more`;
+    if (strategy === 'sliding') {
+      const oldest = [...this.#bridgeRequests.values()].find((request) => request.waiting);
+      if (oldest) {
+        this.#settleBridge(oldest.id, {
+          error: new Error(`${oldest.name} dropped: newer host calls replaced it (sliding queue)`),
+        });
+        return undefined;
+      }
+    }
+    return refusal;
+  }
+
+  /** Settles a bridge request exactly once; later attempts are ignored. */
+  #settleBridge(requestId: string, outcome: { value: unknown } | { error: unknown }): void {
+    const request = this.#bridgeRequests.get(requestId);
+    if (!request || request.settled) return;
+    request.settled = true;
+    request.abort.abort();
+    this.#bridgeRequests.delete(requestId);
+    if (this.#bridgeRequests.size < this.#settings.commandQueue.maxPending)
+      this.#overloaded = false;
+    const call = this.#calls.get(request.callId);
+    call?.bridgeRequests.delete(requestId);
+    const ok = 'value' in outcome;
+    const message = ok ? undefined : errorMessage(outcome.error);
+    if (call) {
+      this.#emit(call, {
+        type: 'bridge-result',
+        requestId,
+        name: request.name,
+        ok,
+        durationMs: Date.now() - request.startedAt,
+        ...(message === undefined ? {} : { error: message }),
+      });
+    }
+    if (ok) request.resolve(outcome.value);
+    else request.reject(new Error(message));
+  }
+
+  #handleBridgeCall(requestId: string): void {
+    const request = this.#bridgeRequests.get(requestId);
+    if (!request) return;
+    const call = this.#liveCall(request.callId);
+    if (!call) {
+      this.#settleBridge(requestId, { error: new Error('the calling query has ended') });
+      return;
+    }
+    const settleWith = (work: Promise<unknown>) =>
+      work.then(
+        (value) => this.#settleBridge(requestId, { value }),
+        (error: unknown) => this.#settleBridge(requestId, { error }),
+      );
+    switch (request.name) {
+      case 'llm_query':
+        settleWith(this.#plainCall(call, toPrompt(request.args[0], 'llm_query'), request));
+        return;
+      case 'llm_query_batched': {
+        const prompts = request.args[0];
+        if (!Array.isArray(prompts)) {
+          this.#settleBridge(requestId, {
+            error: new Error('llm_query_batched(prompts) needs an array of prompt strings'),
+          });
+          return;
+        }
+        settleWith(
+          Promise.all(
+            prompts.map((prompt) =>
+              this.#plainCall(call, toPrompt(prompt, 'llm_query_batched'), request),
+            ),
+          ),
+        );
+        return;
+      }
+      case 'sub_rlm': {
+        const [query, context] = request.args;
+        if (typeof query !== 'string' || query.trim().length === 0) {
+          this.#settleBridge(requestId, {
+            error: new Error('sub_rlm(query, context) needs a non-empty query string'),
+          });
+          return;
+        }
+        if (call.depth + 1 >= this.#settings.maxDepth) {
+          settleWith(this.#plainCall(call, plainSubQueryPrompt(query, context), request));
+          return;
+        }
+        request.waiting = false;
+        this.#startChild(call, requestId, query, context);
+        return;
+      }
+      default:
+        this.#settleBridge(requestId, {
+          error: new Error(`unknown host function ${request.name}`),
+        });
+    }
+  }
+
+  #startChild(parent: CallState, requestId: string, query: string, context: unknown): void {
+    const child = this.#createCall(query, context, parent.depth + 1, parent.id, {
+      resolve: ({ answer }) => this.#settleBridge(requestId, { value: answer }),
+      reject: (error) => this.#settleBridge(requestId, { error }),
+    });
+    this.#enqueue({
+      type: 'StartCall',
+      call: child,
+      setup: { variables: { context }, counts: { contexts: 1, histories: 0 } },
+    });
+  }
+
+  /** One plain model call (no REPL) for a bridge request, through the shared gate and budget. */
+  async #plainCall(call: CallState, prompt: string, request: BridgeRequest): Promise<string> {
+    const result = await this.#generate(
+      call,
+      this.#settings.subLlm,
+      {
+        system: 'Answer the request accurately and concisely.',
+        messages: [{ role: 'user', content: prompt }],
+      },
+      request,
+    );
+    return result.text;
+  }
+
+  /**
+   * One model call: waits for a gate slot, reserves budget, records usage. For a bridge
+   * request, its own abort signal also applies and it stops counting as waiting once running.
+   */
+  async #generate(
+    call: CallState,
+    model: LanguageModel,
+    request: Omit<GenerateRequest, 'maxTokens'>,
+    bridgeRequest?: BridgeRequest,
+  ): Promise<GenerateResult> {
+    const { budget, gate } = this.#resources;
+    const signal = bridgeRequest
+      ? AbortSignal.any([call.abort.signal, bridgeRequest.abort.signal])
+      : call.abort.signal;
+    const result = await gate.run(() => {
+      if (bridgeRequest) bridgeRequest.waiting = false;
+      budget.reserveModelCall();
+      return model.generate(
+        this.#settings.maxResponseTokens === undefined
+          ? request
+          : { ...request, maxTokens: this.#settings.maxResponseTokens },
+        { signal },
+      );
+    }, signal);
+    budget.record(result.usage);
+    this.#emit(call, { type: 'usage', usage: result.usage, modelCalls: budget.usage.modelCalls });
+    return result;
+  }
+
+  /**
+   * A step's model call with the SUBMIT tool. When the provider rejects the tools, warns and
+   * degrades the whole run to the text protocol (FINAL / FINAL_VAR), then asks again.
+   */
+  async #generateWithTools(
+    call: CallState,
+    toolChoice: GenerateRequest['toolChoice'],
+  ): Promise<GenerateResult> {
+    const request = this.#request(call);
+    if (!request.tools) return this.#generate(call, this.#settings.llm, request);
+    try {
+      return await this.#generate(call, this.#settings.llm, { ...request, toolChoice });
+    } catch (error) {
+      if (!isToolRejection(error)) throw error;
+      this.#toolsDisabled = true;
+      this.#emit(call, {
+        type: 'warning',
+        code: 'tools-unsupported',
+        message: `The model rejected the SUBMIT tool (${errorMessage(error)}); continuing with FINAL(...) text answers.`,
+      });
+      return this.#generate(call, this.#settings.llm, this.#request(call));
+    }
+  }
+
+  #submitToolOffered(): boolean {
+    return this.#settings.llm.supportsTools && !this.#toolsDisabled;
+  }
+
+  #submitTool(): ToolDefinition {
+    this.#submitToolDefinition ??= buildSubmitTool(this.#settings.outputSchema?.schema);
+    return this.#submitToolDefinition;
+  }
+
+  #request(call: CallState): Omit<GenerateRequest, 'maxTokens'> {
+    const offered = this.#submitToolOffered();
+    return {
+      system:
+        this.#settings.systemPrompt ??
+        buildSystemPrompt({
+          submitTool: offered,
+          recursion: call.depth + 1 < this.#settings.maxDepth,
+          codeLanguage: this.#settings.codeLanguages[0] ?? 'repl',
+        }),
+      messages: [...call.messages],
+      ...(offered ? { tools: [this.#submitTool()], toolChoice: 'auto' as const } : {}),
+    };
+  }
+
+  #generateStep(callId: string): void {
+    const call = this.#liveCall(callId);
+    if (!call) return;
+    if (call.iteration >= this.#settings.maxIterations) {
+      this.#extract(call);
+      return;
+    }
+    call.iteration += 1;
+    call.stepStartedAt = Date.now();
+    call.pendingFinal = undefined;
+    this.#emit(call, { type: 'step-start', iteration: call.iteration });
+    this.#spawn(call, async () => {
+      const response = await this.#generateWithTools(call, 'auto');
+      return { type: 'ExecuteCode', callId: call.id, response };
+    });
+  }
+
+  #executeCode(callId: string, response: GenerateResult): void {
+    const call = this.#liveCall(callId);
+    if (!call) return;
+    if (response.text.trim().length > 0) {
+      call.lastText = response.text;
+      this.#emit(call, { type: 'text', iteration: call.iteration, text: response.text });
+    }
+    const empty = response.text.trim().length === 0 && response.toolCalls.length === 0;
+    call.emptyStreak = empty ? call.emptyStreak + 1 : 0;
+    if (call.emptyStreak >= this.#settings.stallLimit) {
+      this.#emit(call, {
+        type: 'warning',
+        code: 'stall',
+        message: `The model answered with nothing ${call.emptyStreak} times in a row; asking for a final answer now.`,
+      });
+      this.#extract(call);
+      return;
+    }
+    const parsed = parseResponse(response.text, this.#settings.codeLanguages);
+    const toolResults: ToolResultPart[] = [];
+    for (const toolCall of response.toolCalls) {
+      if (toolCall.name !== submitToolName) {
+        toolResults.push(toolError(toolCall, `Unknown tool ${toolCall.name}: only SUBMIT exists.`));
+        continue;
+      }
+      const submit = readSubmitCall(toolCall);
+      if ('problem' in submit) {
+        this.#emit(call, { type: 'warning', code: 'submit-unreadable', message: submit.problem });
+        toolResults.push(toolError(toolCall, submit.problem));
+        continue;
+      }
+      if (parsed.codeBlocks.length > 0) {
+        this.#emit(call, {
+          type: 'warning',
+          code: 'submit-with-code',
+          message: 'The response called SUBMIT and also wrote code: the code was not run.',
+        });
+      }
+      const final: PendingFinal =
+        submit.kind === 'answer'
+          ? { kind: 'value', value: submit.answer, source: 'submit-tool' }
+          : { kind: 'variable', variable: submit.variable, source: 'submit-tool' };
+      this.#resolveFinal(call, final, response, [], toolCall);
+      return;
+    }
+    this.#spawn(call, async () => {
+      const outputs: string[] = [];
+      for (const [index, block] of parsed.codeBlocks.entries()) {
+        if (call.done || call.pendingFinal) break;
+        this.#emit(call, { type: 'code', iteration: call.iteration, index, code: block.code });
+        const result = await call.sandbox!.execute(block.code, {
+          timeoutMs: this.#settings.execTimeoutMs,
+          signal: call.abort.signal,
+        });
+        const output = this.#presentOutput(call, result.output, result.error);
+        outputs.push(formatExecution(block.code, output, block.language));
+        this.#emit(call, {
+          type: 'execution',
+          iteration: call.iteration,
+          index,
+          output,
+          durationMs: result.durationMs,
+          ...(result.error === undefined ? {} : { error: result.error }),
+        });
+      }
+      return { type: 'CodeExecuted', callId: call.id, response, outputs, toolResults };
+    });
+  }
+
+  #presentOutput(call: CallState, output: string, error: string | undefined): string {
+    const shown = truncateOutput(
+      redactLargeOutput(output, {
+        contextLength: call.contextLength,
+        ratio: this.#settings.redactionRatio,
+        minChars: this.#settings.redactionMinChars,
+      }),
+      this.#settings.maxOutputChars,
+    );
+    if (error === undefined) return shown;
+    const errorText = truncateOutput(`Error: ${error}`, this.#settings.maxOutputChars);
+    return shown.length > 0 ? `${shown}\n${errorText}` : errorText;
+  }
+
+  #codeExecuted(command: Extract<Command, { type: 'CodeExecuted' }>): void {
+    const call = this.#liveCall(command.callId);
+    if (!call) return;
+    const { response, outputs, toolResults } = command;
+    const pending = call.pendingFinal ?? this.#proseFinal(response.text);
+    if (pending) {
+      this.#resolveFinal(call, pending, response, outputs, undefined, toolResults);
+      return;
+    }
+    this.#recordStep(call, response, outputs, toolResults);
+    this.#emit(call, {
+      type: 'step-complete',
+      iteration: call.iteration,
+      durationMs: Date.now() - call.stepStartedAt,
+    });
+    if (outputs.length === 0) {
+      this.#enqueue({ type: 'GenerateStep', callId: call.id });
+      return;
+    }
+    this.#spawn(call, async () => {
+      await this.#syncVariables(call, 'code-executed');
+      return { type: 'GenerateStep', callId: call.id };
+    });
+  }
+
+  #proseFinal(text: string): PendingFinal | undefined {
+    const marker = findFinalAnswer(parseResponse(text, this.#settings.codeLanguages).prose);
+    if (!marker) return undefined;
+    return marker.kind === 'final'
+      ? { kind: 'value', value: marker.answer, source: 'final-text' }
+      : { kind: 'variable', variable: marker.variable, source: 'final-var' };
+  }
+
+  /** Appends one step (the response, its outputs and tool results) to the conversation. */
+  #recordStep(
+    call: CallState,
+    response: GenerateResult,
+    outputs: readonly string[],
+    toolResults: readonly ToolResultPart[],
+    note?: string,
+  ): void {
+    const assistantParts = [
+      ...(response.text.trim().length > 0 ? [{ type: 'text' as const, text: response.text }] : []),
+      ...response.toolCalls.map((toolCall) => ({ type: 'tool-call' as const, call: toolCall })),
+    ];
+    if (assistantParts.length === 0) {
+      this.#emit(call, {
+        type: 'warning',
+        code: 'empty-response',
+        message: 'The model answered with nothing.',
+      });
+    } else {
+      appendMessage(call.messages, { role: 'assistant', content: assistantParts });
+    }
+    const feedback = [...outputs];
+    if (note) feedback.push(note);
+    if (outputs.length === 0 && !note) {
+      feedback.push(buildContinueMessage(this.#submitToolOffered()));
+    }
+    appendMessage(call.messages, {
+      role: 'user',
+      content: [...toolResults, { type: 'text', text: feedback.join('\n\n') }],
+    });
+  }
+
+  /**
+   * Turns a pending final into an answer: values directly, variables by reading the sandbox;
+   * with an output schema, the answer must match it. An answer that cannot be read or does not
+   * match goes back to the model (as the SUBMIT call's error result, or as a note) and the
+   * loop goes on.
+   */
+  #resolveFinal(
+    call: CallState,
+    final: PendingFinal,
+    response: GenerateResult,
+    outputs: readonly string[],
+    submitCall?: ToolCall,
+    toolResults: readonly ToolResultPart[] = [],
+  ): void {
+    this.#spawn(call, async () => {
+      const accepted = await this.#readAnswer(call, final);
+      if ('answer' in accepted) {
+        return { type: 'Finalize', callId: call.id, answer: accepted.answer, source: final.source };
+      }
+      this.#emit(call, { type: 'warning', code: 'answer-rejected', message: accepted.problem });
+      const results = submitCall
+        ? [...toolResults, toolError(submitCall, accepted.problem)]
+        : toolResults;
+      this.#recordStep(call, response, outputs, results, submitCall ? undefined : accepted.problem);
+      call.pendingFinal = undefined;
+      return { type: 'GenerateStep', callId: call.id };
+    });
+  }
+
+  /** Reads and checks a final answer; says what is wrong when it cannot be accepted. */
+  async #readAnswer(
+    call: CallState,
+    final: PendingFinal,
+  ): Promise<{ answer: unknown } | { problem: string }> {
+    let answer: unknown;
+    if (final.kind === 'value') answer = final.value;
+    else {
+      try {
+        answer = await call.variables!.read(final.variable);
+      } catch (error) {
+        return {
+          problem: `Could not return variable ${JSON.stringify(final.variable)}: ${errorMessage(error)}. Define it first, or answer directly.`,
+        };
+      }
+    }
+    const schema = this.#settings.outputSchema;
+    if (!schema) return { answer };
+    const structured = final.source === 'final-text' ? parseJsonAnswer(answer) : answer;
+    const problem = schema.check(structured);
+    return problem === undefined
+      ? { answer: structured }
+      : { problem: `Answer not accepted: ${problem}. Fix it and submit again.` };
+  }
+
+  /** Out of iterations (or stalled): one forced final prompt, then a typed error. */
+  #extract(call: CallState): void {
+    this.#spawn(call, async () => {
+      await this.#syncVariables(call, 'extract');
+      const offered = this.#submitToolOffered();
+      appendMessage(call.messages, {
+        role: 'user',
+        content: buildExtractMessage(offered, formatVariables(call.variables!.cached)),
+      });
+      const response = await this.#generateWithTools(call, { tool: submitToolName });
+      if (response.text.trim().length > 0) call.lastText = response.text;
+      const submit = response.toolCalls.find((toolCall) => toolCall.name === submitToolName);
+      const read = submit ? readSubmitCall(submit) : undefined;
+      const final: PendingFinal | undefined =
+        read && !('problem' in read)
+          ? read.kind === 'answer'
+            ? { kind: 'value', value: read.answer, source: 'extract' }
+            : { kind: 'variable', variable: read.variable, source: 'extract' }
+          : this.#proseFinal(response.text);
+      if (!final) {
+        throw this.#noFinalAnswer(call, 'the forced final prompt gave no answer');
+      }
+      const accepted = await this.#readAnswer(call, final);
+      if ('problem' in accepted) throw this.#noFinalAnswer(call, accepted.problem);
+      return { type: 'Finalize', callId: call.id, answer: accepted.answer, source: 'extract' };
+    });
+  }
+
+  #noFinalAnswer(call: CallState, reason: string): NoFinalAnswerError {
+    return new NoFinalAnswerError(
+      `@rlm/core: no final answer after ${call.iteration} iterations: ${reason}; raise maxIterations or check the model's output`,
+      {
+        diagnostics: {
+          iterations: call.iteration,
+          depth: call.depth,
+          lastResponse: call.lastText.slice(0, 2_000),
+          reason,
+        },
+        ...(call.lastText ? { partialAnswer: call.lastText } : {}),
+      },
+    );
+  }
+
+  #finalize(callId: string, answer: unknown, source: FinalSource): void {
+    const call = this.#liveCall(callId);
+    if (!call) return;
+    this.#emit(call, { type: 'final', answer, iterations: call.iteration, source });
+    this.#release(call, new Error('the query finished'));
+    call.settlement.resolve({ answer, source, iterations: call.iteration });
+  }
+
+  #failCall(callId: string, error: unknown): void {
+    const call = this.#liveCall(callId);
+    if (!call) return;
+    const final = withPartialAnswer(error, call.lastText);
+    this.#emit(call, {
+      type: 'call-error',
+      message: errorMessage(final),
+      errorName: final instanceof Error ? final.name : 'Error',
+    });
+    this.#release(call, final);
+    call.settlement.reject(final);
+  }
+
+  /**
+   * Releases everything a call holds: its model requests and running code (abort), its
+   * children (failed), its pending bridge requests (rejected) and its own sandbox (disposed).
+   */
+  #release(call: CallState, reason: unknown): void {
+    call.done = true;
+    call.abort.abort(reason);
+    for (const childId of call.children) {
+      this.#failCall(childId, new AbortedError('@rlm/core: the parent query ended'));
+    }
+    for (const requestId of [...call.bridgeRequests]) {
+      this.#settleBridge(requestId, { error: new Error('the calling query has ended') });
+    }
+    if (call.parentId) this.#calls.get(call.parentId)?.children.delete(call.id);
+    this.#calls.delete(call.id);
+    if (call.ownsSandbox && call.sandbox) {
+      call.sandbox.dispose().catch(() => {});
+    }
+  }
+}
+
+/** With an output schema, a FINAL(...) text answer is read as JSON when it parses. */
+function parseJsonAnswer(answer: unknown): unknown {
+  if (typeof answer !== 'string') return answer;
+  try {
+    return JSON.parse(answer);
+  } catch {
+    return answer;
+  }
+}
+
+/** Whether a model error says the provider does not accept the tools we sent. */
+function isToolRejection(error: unknown): boolean {
+  return (
+    ModelCallError.isInstance(error) &&
+    !error.retryable &&
+    (error.status === 400 || error.status === 422) &&
+    /tool/i.test(error.message)
+  );
+}
+
+/** `Omit` that distributes over a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function toolError(toolCall: ToolCall, content: string): ToolResultPart {
+  return { type: 'tool-result', toolCallId: toolCall.id, content, isError: true };
+}
+
+function toPrompt(value: unknown, functionName: string): string {
+  const prompt = typeof value === 'string' ? value : JSON.stringify(value);
+  if (prompt === undefined || prompt.trim().length === 0) {
+    throw new Error(`${functionName}(prompt) needs a non-empty prompt`);
+  }
+  return prompt;
+}
+
+function plainSubQueryPrompt(query: string, context: unknown): string {
+  if (context === undefined || context === null) return query;
+  const text = typeof context === 'string' ? context : JSON.stringify(context);
+  return `${query}\n\nContext:\n${text}`;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : 'unknown error';
+}
+
+/** Attaches the call's last text as the partial answer of a budget error that lacks one. */
+function withPartialAnswer(error: unknown, lastText: string): unknown {
+  if (!BudgetExhaustedError.isInstance(error) || error.partialAnswer || !lastText) return error;
+  return new BudgetExhaustedError(error.message, {
+    budget: error.budget,
+    partialAnswer: lastText,
+    cause: error.cause,
+  });
+}

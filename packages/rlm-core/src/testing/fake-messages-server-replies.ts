@@ -1,0 +1,172 @@
+/**
+ * Scripted replies of the fake Messages API server, and helpers that build them.
+ */
+
+/** A content block of a scripted message, in the Messages API's shape. */
+export type FakeContentBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | {
+      readonly type: 'tool_use';
+      /** Defaults to a fresh `toolu_fake_<n>` id. */
+      readonly id?: string;
+      readonly name: string;
+      /** Sent as is; a real API always sends an object, a test may send anything. */
+      readonly input: unknown;
+    };
+
+/** A Messages API `stop_reason`. */
+export type FakeStopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded';
+
+/** Fields every reply accepts. */
+export interface FakeReplyTiming {
+  /** Wait this long (milliseconds) before answering; use it to trip client timeouts. */
+  readonly delayMs?: number;
+}
+
+/** Answer 200 with a message. */
+export interface FakeMessageReply extends FakeReplyTiming {
+  readonly kind: 'message';
+  readonly content: readonly FakeContentBlock[];
+  /** Defaults to `tool_use` when `content` has a `tool_use` block, else `end_turn`. */
+  readonly stopReason?: FakeStopReason;
+  /**
+   * Token counts to report. Defaults estimate 4 characters a token: input from the request's
+   * system, messages and tools; output from `content`.
+   */
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+}
+
+/** Answer with an API error body `{type:'error', error:{type, message}}`. */
+export interface FakeErrorReply extends FakeReplyTiming {
+  readonly kind: 'error';
+  /** HTTP status, e.g. 429, 500, 529. */
+  readonly status: number;
+  /** The API's error type, e.g. `rate_limit_error`. */
+  readonly errorType: string;
+  readonly message: string;
+  /** Extra response headers, e.g. `{ 'retry-after': '1' }` or `{ 'x-should-retry': 'false' }`. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Destroy the socket without answering, as a dropped connection. */
+export interface FakeDroppedConnectionReply extends FakeReplyTiming {
+  readonly kind: 'drop';
+}
+
+/** One scripted answer of the fake server. */
+export type FakeReply = FakeMessageReply | FakeErrorReply | FakeDroppedConnectionReply;
+
+/** Options shared by the message helpers. */
+export interface FakeMessageOptions extends FakeReplyTiming {
+  readonly stopReason?: FakeStopReason;
+  readonly usage?: FakeMessageReply['usage'];
+}
+
+/** A message with the given content blocks. */
+export function fakeMessage(
+  content: readonly FakeContentBlock[],
+  options: FakeMessageOptions = {},
+): FakeMessageReply {
+  return { kind: 'message', content, ...options };
+}
+
+/** A message with one text block; `stop_reason` defaults to `end_turn`. */
+export function fakeText(text: string, options: FakeMessageOptions = {}): FakeMessageReply {
+  return fakeMessage([{ type: 'text', text }], options);
+}
+
+/** Options of {@link fakeToolUse}. */
+export interface FakeToolUseOptions extends FakeMessageOptions {
+  /** The `tool_use` id; defaults to a fresh `toolu_fake_<n>`. */
+  readonly id?: string;
+  /** A text block sent before the tool call. */
+  readonly text?: string;
+}
+
+/** A message that calls one tool; `stop_reason` defaults to `tool_use`. */
+export function fakeToolUse(
+  name: string,
+  input: unknown,
+  options: FakeToolUseOptions = {},
+): FakeMessageReply {
+  const { id, text, ...rest } = options;
+  const call: FakeContentBlock = { type: 'tool_use', name, input, ...(id ? { id } : {}) };
+  return fakeMessage(text ? [{ type: 'text', text }, call] : [call], rest);
+}
+
+/**
+ * A message cut off by `max_tokens` while writing a tool call: the last block is a
+ * `tool_use` whose input is whatever had been decoded (`{}` by default).
+ */
+export function fakeTruncatedToolUse(
+  name: string,
+  partialInput: unknown = {},
+  options: Omit<FakeToolUseOptions, 'stopReason'> = {},
+): FakeMessageReply {
+  return fakeToolUse(name, partialInput, { ...options, stopReason: 'max_tokens' });
+}
+
+/** The API's error type for a status, as the real API answers it. */
+const errorTypes: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+/** Options of {@link fakeError}. */
+export interface FakeErrorOptions extends FakeReplyTiming {
+  /** Defaults to the real API's type for the status (`api_error` for unknown ones). */
+  readonly errorType?: string;
+  /** Defaults to a message naming the type. */
+  readonly message?: string;
+  /** Seconds, sent as the `retry-after` header. */
+  readonly retryAfterSeconds?: number;
+  /** Extra response headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** An API error: 429 `rate_limit_error`, 500 `api_error`, 529 `overloaded_error`, ... */
+export function fakeError(status: number, options: FakeErrorOptions = {}): FakeErrorReply {
+  const {
+    errorType = errorTypes[status] ?? 'api_error',
+    message = `fake ${errorType}`,
+    retryAfterSeconds,
+    headers,
+    delayMs,
+  } = options;
+  const retryAfter: Record<string, string> =
+    retryAfterSeconds === undefined ? {} : { 'retry-after': `${retryAfterSeconds}` };
+  return {
+    kind: 'error',
+    status,
+    errorType,
+    message,
+    headers: { ...retryAfter, ...headers },
+    delayMs,
+  };
+}
+
+/** Destroys the connection without an answer (after `delayMs`, if given). */
+export function fakeDroppedConnection(options: FakeReplyTiming = {}): FakeDroppedConnectionReply {
+  return { kind: 'drop', ...options };
+}
+
+/** The same reply, sent after `delayMs` milliseconds. */
+export function fakeDelay<Reply extends FakeReply>(delayMs: number, reply: Reply): Reply {
+  return { ...reply, delayMs };
+}

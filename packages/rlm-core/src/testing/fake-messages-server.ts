@@ -1,0 +1,339 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  FakeContentBlock,
+  FakeMessageReply,
+  FakeReply,
+} from './fake-messages-server-replies.js';
+import { findMessagesRequestViolation } from './fake-messages-server-validation.js';
+
+/** A `POST /v1/messages` body that passed validation, as handlers receive it. */
+export interface FakeMessagesRequest {
+  readonly model: string;
+  readonly max_tokens: number;
+  readonly system?: string | readonly { readonly type: 'text'; readonly text: string }[];
+  readonly messages: readonly {
+    readonly role: 'user' | 'assistant';
+    readonly content:
+      | string
+      | readonly { readonly type: string; readonly [key: string]: unknown }[];
+  }[];
+  readonly tools?: readonly {
+    readonly name: string;
+    readonly description?: string;
+    readonly input_schema?: { readonly [key: string]: unknown };
+  }[];
+  readonly tool_choice?: { readonly type: string; readonly name?: string };
+  readonly [key: string]: unknown;
+}
+
+/** One request the server received, whatever became of it. */
+export interface FakeRecordedRequest {
+  readonly method: string;
+  /** Path and query, e.g. `/v1/messages`. */
+  readonly path: string;
+  /** Request headers, lower-cased names, as sent (credentials included). */
+  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The API key the request carried, from `x-api-key` or `Authorization: Bearer <key>` (the
+   * SDK sends the latter).
+   */
+  readonly apiKey: string | undefined;
+  /** The parsed JSON body; the raw text when it was not JSON. */
+  readonly body: unknown;
+  /**
+   * The HTTP status answered; `undefined` while a delayed reply is pending, when the
+   * connection was dropped, or when the client went away first (e.g. its timeout fired).
+   */
+  readonly status: number | undefined;
+  /** The error body sent: validation, authentication, a scripted fault, or an exhausted script. */
+  readonly error: { readonly type: string; readonly message: string } | undefined;
+  /** The scripted reply used, if the request got that far. */
+  readonly reply: FakeReply | undefined;
+}
+
+/** Decides the reply to a valid request when the queue is empty. */
+export type FakeMessagesHandler = (
+  request: FakeMessagesRequest,
+  recorded: FakeRecordedRequest,
+) => FakeReply | undefined | Promise<FakeReply | undefined>;
+
+export interface FakeMessagesServerOptions {
+  /** Replies served in order, one per valid request. Invalid requests consume none. */
+  readonly replies?: readonly FakeReply[];
+  /**
+   * Consulted for each valid request once `replies` is used up. Returning `undefined` (or
+   * having no handler) answers 500 `api_error` saying the script ran out. A handler that throws
+   * answers 500 with its message.
+   */
+  readonly handler?: FakeMessagesHandler;
+  /**
+   * The only API key accepted (401 `authentication_error` for others). By default any
+   * non-empty key is accepted; a request without one is always a 401. A key is read from
+   * `x-api-key` or from `Authorization: Bearer <key>`, as the API does.
+   */
+  readonly apiKey?: string;
+}
+
+/** A loopback fake of the Anthropic Messages API (non-streaming). */
+export interface FakeMessagesServer extends AsyncDisposable {
+  /** Base URL, e.g. `http://127.0.0.1:54321`: pass it as `baseURL` or `ANTHROPIC_BASE_URL`. */
+  readonly url: string;
+  /** Every request received, in arrival order (a live view). */
+  readonly requests: readonly FakeRecordedRequest[];
+  /** Scripted replies not yet used. */
+  readonly pendingReplies: number;
+  /** Appends replies to the script. */
+  enqueue(...replies: FakeReply[]): void;
+  /** Stops listening and drops open connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+type MutableRecord = { -readonly [Key in keyof FakeRecordedRequest]: FakeRecordedRequest[Key] };
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function apiKeyOf(headers: Readonly<Record<string, string>>): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+  return headers['x-api-key'] || bearer?.[1] || undefined;
+}
+
+function flattenHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** Resolves `true` after `ms`, or `false` as soon as the response closes (client gone). */
+function waitWhileOpen(ms: number, response: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      response.off('close', onClose);
+      resolve(true);
+    }, ms);
+    response.once('close', onClose);
+  });
+}
+
+function estimateTokens(value: unknown): number {
+  return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
+}
+
+/**
+ * Starts a fake Anthropic Messages API on `127.0.0.1` (a free port). It validates each
+ * `POST /v1/messages` like the real API (authentication, then the body; see
+ * `findMessagesRequestViolation`) and answers violations with 400 `invalid_request_error`;
+ * valid requests get the next scripted {@link FakeReply}. Every request is recorded.
+ *
+ * @example
+ * ```ts
+ * const server = await startFakeMessagesServer({ replies: [fakeText('hi')] });
+ * const client = new Anthropic({ apiKey: 'test', baseURL: server.url });
+ * // ... server.requests[0].body is what the client sent
+ * await server.close();
+ * ```
+ */
+export async function startFakeMessagesServer(
+  options: FakeMessagesServerOptions = {},
+): Promise<FakeMessagesServer> {
+  const queue: FakeReply[] = [...(options.replies ?? [])];
+  const requests: MutableRecord[] = [];
+  let messageCount = 0;
+  let toolUseCount = 0;
+
+  function toContentBlock(block: FakeContentBlock): Record<string, unknown> {
+    if (block.type === 'text') return { type: 'text', text: block.text, citations: null };
+    return {
+      type: 'tool_use',
+      id: block.id ?? `toolu_fake_${++toolUseCount}`,
+      name: block.name,
+      input: block.input,
+    };
+  }
+
+  function toMessage(reply: FakeMessageReply, request: FakeMessagesRequest): object {
+    const content = reply.content.map(toContentBlock);
+    const hasToolUse = reply.content.some((block) => block.type === 'tool_use');
+    const { system, messages, tools } = request;
+    return {
+      id: `msg_fake_${++messageCount}`,
+      type: 'message',
+      role: 'assistant',
+      model: request.model,
+      content,
+      stop_reason: reply.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
+      stop_sequence: null,
+      usage: {
+        input_tokens: reply.usage?.inputTokens ?? estimateTokens({ system, messages, tools }),
+        output_tokens: reply.usage?.outputTokens ?? estimateTokens(reply.content),
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+    };
+  }
+
+  async function nextReply(
+    body: FakeMessagesRequest,
+    record: MutableRecord,
+  ): Promise<FakeReply | string> {
+    const queued = queue.shift();
+    if (queued) return queued;
+    try {
+      const handled = await options.handler?.(body, record);
+      if (handled) return handled;
+    } catch (error) {
+      return `fake Messages server: the handler threw: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    return (
+      `fake Messages server: the script ran out of replies at request ${requests.indexOf(record) + 1}; ` +
+      'add replies or a handler that answers this request'
+    );
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const text = await readBody(request);
+    const parsed = parseJson(text);
+    const headers = flattenHeaders(request);
+    const record: MutableRecord = {
+      method: request.method ?? 'GET',
+      path: request.url ?? '/',
+      headers,
+      apiKey: apiKeyOf(headers),
+      body: parsed.ok ? parsed.value : text,
+      status: undefined,
+      error: undefined,
+      reply: undefined,
+    };
+    requests.push(record);
+    const requestId = `req_fake_${requests.length}`;
+
+    const sendError = (
+      status: number,
+      type: string,
+      message: string,
+      headers: Readonly<Record<string, string>> = {},
+    ) => {
+      record.status = status;
+      record.error = { type, message };
+      response.writeHead(status, {
+        ...headers,
+        'content-type': 'application/json',
+        'request-id': requestId,
+      });
+      response.end(
+        JSON.stringify({ type: 'error', error: { type, message }, request_id: requestId }),
+      );
+    };
+
+    const pathname = new URL(record.path, 'http://fake').pathname;
+    if (record.method !== 'POST' || pathname !== '/v1/messages') {
+      sendError(
+        404,
+        'not_found_error',
+        `the fake Messages server serves only POST /v1/messages, not ${record.method} ${pathname}`,
+      );
+      return;
+    }
+    if (!record.apiKey) {
+      sendError(
+        401,
+        'authentication_error',
+        'an API key is required: send x-api-key or Authorization: Bearer <key>',
+      );
+      return;
+    }
+    if (options.apiKey !== undefined && record.apiKey !== options.apiKey) {
+      sendError(401, 'authentication_error', 'invalid x-api-key');
+      return;
+    }
+    if (!record.headers['anthropic-version']) {
+      sendError(400, 'invalid_request_error', 'anthropic-version: header is required');
+      return;
+    }
+    if (!parsed.ok) {
+      sendError(400, 'invalid_request_error', 'The request body is not valid JSON.');
+      return;
+    }
+    const violation = findMessagesRequestViolation(parsed.value);
+    if (violation) {
+      sendError(400, 'invalid_request_error', violation);
+      return;
+    }
+
+    const body = parsed.value as FakeMessagesRequest;
+    const reply = await nextReply(body, record);
+    if (typeof reply === 'string') {
+      sendError(500, 'api_error', reply);
+      return;
+    }
+    record.reply = reply;
+    if (reply.delayMs && !(await waitWhileOpen(reply.delayMs, response))) return;
+    switch (reply.kind) {
+      case 'drop':
+        request.socket.destroy();
+        return;
+      case 'error':
+        sendError(reply.status, reply.errorType, reply.message, reply.headers);
+        return;
+      case 'message':
+        record.status = 200;
+        response.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
+        response.end(JSON.stringify(toMessage(reply, body)));
+        return;
+    }
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      response.destroy(error instanceof Error ? error : undefined);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get pendingReplies() {
+      return queue.length;
+    },
+    enqueue: (...replies) => {
+      queue.push(...replies);
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
