@@ -57,6 +57,10 @@ class RecursiveLanguageModel implements RLM {
       maxResponseTokens: settings.maxResponseTokens,
       outputSchema: settings.outputSchema ? new OutputSchema(settings.outputSchema) : undefined,
       stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
+      historyBudgetChars: positiveInteger(
+        settings.historyBudgetChars ?? 100_000,
+        'historyBudgetChars',
+      ),
       commandQueue: {
         strategy: settings.commandQueue?.strategy ?? 'unbounded',
         maxPending: positiveInteger(settings.commandQueue?.maxPending ?? 1_024, 'maxPending'),

@@ -75,6 +75,11 @@ export interface RLMSettings {
   readonly outputSchema?: JsonSchema;
   /** Empty responses in a row after which the loop goes straight to the final prompt. Default 3. */
   readonly stallLimit?: number;
+  /**
+   * Characters of conversation sent per model call. Older steps beyond it are compacted into a
+   * summary (code and output heads) however long the run goes. Default 100,000.
+   */
+  readonly historyBudgetChars?: number;
   /** Backlog policy for host-function calls from model code. */
   readonly commandQueue?: CommandQueueSettings;
   /** Timeout and retries of variable listing. */

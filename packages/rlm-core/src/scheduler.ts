@@ -1,3 +1,4 @@
+import { boundHistory } from './bound-history.js';
 import type { Budget } from './budget.js';
 import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
 import type { ConcurrencyGate } from './concurrency-gate.js';
@@ -53,6 +54,7 @@ export interface ResolvedSettings {
   readonly maxResponseTokens: number | undefined;
   readonly outputSchema: OutputSchema | undefined;
   readonly stallLimit: number;
+  readonly historyBudgetChars: number;
   readonly commandQueue: Required<CommandQueueSettings>;
   readonly variableSync: VariableSyncSettings;
 }
@@ -644,7 +646,7 @@ export class Scheduler {
           recursion: call.depth + 1 < this.#settings.maxDepth,
           codeLanguage: this.#settings.codeLanguages[0] ?? 'repl',
         }),
-      messages: [...call.messages],
+      messages: boundHistory(call.messages, this.#settings.historyBudgetChars),
       ...(offered ? { tools: [this.#submitTool()], toolChoice: 'auto' as const } : {}),
     };
   }

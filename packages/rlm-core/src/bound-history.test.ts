@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'vitest';
+import { boundHistory } from './bound-history.js';
+import type { Message } from './language-model.js';
+
+function conversation(steps: number, outputChars = 1_000): Message[] {
+  const messages: Message[] = [{ role: 'user', content: 'Context metadata...\n\nQuery: q' }];
+  for (let step = 1; step <= steps; step += 1) {
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `step ${step}\n\`\`\`repl\nconst v${step} = ${step};\n\`\`\`` },
+        { type: 'tool-call', call: { id: `t${step}`, name: 'SUBMIT', input: {} } },
+      ],
+    });
+    messages.push({
+      role: 'user',
+      content: [
+        { type: 'tool-result', toolCallId: `t${step}`, content: 'not readable', isError: true },
+        { type: 'text', text: `Code executed:\n...\nREPL output:\n${'o'.repeat(outputChars)}` },
+      ],
+    });
+  }
+  return messages;
+}
+
+function chars(messages: readonly Message[]): number {
+  return JSON.stringify(messages).length;
+}
+
+describe('boundHistory', () => {
+  test('returns the conversation unchanged when it fits', () => {
+    const messages = conversation(3);
+    expect(boundHistory(messages, 100_000)).toEqual(messages);
+  });
+
+  test('stays under budget however many steps a run takes', () => {
+    const sizes = [5, 50, 200].map((steps) => chars(boundHistory(conversation(steps), 20_000)));
+    expect(sizes[2]).toBeLessThan(20_000 * 1.4);
+    expect(sizes[2]! - sizes[1]!).toBeLessThan(2_000);
+  });
+
+  test('keeps the first message, the newest steps whole, and a summary of older ones', () => {
+    const bounded = boundHistory(conversation(50), 20_000);
+    const first = JSON.stringify(bounded[0]);
+    expect(first).toContain('Query: q');
+    expect(first).toContain('Earlier steps, compacted');
+    expect(first).toContain('const v');
+    expect(JSON.stringify(bounded.at(-1))).toContain('t50');
+    expect(JSON.stringify(bounded.at(-2))).toContain('step 50');
+  });
+
+  test('roles alternate and every kept tool call is answered by the next message', () => {
+    const bounded = boundHistory(conversation(80), 15_000);
+    for (let index = 1; index < bounded.length; index += 1) {
+      expect(bounded[index]!.role).not.toBe(bounded[index - 1]!.role);
+      const message = bounded[index]!;
+      if (message.role === 'assistant' && typeof message.content !== 'string') {
+        const ids = message.content.flatMap((part) =>
+          part.type === 'tool-call' ? [part.call.id] : [],
+        );
+        const answer = JSON.stringify(bounded[index + 1]);
+        for (const id of ids) expect(answer).toContain(`"toolCallId":"${id}"`);
+      }
+    }
+  });
+});
