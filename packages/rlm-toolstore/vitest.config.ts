@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    testTimeout: 20_000,
+    // The concurrency tests fork processes that import the built package.
+    globalSetup: ['./vitest.global-setup.ts'],
+  },
+});
