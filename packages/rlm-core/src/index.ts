@@ -1,3 +1,4 @@
+export type * from './artifact-store.js';
 export { createRLM, type HistoryEntry } from './create-rlm.js';
 export * from './errors/index.js';
 export type * from './events.js';

@@ -1,0 +1,216 @@
+import type { ArtifactRef } from '@rlm/core';
+import { type BlobMeta, decodeBlobMeta, decodeChunk } from './blob-meta.js';
+import { entryVersion } from './entry-fields.js';
+import { ArtifactConflictError } from './errors/artifact-conflict-error.js';
+import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
+import { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
+import { ArtifactValueError } from './errors/artifact-value-error.js';
+import { KeyedLock } from './keyed-lock.js';
+import type { KeyvEntries } from './keyv-entries.js';
+import { sha256Hex } from './sha256.js';
+import { textSlices } from './text-slices.js';
+
+/** Blobs remembered as stored, so storing them again costs no read; cleared when full. */
+const maxRemembered = 100_000;
+
+const idPattern = /^[0-9a-f]{12}$/;
+
+/**
+ * Content-addressed blobs. The meta entry (`blob:<id>`, in the index) is written after the
+ * content's chunks (`chunk:<id>:<n>`, in the content store), so a blob exists once its meta does,
+ * and a crash mid-write leaves no half blob behind. Loads verify the full SHA-256.
+ */
+export class BlobStore {
+  readonly #index: KeyvEntries;
+  readonly #content: KeyvEntries;
+  readonly #chunkChars: number;
+  readonly #lock = new KeyedLock();
+  readonly #remembered = new Map<string, BlobMeta>();
+
+  constructor(options: { index: KeyvEntries; content: KeyvEntries; chunkChars: number }) {
+    this.#index = options.index;
+    this.#content = options.content;
+    this.#chunkChars = options.chunkChars;
+  }
+
+  async store(content: string | Uint8Array): Promise<ArtifactRef> {
+    if (typeof content === 'string' && !isWellFormed(content)) {
+      throw new ArtifactValueError(
+        '@rlm/artifacts: the text has unpaired surrogates, so it has no UTF-8 form to store; store it as JSON (which escapes them) or as bytes',
+      );
+    }
+    return this.#store(content);
+  }
+
+  /**
+   * Stores `JSON.stringify` output, which is always well-formed text, without scanning it for
+   * unpaired surrogates (a full pass over a large two-byte string).
+   */
+  storeJson(json: string): Promise<ArtifactRef> {
+    return this.#store(json);
+  }
+
+  async #store(content: string | Uint8Array): Promise<ArtifactRef> {
+    const sha256 = sha256Hex(content);
+    const id = sha256.slice(0, 12);
+    return this.#lock.run(id, async () => {
+      const existing = this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta));
+      if (existing !== undefined) {
+        if (existing.sha256 !== sha256) {
+          throw new ArtifactConflictError(
+            `@rlm/artifacts: blob id ${id} already holds different content (a SHA-256 prefix collision); the new content was not stored`,
+            { key: id },
+          );
+        }
+        this.#remember(existing);
+        return refOf(existing);
+      }
+      const encoded = typeof content === 'string' ? content : bytesOf(content).toString('base64');
+      let chunks = 0;
+      for (const slice of textSlices(encoded, this.#chunkChars)) {
+        await this.#content.write(chunkKey(id, chunks), slice);
+        chunks += 1;
+      }
+      const meta: BlobMeta = {
+        kind: 'rlm.blob',
+        version: entryVersion,
+        id,
+        sha256,
+        size: typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength,
+        createdAt: Date.now(),
+        encoding: typeof content === 'string' ? 'text' : 'base64',
+        chunks,
+      };
+      await this.#index.write(metaKey(id), meta);
+      this.#remember(meta);
+      return refOf(meta);
+    });
+  }
+
+  async load(id: string): Promise<string> {
+    const { meta, encoded } = await this.#read(id);
+    if (meta.encoding === 'text') return encoded;
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(encoded, 'base64'));
+    } catch (error) {
+      throw new ArtifactValueError(
+        `@rlm/artifacts: blob ${id} holds bytes that are not UTF-8 text; load it with loadBytes`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Parses blob `id` as JSON for the entry at `ownerKey` that refers to it: a missing blob or
+   * invalid JSON is an `ArtifactCorruptError` naming that entry.
+   */
+  async loadJson(id: string, ownerKey: string): Promise<unknown> {
+    let json: string;
+    try {
+      json = await this.load(id);
+    } catch (error) {
+      if (!ArtifactNotFoundError.isInstance(error)) throw error;
+      throw this.#brokenReference(ownerKey, `it refers to blob ${id}, which is missing`, error);
+    }
+    try {
+      return JSON.parse(json);
+    } catch (error) {
+      throw this.#brokenReference(ownerKey, `blob ${id} it refers to is not JSON`, error);
+    }
+  }
+
+  async loadBytes(id: string): Promise<Uint8Array> {
+    const { meta, encoded } = await this.#read(id);
+    return meta.encoding === 'text' ? Buffer.from(encoded, 'utf8') : Buffer.from(encoded, 'base64');
+  }
+
+  async has(id: string): Promise<boolean> {
+    if (this.#known(id) !== undefined) return true;
+    return idPattern.test(id) && (await this.#index.has(metaKey(id)));
+  }
+
+  async list(): Promise<ArtifactRef[]> {
+    const refs: ArtifactRef[] = [];
+    for await (const [, meta] of this.#index.entries('blob:', decodeBlobMeta)) {
+      refs.push(refOf(meta));
+    }
+    return refs.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  }
+
+  async #read(id: string): Promise<{ meta: BlobMeta; encoded: string }> {
+    const meta = idPattern.test(id)
+      ? (this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta)))
+      : undefined;
+    if (meta === undefined) {
+      throw new ArtifactNotFoundError(`@rlm/artifacts: no blob with id ${JSON.stringify(id)}`, {
+        kind: 'blob',
+        names: [id],
+      });
+    }
+    const chunks = await Promise.all(
+      Array.from({ length: meta.chunks }, async (_, index) => {
+        const chunk = await this.#content.read(chunkKey(id, index), decodeChunk);
+        if (chunk === undefined) {
+          throw this.#damaged(id, `chunk ${index} of ${meta.chunks} is missing`);
+        }
+        return chunk;
+      }),
+    );
+    const encoded = chunks.join('');
+    const actual =
+      meta.encoding === 'text' ? sha256Hex(encoded) : sha256Hex(Buffer.from(encoded, 'base64'));
+    if (actual !== meta.sha256) {
+      throw this.#damaged(id, 'its content no longer matches its SHA-256');
+    }
+    this.#remember(meta);
+    return { meta, encoded };
+  }
+
+  #damaged(id: string, reason: string): ArtifactCorruptError {
+    const key = this.#index.storedKey(metaKey(id));
+    return new ArtifactCorruptError(
+      `@rlm/artifacts: blob ${id} (key "${key}") is damaged: ${reason}; delete that key, then store the content again`,
+      { key },
+    );
+  }
+
+  #brokenReference(ownerKey: string, reason: string, cause: unknown): ArtifactCorruptError {
+    const key = this.#index.storedKey(ownerKey);
+    return new ArtifactCorruptError(
+      `@rlm/artifacts: the entry at key "${key}" is damaged: ${reason}`,
+      { key, cause },
+    );
+  }
+
+  /** The remembered meta of a blob this store wrote or read; only while the store is open. */
+  #known(id: string): BlobMeta | undefined {
+    this.#index.assertOpen(metaKey(id));
+    return this.#remembered.get(id);
+  }
+
+  #remember(meta: BlobMeta): void {
+    if (this.#remembered.size >= maxRemembered) this.#remembered.clear();
+    this.#remembered.set(meta.id, meta);
+  }
+}
+
+function metaKey(id: string): string {
+  return `blob:${id}`;
+}
+
+function chunkKey(id: string, index: number): string {
+  return `chunk:${id}:${index}`;
+}
+
+function refOf(meta: BlobMeta): ArtifactRef {
+  return { id: meta.id, size: meta.size, createdAt: meta.createdAt };
+}
+
+function bytesOf(content: Uint8Array): Buffer {
+  return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+}
+
+/** `String.prototype.isWellFormed` (Node 20+), typed here because TypeScript's ES2023 lib lacks it. */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}

@@ -1,0 +1,96 @@
+import type { CheckpointBudget, CheckpointSummary } from '@rlm/core';
+import {
+  entryVersion,
+  expectCount,
+  expectEntry,
+  expectNumber,
+  expectObject,
+  expectString,
+  expectStringArray,
+} from './entry-fields.js';
+
+/**
+ * A stored checkpoint. The transcript and the variable values are blob ids, so unchanged
+ * messages and values are shared with earlier checkpoints instead of written again.
+ */
+export interface CheckpointEntry {
+  readonly kind: 'rlm.checkpoint';
+  readonly version: typeof entryVersion;
+  readonly id: string;
+  readonly runKey: string;
+  readonly sequence: number;
+  /** The id of the run's checkpoint saved before this one, if any. */
+  readonly previous?: string;
+  readonly callId: string;
+  readonly iteration: number;
+  readonly timestamp: number;
+  /** One blob id per message (the message's JSON). */
+  readonly transcript: readonly string[];
+  readonly variableNames: readonly string[];
+  /** Variable name to the blob id of its value's JSON. */
+  readonly variables: Readonly<Record<string, string>>;
+  readonly budget: CheckpointBudget;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** Points at the newest checkpoint of a run. */
+export interface CheckpointHead {
+  readonly kind: 'rlm.checkpoint-head';
+  readonly version: typeof entryVersion;
+  readonly id: string;
+  readonly sequence: number;
+}
+
+export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
+  const entry = expectEntry(value, 'rlm.checkpoint');
+  const variables = expectObject(entry, 'variables');
+  for (const name of Object.keys(variables)) {
+    expectString(variables, name);
+  }
+  const budget = expectObject(entry, 'budget');
+  return {
+    kind: 'rlm.checkpoint',
+    version: entryVersion,
+    id: expectString(entry, 'id'),
+    runKey: expectString(entry, 'runKey'),
+    sequence: expectCount(entry, 'sequence'),
+    ...(entry.previous === undefined ? {} : { previous: expectString(entry, 'previous') }),
+    callId: expectString(entry, 'callId'),
+    iteration: expectCount(entry, 'iteration'),
+    timestamp: expectNumber(entry, 'timestamp'),
+    transcript: expectStringArray(entry, 'transcript'),
+    variableNames: expectStringArray(entry, 'variableNames'),
+    variables: variables as Record<string, string>,
+    budget: {
+      inputTokens: expectCount(budget, 'inputTokens'),
+      outputTokens: expectCount(budget, 'outputTokens'),
+      modelCalls: expectCount(budget, 'modelCalls'),
+      elapsedMs: expectNumber(budget, 'elapsedMs'),
+    },
+    metadata: expectObject(entry, 'metadata'),
+  };
+}
+
+export function decodeCheckpointHead(value: unknown): CheckpointHead {
+  const entry = expectEntry(value, 'rlm.checkpoint-head');
+  return {
+    kind: 'rlm.checkpoint-head',
+    version: entryVersion,
+    id: expectString(entry, 'id'),
+    sequence: expectCount(entry, 'sequence'),
+  };
+}
+
+/** The summary fields of a stored checkpoint. */
+export function summarizeCheckpoint(entry: CheckpointEntry): CheckpointSummary {
+  return {
+    id: entry.id,
+    runKey: entry.runKey,
+    sequence: entry.sequence,
+    callId: entry.callId,
+    iteration: entry.iteration,
+    timestamp: entry.timestamp,
+    transcriptLength: entry.transcript.length,
+    variableNames: entry.variableNames,
+  };
+}

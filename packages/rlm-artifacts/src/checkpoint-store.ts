@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import type { Checkpoint, CheckpointInput, CheckpointSummary, Message } from '@rlm/core';
+import type { BlobStore } from './blob-store.js';
+import {
+  type CheckpointEntry,
+  type CheckpointHead,
+  decodeCheckpointEntry,
+  decodeCheckpointHead,
+  summarizeCheckpoint,
+} from './checkpoint-entry.js';
+import { entryVersion } from './entry-fields.js';
+import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
+import { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
+import { ArtifactValueError } from './errors/artifact-value-error.js';
+import { isPlainObject, toJson } from './json-value.js';
+import type { KeyedLock } from './keyed-lock.js';
+import type { KeyvEntries } from './keyv-entries.js';
+import { keyDigest } from './sha256.js';
+
+/**
+ * Run checkpoints. Each run (by `runKey`) has a head entry pointing at its newest checkpoint;
+ * each checkpoint points at the one before, so the newest is two reads and the history a walk.
+ * A checkpoint is written before the head moves to it: a crash in between leaves the previous
+ * checkpoint as the newest, never a half-written one.
+ */
+export class CheckpointStore {
+  readonly #index: KeyvEntries;
+  readonly #blobs: BlobStore;
+  readonly #lock: KeyedLock;
+
+  constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock }) {
+    this.#index = options.index;
+    this.#blobs = options.blobs;
+    this.#lock = options.lock;
+  }
+
+  async save(input: CheckpointInput): Promise<CheckpointSummary> {
+    validate(input);
+    const transcript: string[] = [];
+    for (const [index, message] of input.transcript.entries()) {
+      const ref = await this.#blobs.storeJson(toJson(message, `transcript message ${index}`));
+      transcript.push(ref.id);
+    }
+    const variables: Record<string, string> = {};
+    for (const [name, value] of Object.entries(input.variables)) {
+      const ref = await this.#blobs.storeJson(toJson(value, `variable ${JSON.stringify(name)}`));
+      variables[name] = ref.id;
+    }
+    const headKey = this.#headKey(input.runKey);
+    return this.#lock.run(headKey, async () => {
+      const head = await this.#index.read(headKey, decodeCheckpointHead);
+      const entry: CheckpointEntry = {
+        kind: 'rlm.checkpoint',
+        version: entryVersion,
+        id: randomUUID(),
+        runKey: input.runKey,
+        sequence: (head?.sequence ?? 0) + 1,
+        ...(head === undefined ? {} : { previous: head.id }),
+        callId: input.callId,
+        iteration: input.iteration,
+        timestamp: Date.now(),
+        transcript,
+        variableNames: [...input.variableNames],
+        variables,
+        budget: {
+          inputTokens: input.budget.inputTokens,
+          outputTokens: input.budget.outputTokens,
+          modelCalls: input.budget.modelCalls,
+          elapsedMs: input.budget.elapsedMs,
+        },
+        metadata: JSON.parse(toJson(input.metadata ?? {}, 'the checkpoint metadata')),
+      };
+      await this.#index.write(this.#entryKey(input.runKey, entry.id), entry);
+      const newHead: CheckpointHead = {
+        kind: 'rlm.checkpoint-head',
+        version: entryVersion,
+        id: entry.id,
+        sequence: entry.sequence,
+      };
+      await this.#index.write(headKey, newHead);
+      return summarizeCheckpoint(entry);
+    });
+  }
+
+  async latest(runKey: string): Promise<Checkpoint | undefined> {
+    const headKey = this.#headKey(runKey);
+    const head = await this.#index.read(headKey, decodeCheckpointHead);
+    if (head === undefined) return undefined;
+    return this.#materialize(await this.#linked(runKey, head.id, headKey));
+  }
+
+  async load(runKey: string, id: string): Promise<Checkpoint> {
+    const entry = await this.#entry(runKey, id);
+    if (entry === undefined) {
+      throw new ArtifactNotFoundError(
+        `@rlm/artifacts: run ${JSON.stringify(runKey)} has no checkpoint ${JSON.stringify(id)}`,
+        { kind: 'checkpoint', names: [id] },
+      );
+    }
+    return this.#materialize(entry);
+  }
+
+  async list(runKey: string): Promise<CheckpointSummary[]> {
+    const headKey = this.#headKey(runKey);
+    const head = await this.#index.read(headKey, decodeCheckpointHead);
+    const summaries: CheckpointSummary[] = [];
+    const seen = new Set<string>();
+    let next = head?.id;
+    let from = headKey;
+    while (next !== undefined) {
+      if (seen.has(next)) {
+        const key = this.#index.storedKey(from);
+        throw new ArtifactCorruptError(
+          `@rlm/artifacts: the entry at key "${key}" points back at checkpoint ${next}, making a loop`,
+          { key },
+        );
+      }
+      seen.add(next);
+      const entry = await this.#linked(runKey, next, from);
+      summaries.push(summarizeCheckpoint(entry));
+      from = this.#entryKey(runKey, entry.id);
+      next = entry.previous;
+    }
+    return summaries;
+  }
+
+  /** The entry `id` that the entry at `fromKey` points to; its absence means damage. */
+  async #linked(runKey: string, id: string, fromKey: string): Promise<CheckpointEntry> {
+    const entry = await this.#entry(runKey, id);
+    if (entry === undefined) {
+      const key = this.#index.storedKey(fromKey);
+      throw new ArtifactCorruptError(
+        `@rlm/artifacts: the entry at key "${key}" points at checkpoint ${id}, which is missing`,
+        { key },
+      );
+    }
+    return entry;
+  }
+
+  async #entry(runKey: string, id: string): Promise<CheckpointEntry | undefined> {
+    const key = this.#entryKey(runKey, id);
+    const entry = await this.#index.read(key, decodeCheckpointEntry);
+    if (entry !== undefined && entry.runKey !== runKey) {
+      const storedKey = this.#index.storedKey(key);
+      throw new ArtifactCorruptError(
+        `@rlm/artifacts: the checkpoint at key "${storedKey}" belongs to another run`,
+        { key: storedKey },
+      );
+    }
+    return entry;
+  }
+
+  async #materialize(entry: CheckpointEntry): Promise<Checkpoint> {
+    const key = this.#entryKey(entry.runKey, entry.id);
+    const transcript = await Promise.all(
+      entry.transcript.map(async (id) => {
+        const message = await this.#blobs.loadJson(id, key);
+        if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
+          const storedKey = this.#index.storedKey(key);
+          throw new ArtifactCorruptError(
+            `@rlm/artifacts: the checkpoint at key "${storedKey}" refers to blob ${id}, which is not a transcript message`,
+            { key: storedKey },
+          );
+        }
+        return message as unknown as Message;
+      }),
+    );
+    const variables: Record<string, unknown> = {};
+    for (const [name, id] of Object.entries(entry.variables)) {
+      variables[name] = await this.#blobs.loadJson(id, key);
+    }
+    return {
+      ...summarizeCheckpoint(entry),
+      transcript,
+      variables,
+      budget: entry.budget,
+      metadata: entry.metadata,
+    };
+  }
+
+  #headKey(runKey: string): string {
+    return `checkpoint-head:${keyDigest(runKey)}`;
+  }
+
+  #entryKey(runKey: string, id: string): string {
+    return `checkpoint:${keyDigest(runKey)}:${keyDigest(id)}`;
+  }
+}
+
+/** Checks a checkpoint input's shape; throws `ArtifactValueError` naming the bad field. */
+function validate(input: CheckpointInput): void {
+  const invalid = (problem: string) =>
+    new ArtifactValueError(`@rlm/artifacts: the checkpoint is invalid: ${problem}`);
+  if (!isPlainObject(input)) throw invalid('it must be an object');
+  if (typeof input.runKey !== 'string' || input.runKey.length === 0) {
+    throw invalid('"runKey" must be a non-empty string');
+  }
+  if (typeof input.callId !== 'string') throw invalid('"callId" must be a string');
+  if (!Number.isSafeInteger(input.iteration) || input.iteration < 0) {
+    throw invalid('"iteration" must be a non-negative integer');
+  }
+  if (!Array.isArray(input.transcript)) throw invalid('"transcript" must be an array of messages');
+  if (
+    !Array.isArray(input.variableNames) ||
+    !input.variableNames.every((name) => typeof name === 'string')
+  ) {
+    throw invalid('"variableNames" must be an array of strings');
+  }
+  if (!isPlainObject(input.variables)) throw invalid('"variables" must be a plain object');
+  if (!isPlainObject(input.budget)) throw invalid('"budget" must be an object');
+  for (const field of ['inputTokens', 'outputTokens', 'modelCalls'] as const) {
+    if (!Number.isSafeInteger(input.budget[field]) || input.budget[field] < 0) {
+      throw invalid(`"budget.${field}" must be a non-negative integer`);
+    }
+  }
+  if (!Number.isFinite(input.budget.elapsedMs)) {
+    throw invalid('"budget.elapsedMs" must be a finite number of milliseconds');
+  }
+  if (input.metadata !== undefined && !isPlainObject(input.metadata)) {
+    throw invalid('"metadata" must be a plain object when given');
+  }
+}

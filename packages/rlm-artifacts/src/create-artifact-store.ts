@@ -1,0 +1,56 @@
+import type { ArtifactStore } from '@rlm/core';
+import type { Keyv } from 'keyv';
+import { KeyvArtifactStore } from './keyv-artifact-store.js';
+import { KeyvEntries } from './keyv-entries.js';
+
+/** Default characters per stored chunk of blob content. */
+export const defaultChunkChars = 4 * 1024 * 1024;
+
+/** The scope named records use unless another is given. */
+export const defaultScope = 'default';
+
+/** Settings of {@link createArtifactStore}. */
+export interface ArtifactStoreSettings {
+  /**
+   * Holds the small entries: blob metadata, records, catalogs and checkpoints (and the blob
+   * content too, unless `blobKeyv` is given). Use a namespace of its own (for example `rlm`);
+   * never `clear()` it while a store is open. The store disconnects it on `close()`.
+   */
+  readonly keyv: Keyv;
+  /**
+   * Holds blob content. Give a Keyv of its own (another table or namespace) when the backend
+   * reads values while it lists keys, as SQLite does, so `list()` never reads content.
+   * Defaults to `keyv`.
+   */
+  readonly blobKeyv?: Keyv;
+  /** The scope named records live in; see `ArtifactStore.scoped`. Default `'default'`. */
+  readonly scope?: string;
+  /**
+   * Blob content is written in chunks of at most this many characters (text as is, bytes as
+   * base64). Lower it for stores that limit value size (Memcache: 1 MB). Default 4 Mi.
+   */
+  readonly chunkChars?: number;
+}
+
+/**
+ * An `ArtifactStore` on any Keyv store: Redis, Postgres, SQLite, memory, ... Every value it
+ * reads is schema-checked; a store failure or a foreign value rejects with a typed error
+ * naming the key, and is never read as a missing key.
+ */
+export function createArtifactStore(settings: ArtifactStoreSettings): ArtifactStore {
+  const chunkChars = settings.chunkChars ?? defaultChunkChars;
+  if (!Number.isSafeInteger(chunkChars) || chunkChars < 2) {
+    throw new RangeError(`@rlm/artifacts: chunkChars must be an integer >= 2, got ${chunkChars}`);
+  }
+  const index = new KeyvEntries(settings.keyv);
+  const content =
+    settings.blobKeyv === undefined || settings.blobKeyv === settings.keyv
+      ? index
+      : new KeyvEntries(settings.blobKeyv);
+  return KeyvArtifactStore.create({
+    index,
+    content,
+    chunkChars,
+    scope: settings.scope ?? defaultScope,
+  });
+}

@@ -1,0 +1,13 @@
+import { expect, test } from 'vitest';
+import { createMemoryArtifactStore } from './create-memory-artifact-store.js';
+import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
+
+runArtifactStoreConformance(test, expect, () => createMemoryArtifactStore());
+
+test('the scope setting picks where records live', async () => {
+  await using store = createMemoryArtifactStore({ scope: 'run-7' });
+  expect(store.scope).toBe('run-7');
+  await store.put('x', { type: 'data', value: 1, description: 'x' });
+  expect(await store.scoped('run-7').names()).toEqual(['x']);
+  expect(await store.scoped('default').names()).toEqual([]);
+});

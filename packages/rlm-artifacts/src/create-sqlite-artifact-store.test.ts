@@ -1,0 +1,213 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import KeyvSqlite from '@keyv/sqlite';
+import { build } from 'esbuild';
+import { Keyv } from 'keyv';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
+import { runKey } from './run-key.js';
+import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
+
+const run = promisify(execFile);
+let directory: string;
+let files = 0;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'rlm-artifacts-'));
+});
+
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+function freshPath(): string {
+  files += 1;
+  return join(directory, `store-${files}`, 'rlm.sqlite');
+}
+
+/** Runs SQL on the file through a connection of its own, as another process would. */
+async function query<T>(path: string, sql: string): Promise<T[]> {
+  const connection = new KeyvSqlite({ uri: `sqlite://${path}`, table: 'rlm_index' });
+  try {
+    return await connection.query(sql);
+  } finally {
+    await connection.disconnect();
+  }
+}
+
+runArtifactStoreConformance(test, expect, () => createSqliteArtifactStore({ path: freshPath() }));
+
+test('the database runs in WAL mode with 64 KiB pages', async () => {
+  const path = freshPath();
+  await using store = await createSqliteArtifactStore({ path });
+  await store.store('some content');
+  expect(existsSync(`${path}-wal`)).toBe(true);
+  expect(await query(path, 'PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+  expect(await query(path, 'PRAGMA page_size')).toEqual([{ page_size: 65_536 }]);
+});
+
+test('a 100 MB value stores once and loads back whole, as a blob and as a record', async () => {
+  const path = freshPath();
+  await using store = await createSqliteArtifactStore({ path });
+  const value = '0123456789abcdef'.repeat(6_553_600);
+  const ref = await store.store(value);
+  expect(ref.size).toBe(104_857_600);
+  expect(await store.store(value)).toEqual(ref);
+  expect((await store.load(ref.id)) === value).toBe(true);
+  await store.put('huge', { type: 'text', value, description: 'a huge text' });
+  expect(((await store.get('huge'))?.value as string) === value).toBe(true);
+  const rows = await query<{ chunks: number }>(
+    path,
+    "SELECT COUNT(*) AS chunks FROM rlm_blobs WHERE key LIKE 'rlm:chunk:%'",
+  );
+  // 25 chunks of 4 Mi characters for the text, 26 for the JSON of the record's value (2 quotes more).
+  expect(rows).toEqual([{ chunks: 51 }]);
+});
+
+test('two-byte text survives chunk boundaries, surrogate pairs included', async () => {
+  await using store = await createSqliteArtifactStore({ path: freshPath() });
+  const chunk = 4 * 1024 * 1024;
+  // A pair straddles the first chunk boundary, another ends the text.
+  const value = `${'é'.repeat(chunk - 1)}😀${'ü’'.repeat(chunk / 2)}😀`;
+  const ref = await store.store(value);
+  expect(ref.size).toBe(Buffer.byteLength(value, 'utf8'));
+  expect((await store.load(ref.id)) === value).toBe(true);
+});
+
+test('a value written through Keyv that is not an artifact entry is an error naming the key', async () => {
+  const path = freshPath();
+  const writer = await createSqliteArtifactStore({ path });
+  await writer.put('report', { type: 'data', value: { ok: true }, description: 'report' });
+  await writer.close();
+  const [row] = await query<{ key: string }>(
+    path,
+    "SELECT key FROM rlm_index WHERE key LIKE 'rlm:record:%'",
+  );
+  const keyv = new Keyv({
+    store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'rlm_index' }),
+    namespace: 'rlm',
+  });
+  await keyv.set(row!.key.slice('rlm:'.length), {
+    kind: 'rlm.record',
+    version: 1,
+    name: 7,
+    valueJson: '1',
+  });
+  await keyv.disconnect();
+  await using store = await createSqliteArtifactStore({ path });
+  const error = await store.get('report').catch((caught: unknown) => caught);
+  expect(error).toMatchObject({ name: 'ArtifactCorruptError', key: row!.key });
+  expect((error as Error).message).toContain(row!.key);
+  expect((error as Error).message).toContain('"name"');
+});
+
+test('records, blobs and checkpoints survive closing and reopening the file', async () => {
+  const path = freshPath();
+  const key = runKey('Which vendors?', 'context-hash');
+  const first = await createSqliteArtifactStore({ path, scope: key });
+  const ref = await first.store('kept');
+  await first.put('summary', { type: 'text', value: 'Acme leads', description: 'summary' });
+  for (let iteration = 1; iteration <= 3; iteration += 1) {
+    await first.saveCheckpoint({
+      runKey: key,
+      callId: 'root',
+      iteration,
+      transcript: Array.from({ length: iteration }, (_, index) => ({
+        role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: `message ${index}`,
+      })),
+      variableNames: ['count'],
+      variables: { count: iteration },
+      budget: { inputTokens: iteration, outputTokens: 1, modelCalls: iteration, elapsedMs: 5 },
+    });
+  }
+  await first.close();
+  await using second = await createSqliteArtifactStore({ path, scope: key });
+  expect(await second.load(ref.id)).toBe('kept');
+  expect((await second.get('summary'))?.value).toBe('Acme leads');
+  const latest = await second.latestCheckpoint(key);
+  expect(latest).toMatchObject({ sequence: 3, iteration: 3, transcriptLength: 3 });
+  expect(latest?.variables).toEqual({ count: 3 });
+  expect((await second.listCheckpoints(key)).map((summary) => summary.sequence)).toEqual([3, 2, 1]);
+});
+
+test('other processes write; this one reads their latest checkpoints', {
+  timeout: 60_000,
+}, async () => {
+  const bundle = await bundlePackage();
+  const path = freshPath();
+  const child = (query: string, count: number) =>
+    run(process.execPath, [bundleScript, bundle, path, query, String(count)], { encoding: 'utf8' });
+  await writeFile(bundleScript, childScript);
+  // Two processes write at once: each waits for the other's write lock instead of failing.
+  const outputs = await Promise.all([child('Which vendors?', 40), child('Which regions?', 30)]);
+  expect(outputs.map((output) => output.stdout.trim())).toEqual(['done', 'done']);
+  await using store = await createSqliteArtifactStore({ path });
+  for (const [query, count] of [
+    ['Which vendors?', 40],
+    ['Which regions?', 30],
+  ] as const) {
+    const key = runKey(query, 'context-hash');
+    const latest = await store.latestCheckpoint(key);
+    expect(latest).toMatchObject({ iteration: count, variables: { n: count } });
+    expect(latest?.transcript).toEqual([{ role: 'user', content: query }]);
+    expect((await store.listCheckpoints(key)).length).toBe(count);
+    expect((await store.scoped(key).get('answer'))?.value).toEqual({ query });
+  }
+  expect((await store.list()).length).toBeGreaterThanOrEqual(70);
+});
+
+test('an unusable path rejects with ArtifactStoreError', async () => {
+  const file = join(directory, 'a-file');
+  await writeFile(file, 'not a folder');
+  await expect(createSqliteArtifactStore({ path: join(file, 'rlm.sqlite') })).rejects.toMatchObject(
+    { name: 'ArtifactStoreError', message: expect.stringContaining(file) },
+  );
+});
+
+const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+const cacheDirectory = join(packageRoot, 'node_modules', '.cache', 'rlm-artifacts-test');
+const bundleScript = join(cacheDirectory, 'child.mjs');
+
+/** Bundles this package's source for a child process (dependencies stay imports). */
+async function bundlePackage(): Promise<string> {
+  const outfile = join(cacheDirectory, 'index.mjs');
+  await build({
+    entryPoints: [join(packageRoot, 'src', 'index.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return pathToFileURL(outfile).href;
+}
+
+const childScript = `
+const [bundle, path, query, count] = process.argv.slice(2);
+const { createSqliteArtifactStore, runKey } = await import(bundle);
+const key = runKey(query, 'context-hash');
+const store = await createSqliteArtifactStore({ path, scope: key });
+await store.put('answer', { type: 'data', value: { query }, description: 'the answer' });
+for (let iteration = 1; iteration <= Number(count); iteration += 1) {
+  await store.store(query + ' blob ' + iteration);
+  await store.saveCheckpoint({
+    runKey: key,
+    callId: 'root',
+    iteration,
+    transcript: [{ role: 'user', content: query }],
+    variableNames: ['n'],
+    variables: { n: iteration },
+    budget: { inputTokens: 0, outputTokens: 0, modelCalls: iteration, elapsedMs: 0 },
+  });
+}
+await store.close();
+console.log('done');
+`;

@@ -1,0 +1,119 @@
+import { createHash, type Hash } from 'node:crypto';
+import { ArtifactValueError } from './errors/artifact-value-error.js';
+import { isPlainObject } from './json-value.js';
+import { updateWithText } from './sha256.js';
+
+/** Small pieces are batched into one `update` call of about this many characters. */
+const batchChars = 64 * 1024;
+
+/**
+ * The SHA-256 (64 hex characters) of a context: a string, a `Uint8Array`, or arrays and plain
+ * objects of those, numbers, booleans, `null`, `undefined` and bigints. Streams through the
+ * hash without serializing: a 256 MB string is read once and never copied whole. Types are
+ * tagged and lengths prefixed, so `"1"` and `1`, or `["ab"]` and `["a", "b"]`, differ; object
+ * keys are sorted, so key order does not matter. Throws `ArtifactValueError` for other values
+ * and for cycles.
+ */
+export function hashContext(context: unknown): string {
+  const writer = new HashWriter(createHash('sha256'));
+  writer.value(context, new Set());
+  return writer.digest();
+}
+
+class HashWriter {
+  readonly #hash: Hash;
+  #pending = '';
+
+  constructor(hash: Hash) {
+    this.#hash = hash;
+  }
+
+  value(value: unknown, ancestors: Set<object>): void {
+    switch (typeof value) {
+      case 'string':
+        this.#text(`s${value.length}:`);
+        this.#text(value);
+        return;
+      case 'number':
+        this.#text(`n${Object.is(value, -0) ? '-0' : String(value)};`);
+        return;
+      case 'boolean':
+        this.#text(value ? 't;' : 'f;');
+        return;
+      case 'bigint':
+        this.#text(`b${value};`);
+        return;
+      case 'undefined':
+        this.#text('u;');
+        return;
+      case 'object':
+        this.#object(value, ancestors);
+        return;
+      default:
+        throw new ArtifactValueError(
+          `@rlm/artifacts: cannot hash a context holding a ${typeof value}; contexts are text, bytes, or JSON-like data`,
+        );
+    }
+  }
+
+  digest(): string {
+    this.#flush();
+    return this.#hash.digest('hex');
+  }
+
+  #object(value: object | null, ancestors: Set<object>): void {
+    if (value === null) {
+      this.#text('z;');
+      return;
+    }
+    if (value instanceof Uint8Array) {
+      this.#text(`y${value.byteLength}:`);
+      this.#flush();
+      this.#hash.update(value);
+      return;
+    }
+    if (ancestors.has(value)) {
+      throw new ArtifactValueError('@rlm/artifacts: cannot hash a context that contains itself');
+    }
+    ancestors.add(value);
+    if (Array.isArray(value)) {
+      this.#text(`[${value.length}:`);
+      for (const item of value) {
+        this.value(item, ancestors);
+      }
+      this.#text(']');
+    } else if (isPlainObject(value)) {
+      const keys = Object.keys(value).sort();
+      this.#text(`{${keys.length}:`);
+      for (const key of keys) {
+        this.value(key, ancestors);
+        this.value(value[key], ancestors);
+      }
+      this.#text('}');
+    } else {
+      throw new ArtifactValueError(
+        `@rlm/artifacts: cannot hash a context holding a ${value.constructor?.name ?? 'object'}; contexts are text, bytes, or JSON-like data`,
+      );
+    }
+    ancestors.delete(value);
+  }
+
+  #text(text: string): void {
+    if (text.length >= batchChars) {
+      this.#flush();
+      updateWithText(this.#hash, text);
+      return;
+    }
+    this.#pending += text;
+    if (this.#pending.length >= batchChars) {
+      this.#flush();
+    }
+  }
+
+  #flush(): void {
+    if (this.#pending.length > 0) {
+      this.#hash.update(this.#pending, 'utf8');
+      this.#pending = '';
+    }
+  }
+}

@@ -1,0 +1,19 @@
+export { formatArtifactCatalog } from './format-artifact-catalog.js';
+export {
+  type ArtifactStoreSettings,
+  createArtifactStore,
+  defaultChunkChars,
+  defaultScope,
+} from './create-artifact-store.js';
+export {
+  createMemoryArtifactStore,
+  type MemoryArtifactStoreSettings,
+} from './create-memory-artifact-store.js';
+export {
+  createSqliteArtifactStore,
+  defaultSqlitePath,
+  type SqliteArtifactStoreSettings,
+} from './create-sqlite-artifact-store.js';
+export * from './errors/index.js';
+export { hashContext } from './hash-context.js';
+export { runKey } from './run-key.js';

@@ -1,0 +1,132 @@
+import type {
+  ArtifactCatalogEntry,
+  ArtifactRecord,
+  ArtifactRecordInput,
+  ArtifactRef,
+  ArtifactStore,
+  Checkpoint,
+  CheckpointInput,
+  CheckpointSummary,
+} from '@rlm/core';
+import { BlobStore } from './blob-store.js';
+import { CheckpointStore } from './checkpoint-store.js';
+import { formatArtifactCatalog } from './format-artifact-catalog.js';
+import { KeyedLock } from './keyed-lock.js';
+import type { KeyvEntries } from './keyv-entries.js';
+import { RecordStore } from './record-store.js';
+
+/** What every scoped view of one store shares. */
+export interface SharedStorage {
+  readonly index: KeyvEntries;
+  readonly content: KeyvEntries;
+  readonly blobs: BlobStore;
+  readonly checkpoints: CheckpointStore;
+  readonly recordLock: KeyedLock;
+}
+
+/** The `ArtifactStore` on Keyv: blobs, checkpoints and the records of one scope. */
+export class KeyvArtifactStore implements ArtifactStore {
+  readonly scope: string;
+  readonly #shared: SharedStorage;
+  readonly #records: RecordStore;
+
+  constructor(shared: SharedStorage, scope: string) {
+    this.#shared = shared;
+    this.scope = scope;
+    this.#records = new RecordStore({
+      index: shared.index,
+      blobs: shared.blobs,
+      lock: shared.recordLock,
+      scope,
+    });
+  }
+
+  /** Builds the shared parts over an index store and a content store (possibly the same). */
+  static create(options: {
+    index: KeyvEntries;
+    content: KeyvEntries;
+    chunkChars: number;
+    scope: string;
+  }): KeyvArtifactStore {
+    const { index, content } = options;
+    const blobs = new BlobStore({ index, content, chunkChars: options.chunkChars });
+    const checkpoints = new CheckpointStore({ index, blobs, lock: new KeyedLock() });
+    return new KeyvArtifactStore(
+      { index, content, blobs, checkpoints, recordLock: new KeyedLock() },
+      options.scope,
+    );
+  }
+
+  scoped(scope: string): ArtifactStore {
+    return new KeyvArtifactStore(this.#shared, scope);
+  }
+
+  store(content: string | Uint8Array): Promise<ArtifactRef> {
+    return this.#shared.blobs.store(content);
+  }
+
+  load(id: string): Promise<string> {
+    return this.#shared.blobs.load(id);
+  }
+
+  loadBytes(id: string): Promise<Uint8Array> {
+    return this.#shared.blobs.loadBytes(id);
+  }
+
+  has(id: string): Promise<boolean> {
+    return this.#shared.blobs.has(id);
+  }
+
+  list(): Promise<ArtifactRef[]> {
+    return this.#shared.blobs.list();
+  }
+
+  put(name: string, record: ArtifactRecordInput): Promise<ArtifactCatalogEntry> {
+    return this.#records.put(name, record);
+  }
+
+  get(name: string): Promise<ArtifactRecord | undefined> {
+    return this.#records.get(name);
+  }
+
+  async names(): Promise<string[]> {
+    return (await this.#records.catalog()).map((entry) => entry.name);
+  }
+
+  catalog(): Promise<ArtifactCatalogEntry[]> {
+    return this.#records.catalog();
+  }
+
+  async formatCatalog(maxChars: number): Promise<string> {
+    return formatArtifactCatalog(await this.#records.catalog(), maxChars);
+  }
+
+  resolveReferences(input: unknown): Promise<unknown> {
+    return this.#records.resolveReferences(input);
+  }
+
+  saveCheckpoint(checkpoint: CheckpointInput): Promise<CheckpointSummary> {
+    return this.#shared.checkpoints.save(checkpoint);
+  }
+
+  latestCheckpoint(runKey: string): Promise<Checkpoint | undefined> {
+    return this.#shared.checkpoints.latest(runKey);
+  }
+
+  loadCheckpoint(runKey: string, id: string): Promise<Checkpoint> {
+    return this.#shared.checkpoints.load(runKey, id);
+  }
+
+  listCheckpoints(runKey: string): Promise<CheckpointSummary[]> {
+    return this.#shared.checkpoints.list(runKey);
+  }
+
+  async close(): Promise<void> {
+    await this.#shared.index.close();
+    if (this.#shared.content !== this.#shared.index) await this.#shared.content.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,153 @@
+import type { Keyv } from 'keyv';
+import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
+import { ArtifactStoreError } from './errors/artifact-store-error.js';
+import { isPlainObject } from './json-value.js';
+
+/** Checks a stored value's shape; throws (any error) when it does not match. */
+export type Decoder<T> = (value: unknown) => T;
+
+/**
+ * Typed reads and writes of one Keyv instance. Every read is schema-checked: a value that does
+ * not decode is an `ArtifactCorruptError` naming its key, a store failure an
+ * `ArtifactStoreError`; neither is ever mistaken for a missing key. Entries never expire.
+ */
+export class KeyvEntries {
+  readonly #keyv: Keyv;
+  #closed = false;
+
+  constructor(keyv: Keyv) {
+    this.#keyv = keyv;
+  }
+
+  /** The key as the backing store sees it (with the Keyv namespace), for messages. */
+  storedKey(key: string): string {
+    const namespace = this.#keyv.namespace;
+    return namespace ? `${namespace}:${key}` : key;
+  }
+
+  /** The decoded value, or `undefined` when the key is absent. */
+  async read<T>(key: string, decode: Decoder<T>): Promise<T | undefined> {
+    this.assertOpen(key);
+    let raw: unknown;
+    try {
+      raw = await this.#keyv.getRaw(key);
+    } catch (error) {
+      throw this.#readFailure(key, error);
+    }
+    if (raw === undefined) return undefined;
+    if (!isPlainObject(raw) || !('value' in raw)) {
+      throw this.#corrupt(key, new TypeError('not a Keyv entry'));
+    }
+    return this.#decode(key, raw.value, decode);
+  }
+
+  /** Writes `value` under `key` with no expiry, replacing what was there. */
+  async write(key: string, value: unknown): Promise<void> {
+    this.assertOpen(key);
+    let written: boolean;
+    try {
+      written = await this.#keyv.set(key, value, 0);
+    } catch (error) {
+      throw new ArtifactStoreError(
+        `@rlm/artifacts: writing key "${this.storedKey(key)}" failed: ${messageOf(error)}`,
+        { key: this.storedKey(key), cause: error },
+      );
+    }
+    if (!written) {
+      throw new ArtifactStoreError(
+        `@rlm/artifacts: the Keyv store did not write key "${this.storedKey(key)}"; create the Keyv with throwOnErrors: true to see why`,
+        { key: this.storedKey(key) },
+      );
+    }
+  }
+
+  async has(key: string): Promise<boolean> {
+    this.assertOpen(key);
+    try {
+      return await this.#keyv.has(key);
+    } catch (error) {
+      throw this.#readFailure(key, error);
+    }
+  }
+
+  /**
+   * Every entry whose key starts with `prefix`, decoded, in the store's order. Rejects with
+   * `ArtifactStoreError` when the Keyv store cannot enumerate its keys.
+   */
+  async *entries<T>(prefix: string, decode: Decoder<T>): AsyncGenerator<[string, T]> {
+    this.assertOpen(prefix);
+    const iterator = this.#keyv.iterator;
+    if (iterator === undefined) {
+      throw new ArtifactStoreError(
+        '@rlm/artifacts: this Keyv store cannot enumerate its keys, so artifacts cannot be listed; use a store with iteration (memory, SQLite, Redis, Postgres, ...)',
+      );
+    }
+    const pairs: AsyncGenerator<[string, unknown]> = iterator(undefined);
+    while (true) {
+      let next: IteratorResult<[string, unknown]>;
+      try {
+        next = await pairs.next();
+      } catch (error) {
+        throw new ArtifactStoreError(
+          `@rlm/artifacts: listing keys of "${this.storedKey(prefix)}*" failed: ${messageOf(error)}`,
+          { cause: error },
+        );
+      }
+      if (next.done) return;
+      const [key, value] = next.value;
+      if (key.startsWith(prefix)) {
+        yield [key, this.#decode(key, value, decode)];
+      }
+    }
+  }
+
+  /** Throws `ArtifactStoreError` once the store is closed; `key` is what was being accessed. */
+  assertOpen(key: string): void {
+    if (this.#closed) {
+      throw new ArtifactStoreError(
+        '@rlm/artifacts: the artifact store is closed; create a new one to read or write',
+        { key: this.storedKey(key) },
+      );
+    }
+  }
+
+  /** Disconnects the Keyv store. Idempotent; later calls reject with `ArtifactStoreError`. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#keyv.disconnect();
+  }
+
+  #decode<T>(key: string, value: unknown, decode: Decoder<T>): T {
+    try {
+      return decode(value);
+    } catch (error) {
+      throw this.#corrupt(key, error);
+    }
+  }
+
+  #corrupt(key: string, cause: unknown): ArtifactCorruptError {
+    const storedKey = this.storedKey(key);
+    return new ArtifactCorruptError(
+      `@rlm/artifacts: the value at key "${storedKey}" is not a valid artifact entry (${messageOf(cause)}); it was written by something else or is damaged: delete the key or use another namespace`,
+      { key: storedKey, cause },
+    );
+  }
+
+  #readFailure(key: string, error: unknown): Error {
+    // Keyv decodes while it reads: a value that is not JSON, or JSON that is not a Keyv entry,
+    // surfaces as a SyntaxError or TypeError; anything else is the store itself failing.
+    if (error instanceof SyntaxError || error instanceof TypeError) {
+      return this.#corrupt(key, error);
+    }
+    const storedKey = this.storedKey(key);
+    return new ArtifactStoreError(
+      `@rlm/artifacts: reading key "${storedKey}" failed: ${messageOf(error)}`,
+      { key: storedKey, cause: error },
+    );
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

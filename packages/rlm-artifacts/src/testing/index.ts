@@ -1,0 +1,1 @@
+export { runArtifactStoreConformance } from './run-artifact-store-conformance.js';
