@@ -8,7 +8,7 @@ import { ArtifactValueError } from './errors/artifact-value-error.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
 import { sha256Hex } from './sha256.js';
-import { textSlices } from './text-slices.js';
+import { textSlices } from '@rlm/core';
 
 /** Blobs remembered as stored, so storing them again costs no read; cleared when full. */
 const maxRemembered = 100_000;

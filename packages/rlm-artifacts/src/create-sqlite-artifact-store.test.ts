@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { Keyv } from 'keyv';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
-import { runKey } from './run-key.js';
+import { runKey } from '@rlm/core';
 import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
 
 const run = promisify(execFile);

@@ -15,5 +15,4 @@ export {
   type SqliteArtifactStoreSettings,
 } from './create-sqlite-artifact-store.js';
 export * from './errors/index.js';
-export { hashContext } from './hash-context.js';
-export { runKey } from './run-key.js';
+export { hashContext, runKey } from '@rlm/core';

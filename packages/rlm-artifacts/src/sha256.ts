@@ -1,15 +1,5 @@
-import { createHash, type Hash } from 'node:crypto';
-import { textSlices } from './text-slices.js';
-
-/** Characters hashed per `update` call: bounds the UTF-8 copy Node makes of each slice. */
-const hashSliceChars = 4 * 1024 * 1024;
-
-/** Feeds text to a hash as UTF-8, in slices, without one UTF-8 copy of the whole string. */
-export function updateWithText(hash: Hash, text: string): void {
-  for (const slice of textSlices(text, hashSliceChars)) {
-    hash.update(slice, 'utf8');
-  }
-}
+import { createHash } from 'node:crypto';
+import { updateWithText } from '@rlm/core';
 
 /** The SHA-256 of the content's bytes (UTF-8 for text), as 64 hex characters. */
 export function sha256Hex(content: string | Uint8Array): string {

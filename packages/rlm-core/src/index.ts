@@ -1,6 +1,9 @@
 export type * from './artifact-store.js';
 export { createRLM, type HistoryEntry } from './create-rlm.js';
 export * from './errors/index.js';
+export { hashContext, updateWithText } from './hash-context.js';
+export { runKey } from './run-key.js';
+export { textSlices } from './text-slices.js';
 export type * from './events.js';
 export type * from './language-model.js';
 export type * from './rlm-settings.js';

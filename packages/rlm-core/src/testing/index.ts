@@ -33,3 +33,8 @@ export {
   fakeTruncatedToolUse,
 } from './fake-messages-server-replies.js';
 export { findMessagesRequestViolation } from './fake-messages-server-validation.js';
+export {
+  type ConformanceAssertion,
+  type ConformanceTestApi,
+  runSandboxConformance,
+} from './sandbox-conformance.js';

@@ -48,13 +48,11 @@ test('a large string hashes by streaming, the same as its type-tagged bytes', ()
   expect(hashContext(text)).toBe(expected);
 });
 
-test('unsupported values and cycles throw ArtifactValueError', () => {
+test('unsupported values and cycles throw a TypeError', () => {
   const cycle: unknown[] = [];
   cycle.push(cycle);
   for (const value of [() => 1, Symbol('s'), new Map(), new Date(0), cycle]) {
-    expect(() => hashContext(value)).toThrow(
-      expect.objectContaining({ name: 'ArtifactValueError' }),
-    );
+    expect(() => hashContext(value)).toThrow(TypeError);
   }
   const shared = { x: 1 };
   expect(() => hashContext([shared, shared])).not.toThrow();

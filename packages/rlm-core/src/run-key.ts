@@ -1,4 +1,4 @@
-import { keyDigest } from './sha256.js';
+import { createHash } from 'node:crypto';
 
 /**
  * Identifies a run across processes: 32 hex characters derived from the query and the
@@ -6,5 +6,8 @@ import { keyDigest } from './sha256.js';
  * so a crashed run can find its latest checkpoint.
  */
 export function runKey(query: string, contextHash: string): string {
-  return keyDigest('rlm-run', query, contextHash);
+  return createHash('sha256')
+    .update(JSON.stringify(['rlm-run', query, contextHash]), 'utf8')
+    .digest('hex')
+    .slice(0, 32);
 }

@@ -1,7 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { ArtifactValueError } from './errors/artifact-value-error.js';
-import { isPlainObject } from './json-value.js';
-import { updateWithText } from './sha256.js';
+import { textSlices } from './text-slices.js';
 
 /** Small pieces are batched into one `update` call of about this many characters. */
 const batchChars = 64 * 1024;
@@ -11,8 +9,8 @@ const batchChars = 64 * 1024;
  * objects of those, numbers, booleans, `null`, `undefined` and bigints. Streams through the
  * hash without serializing: a 256 MB string is read once and never copied whole. Types are
  * tagged and lengths prefixed, so `"1"` and `1`, or `["ab"]` and `["a", "b"]`, differ; object
- * keys are sorted, so key order does not matter. Throws `ArtifactValueError` for other values
- * and for cycles.
+ * keys are sorted, so key order does not matter. Throws for other values
+ * and for cycles (`TypeError`).
  */
 export function hashContext(context: unknown): string {
   const writer = new HashWriter(createHash('sha256'));
@@ -50,8 +48,8 @@ class HashWriter {
         this.#object(value, ancestors);
         return;
       default:
-        throw new ArtifactValueError(
-          `@rlm/artifacts: cannot hash a context holding a ${typeof value}; contexts are text, bytes, or JSON-like data`,
+        throw new TypeError(
+          `@rlm/core: cannot hash a context holding a ${typeof value}; contexts are text, bytes, or JSON-like data`,
         );
     }
   }
@@ -73,7 +71,7 @@ class HashWriter {
       return;
     }
     if (ancestors.has(value)) {
-      throw new ArtifactValueError('@rlm/artifacts: cannot hash a context that contains itself');
+      throw new TypeError('@rlm/core: cannot hash a context that contains itself');
     }
     ancestors.add(value);
     if (Array.isArray(value)) {
@@ -91,8 +89,8 @@ class HashWriter {
       }
       this.#text('}');
     } else {
-      throw new ArtifactValueError(
-        `@rlm/artifacts: cannot hash a context holding a ${value.constructor?.name ?? 'object'}; contexts are text, bytes, or JSON-like data`,
+      throw new TypeError(
+        `@rlm/core: cannot hash a context holding a ${value.constructor?.name ?? 'object'}; contexts are text, bytes, or JSON-like data`,
       );
     }
     ancestors.delete(value);
@@ -116,4 +114,20 @@ class HashWriter {
       this.#pending = '';
     }
   }
+}
+
+/** Characters hashed per `update` call: bounds the UTF-8 copy Node makes of each slice. */
+const hashSliceChars = 4 * 1024 * 1024;
+
+/** Feeds text to a hash as UTF-8, in slices, without one UTF-8 copy of the whole string. */
+export function updateWithText(hash: Hash, text: string): void {
+  for (const slice of textSlices(text, hashSliceChars)) {
+    hash.update(slice, 'utf8');
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }

@@ -1,0 +1,286 @@
+import { SandboxError } from '../errors/index.js';
+import type { Sandbox, SandboxFactory, SandboxOptions } from '../sandbox.js';
+
+/** The assertions the suite uses; vitest's `expect` (or jest's) satisfies it. */
+export interface ConformanceAssertion {
+  toBe(expected: unknown): void;
+  toEqual(expected: unknown): void;
+  toMatch(expected: RegExp | string): void;
+  toContain(expected: unknown): void;
+  toBeUndefined(): void;
+  toBeGreaterThan(expected: number): void;
+  toBeLessThan(expected: number): void;
+  readonly not: ConformanceAssertion;
+}
+
+/**
+ * The test runner functions the suite registers its tests with. Pass vitest's own, so that
+ * `@rlm/core` needs no test runner at run time:
+ *
+ * @example
+ * import { describe, expect, test } from 'vitest';
+ * import { runSandboxConformance } from '@rlm/core/testing';
+ * runSandboxConformance({ describe, expect, test }, createMySandbox());
+ */
+export interface ConformanceTestApi {
+  readonly test: (name: string, fn: () => Promise<void>, timeout?: number) => void;
+  readonly expect: (actual: unknown) => ConformanceAssertion;
+  /** When given, the tests are grouped under one `describe`. */
+  readonly describe?: (name: string, fn: () => void) => void;
+}
+
+/** Time an adapter gets to stop runaway code and come back, in milliseconds. */
+const runawayTimeoutMs = 300;
+const testTimeoutMs = 15_000;
+
+/**
+ * Registers the adapter-neutral contract of `Sandbox` as tests: REPL persistence, output
+ * capture, errors as values, timeouts and aborts, host functions (concurrency, error
+ * crossing), protected names, variable listing and copying, read-only variables, disposal.
+ * Adapters run it first, then their own tests.
+ */
+export function runSandboxConformance(
+  api: ConformanceTestApi,
+  createSandbox: SandboxFactory,
+): void {
+  const { expect } = api;
+  const test = (name: string, fn: () => Promise<void>) => api.test(name, fn, testTimeoutMs);
+
+  async function withSandbox(
+    options: Partial<SandboxOptions>,
+    body: (sandbox: Sandbox) => Promise<void>,
+  ): Promise<void> {
+    const sandbox = await createSandbox({ hostFunctions: {}, ...options });
+    try {
+      await body(sandbox);
+    } finally {
+      await sandbox.dispose();
+    }
+  }
+
+  async function expectSandboxError(promise: Promise<unknown>): Promise<void> {
+    let caught: unknown;
+    try {
+      await promise;
+    } catch (error) {
+      caught = error;
+    }
+    expect(SandboxError.isInstance(caught)).toBe(true);
+  }
+
+  const register = () => {
+    test('top-level declarations persist across executions', () =>
+      withSandbox({}, async (sandbox) => {
+        const first = await sandbox.execute(`
+          const a = 1;
+          let b = 2;
+          var c = 3;
+          function add(x, y) { return x + y; }
+          class Counter { constructor() { this.n = 4; } }
+          const { d, e: [f] } = { d: 5, e: [6] };
+          const g = await Promise.resolve(7);
+        `);
+        expect(first.error).toBeUndefined();
+        const second = await sandbox.execute('add(a, b) + c + new Counter().n + d + f + g');
+        expect(second.error).toBeUndefined();
+        expect(second.output).toBe('28');
+        const third = await sandbox.execute('b = 10; add(a, b)');
+        expect(third.output).toBe('11');
+      }));
+
+    test('print and console output is captured in order', () =>
+      withSandbox({}, async (sandbox) => {
+        const result = await sandbox.execute(
+          "print('one', 1); console.log('two'); console.info('three'); console.warn('four'); console.error('five');",
+        );
+        expect(result.error).toBeUndefined();
+        expect(result.output.trim().split('\n')).toEqual(['one 1', 'two', 'three', 'four', 'five']);
+        expect(typeof result.durationMs).toBe('number');
+      }));
+
+    test('the value of the last expression is shown after the output', () =>
+      withSandbox({}, async (sandbox) => {
+        expect((await sandbox.execute('1 + 1')).output).toBe('2');
+        expect((await sandbox.execute("print('first'); 'second'")).output).toBe('first\nsecond');
+        expect((await sandbox.execute('({ answer: 42 })')).output).toMatch(/answer.*42/);
+        expect((await sandbox.execute('const quiet = 1')).output).toBe('');
+        expect((await sandbox.execute('undefined')).output).toBe('');
+      }));
+
+    test('errors are values and keep the output printed before them', () =>
+      withSandbox({}, async (sandbox) => {
+        const thrown = await sandbox.execute("print('before'); throw new Error('boom');");
+        expect(thrown.output).toContain('before');
+        expect(thrown.error).toMatch(/boom/);
+        const syntax = await sandbox.execute('let = ;');
+        expect(syntax.error).toMatch(/SyntaxError/);
+        const reference = await sandbox.execute('notDefinedAnywhere + 1');
+        expect(reference.error).toMatch(/notDefinedAnywhere/);
+        expect((await sandbox.execute('2 * 21')).output).toBe('42');
+      }));
+
+    test('a timeout stops an infinite loop and the sandbox keeps working', () =>
+      withSandbox({}, async (sandbox) => {
+        await sandbox.setVariables({ kept: 'host value' });
+        await sandbox.execute('const counter = 41');
+        const result = await sandbox.execute('while (true) {}', { timeoutMs: runawayTimeoutMs });
+        expect(result.error).toMatch(/time/i);
+        expect(result.durationMs).toBeLessThan(10_000);
+        const after = await sandbox.execute('kept + " " + (counter + 1)');
+        expect(after.error).toBeUndefined();
+        expect(after.output).toBe('host value 42');
+      }));
+
+    test('a promise that never settles times out', () =>
+      withSandbox({}, async (sandbox) => {
+        const result = await sandbox.execute('await new Promise(() => {})', {
+          timeoutMs: runawayTimeoutMs,
+        });
+        expect(result.error).toMatch(/time/i);
+        expect((await sandbox.execute('"still here"')).output).toBe('still here');
+      }));
+
+    test('aborting the signal stops the code and resolves with an error', () =>
+      withSandbox({}, async (sandbox) => {
+        const controller = new AbortController();
+        const started = Date.now();
+        setTimeout(() => controller.abort(), 100);
+        const result = await sandbox.execute('while (true) {}', { signal: controller.signal });
+        expect(result.error).toMatch(/abort/i);
+        expect(Date.now() - started).toBeLessThan(10_000);
+        const early = await sandbox.execute('1', { signal: controller.signal });
+        expect(early.error).toMatch(/abort/i);
+        expect((await sandbox.execute('"alive"')).output).toBe('alive');
+      }));
+
+    test('host functions are async globals whose calls overlap', async () => {
+      let running = 0;
+      let mostAtOnce = 0;
+      const slowDouble = async (value: unknown) => {
+        running++;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        running--;
+        return (value as number) * 2;
+      };
+      await withSandbox({ hostFunctions: { slowDouble } }, async (sandbox) => {
+        const result = await sandbox.execute(`
+          const doubled = await Promise.all(Array.from({ length: 20 }, (_, i) => slowDouble(i)));
+          doubled.reduce((sum, value) => sum + value, 0)
+        `);
+        expect(result.error).toBeUndefined();
+        expect(result.output).toBe('380');
+        expect(mostAtOnce).toBe(20);
+        expect((await sandbox.execute('typeof slowDouble(1).then')).output).toBe('function');
+      });
+    });
+
+    test('a host rejection reaches model code as a plain Error with only the message', () =>
+      withSandbox(
+        {
+          hostFunctions: {
+            failing: async () => {
+              throw Object.assign(new TypeError('host says no'), { secret: 'host detail' });
+            },
+          },
+        },
+        async (sandbox) => {
+          const result = await sandbox.execute(`
+            try {
+              await failing();
+            } catch (error) {
+              print(error instanceof Error, error.message, error.cause === undefined, error.secret === undefined);
+            }
+          `);
+          expect(result.error).toBeUndefined();
+          expect(result.output.trim()).toBe('true host says no true true');
+          const uncaught = await sandbox.execute('await failing()');
+          expect(uncaught.error).toMatch(/host says no/);
+        },
+      ));
+
+    test('host functions, print, console and read-only variables cannot be overwritten', () =>
+      withSandbox({ hostFunctions: { tool: async () => 'tool result' } }, async (sandbox) => {
+        await sandbox.setVariables({ context: 'the context' }, { readOnly: true });
+        for (const attempt of [
+          'print = () => {}',
+          'console = {}',
+          'tool = null',
+          'context = "changed"',
+          'const print = 1',
+          'let tool = 1',
+          'var context = 1',
+          'globalThis.print = null',
+          'globalThis.context = "changed"',
+        ]) {
+          await sandbox.execute(attempt);
+        }
+        const result = await sandbox.execute('print(await tool(), context); console.log("ok")');
+        expect(result.error).toBeUndefined();
+        expect(result.output.trim()).toBe('tool result the context\nok');
+        const assignment = await sandbox.execute('context = "changed"');
+        expect(assignment.error).toMatch(/context|read-only|constant/i);
+      }));
+
+    test('listVariables is sorted by name, shaped, and leaves host functions out', () =>
+      withSandbox({ hostFunctions: { tool: async () => null } }, async (sandbox) => {
+        await sandbox.setVariables({ zeta: 'z'.repeat(5000), alpha: [1, 2, 3] });
+        await sandbox.execute('const middle = { a: 1, b: 2 }; function helper() {}');
+        const variables = await sandbox.listVariables();
+        const names = variables.map((variable) => variable.name);
+        expect(names).toEqual(['alpha', 'helper', 'middle', 'zeta']);
+        const byName = new Map(variables.map((variable) => [variable.name, variable]));
+        expect(byName.get('alpha')?.type).toBe('array');
+        expect(byName.get('alpha')?.size).toBe(3);
+        expect(byName.get('middle')?.type).toBe('object');
+        expect(byName.get('middle')?.size).toBe(2);
+        expect(byName.get('helper')?.type).toBe('function');
+        expect(byName.get('zeta')?.type).toBe('string');
+        expect(byName.get('zeta')?.size).toBe(5000);
+        for (const variable of variables) {
+          expect(variable.preview.length).toBeLessThan(121);
+        }
+      }));
+
+    test('getVariable returns a copy; unknown and uncopyable names reject', () =>
+      withSandbox({}, async (sandbox) => {
+        await sandbox.execute(
+          'const record = { items: [1, "two", { three: 3 }], flag: true }; const fn = () => 1;',
+        );
+        const copy = (await sandbox.getVariable('record')) as { items: unknown[] };
+        expect(copy).toEqual({ items: [1, 'two', { three: 3 }], flag: true });
+        copy.items.push('host change');
+        expect((await sandbox.execute('record.items.length')).output).toBe('3');
+        await expectSandboxError(sandbox.getVariable('missing'));
+        await expectSandboxError(sandbox.getVariable('fn'));
+      }));
+
+    test('setVariables defines variables from plain data; readOnly keeps them', () =>
+      withSandbox({}, async (sandbox) => {
+        await sandbox.setVariables({ base: 20, data: { list: [1, 2] } });
+        expect((await sandbox.execute('base + data.list.length')).output).toBe('22');
+        expect((await sandbox.execute('base = 30; base')).output).toBe('30');
+        await sandbox.setVariables({ fixed: 'original' }, { readOnly: true });
+        await sandbox.execute('fixed = "changed"');
+        expect((await sandbox.execute('fixed')).output).toBe('original');
+        expect(await sandbox.getVariable('fixed')).toBe('original');
+        await sandbox.setVariables({ fixed: 'updated by host' }, { readOnly: true });
+        expect((await sandbox.execute('fixed')).output).toBe('updated by host');
+        await expectSandboxError(sandbox.setVariables({ bad: () => 1 }));
+      }));
+
+    test('dispose is idempotent and later calls reject with SandboxError', async () => {
+      const sandbox = await createSandbox({ hostFunctions: {} });
+      expect(typeof sandbox[Symbol.asyncDispose]).toBe('function');
+      await Promise.all([sandbox.dispose(), sandbox.dispose()]);
+      await sandbox[Symbol.asyncDispose]();
+      await expectSandboxError(sandbox.execute('1'));
+      await expectSandboxError(sandbox.listVariables());
+      await expectSandboxError(sandbox.getVariable('x'));
+      await expectSandboxError(sandbox.setVariables({ x: 1 }));
+    });
+  };
+
+  if (api.describe) api.describe('Sandbox conformance', register);
+  else register();
+}
