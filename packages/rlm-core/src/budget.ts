@@ -59,6 +59,13 @@ export class Budget {
     this.#modelCalls += 1;
   }
 
+  /** Counts usage spent before a resume, so budgets hold across a crash. */
+  restore(usage: RunUsage): void {
+    this.#modelCalls += usage.modelCalls;
+    this.#inputTokens += usage.inputTokens;
+    this.#outputTokens += usage.outputTokens;
+  }
+
   /** Adds the usage a model call reported. */
   record(usage: Usage): void {
     this.#inputTokens += usage.inputTokens;

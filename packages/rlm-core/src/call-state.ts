@@ -1,3 +1,4 @@
+import type { ArtifactRef } from './artifact-store.js';
 import type { FinalSource } from './events.js';
 import type { Message, TextPart, ToolCallPart, ToolResultPart } from './language-model.js';
 import type { Sandbox } from './sandbox.js';
@@ -10,7 +11,12 @@ export type PendingFinal =
 
 /** How a call's promise settles. */
 export interface CallSettlement {
-  resolve(final: { answer: unknown; source: FinalSource; iterations: number }): void;
+  resolve(final: {
+    answer: unknown;
+    source: FinalSource;
+    iterations: number;
+    artifact?: ArtifactRef;
+  }): void;
   reject(error: unknown): void;
 }
 

@@ -1,11 +1,16 @@
+import type { ArtifactStore } from './artifact-store.js';
 import { Budget } from './budget.js';
+import { type ResumeState, resumeStateOf } from './checkpoints.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { SandboxError } from './errors/sandbox-error.js';
 import { EventChannel } from './event-channel.js';
 import type { RlmEvent } from './events.js';
-import { OutputSchema } from './output-schema.js';
+import { hashContext } from './hash-context.js';
+import { HostToolRegistry } from './host-tools.js';
+import { JsonSchemaCheck } from './json-schema-check.js';
 import type { RLM, RLMResult, RLMSettings, QueryOptions } from './rlm-settings.js';
+import { runKey } from './run-key.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import {
   type CallSetup,
@@ -38,6 +43,10 @@ class RecursiveLanguageModel implements RLM {
   #running: Scheduler | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   readonly #history: HistoryEntry[] = [];
+  /** Distinct contexts given to the persistent sandbox, as `context_0..n`. */
+  readonly #contexts: unknown[] = [];
+  #currentContext: unknown;
+  readonly #artifacts: ArtifactStore | undefined;
   #disposed = false;
 
   constructor(settings: RLMSettings) {
@@ -55,7 +64,7 @@ class RecursiveLanguageModel implements RLM {
       execTimeoutMs: positiveInteger(settings.execTimeoutMs ?? 60_000, 'execTimeoutMs'),
       sandboxLimits: settings.sandboxLimits ?? {},
       maxResponseTokens: settings.maxResponseTokens,
-      outputSchema: settings.outputSchema ? new OutputSchema(settings.outputSchema) : undefined,
+      outputSchema: settings.outputSchema ? new JsonSchemaCheck(settings.outputSchema) : undefined,
       stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
       historyBudgetChars: positiveInteger(
         settings.historyBudgetChars ?? 100_000,
@@ -66,14 +75,18 @@ class RecursiveLanguageModel implements RLM {
         maxPending: positiveInteger(settings.commandQueue?.maxPending ?? 1_024, 'maxPending'),
       },
       variableSync: settings.variableSync ?? {},
+      tools: new HostToolRegistry(settings.tools ?? []),
+      largeAnswerChars: positiveInteger(settings.largeAnswerChars ?? 65_536, 'largeAnswerChars'),
+      catalogChars: positiveInteger(settings.catalogChars ?? 4_000, 'catalogChars'),
     };
     this.#persistent = settings.persistent ?? true;
     this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');
     this.#budget = settings.budget;
+    this.#artifacts = settings.artifacts;
   }
 
   query(query: string, context?: unknown, options: QueryOptions = {}): Promise<RLMResult> {
-    return this.#serialize(() => this.#run(query, context, options.signal, () => {}));
+    return this.#serialize(() => this.#run(query, context, options, () => {}));
   }
 
   queryStream(
@@ -89,7 +102,11 @@ class RecursiveLanguageModel implements RLM {
       isDroppable: (event) => event.type !== 'final' && event.type !== 'call-error',
       onReturn: () => abort.abort(new Error('the event stream was closed')),
     });
-    this.#serialize(() => this.#run(query, context, abort.signal, (event) => channel.push(event)))
+    this.#serialize(() =>
+      this.#run(query, context, { ...options, signal: abort.signal }, (event) =>
+        channel.push(event),
+      ),
+    )
       .then(
         () => channel.close(),
         (error: unknown) => channel.close({ error }),
@@ -120,7 +137,7 @@ class RecursiveLanguageModel implements RLM {
   async #run(
     query: string,
     context: unknown,
-    signal: AbortSignal | undefined,
+    options: QueryOptions,
     emit: (event: RlmEvent) => void,
   ): Promise<RLMResult> {
     if (this.#disposed) {
@@ -129,12 +146,23 @@ class RecursiveLanguageModel implements RLM {
     if (typeof query !== 'string' || query.trim().length === 0) {
       throw new TypeError('@rlm/core: query must be a non-empty string');
     }
+    if (options.resume && !this.#artifacts) {
+      throw new TypeError('@rlm/core: resume needs an artifact store: createRLM({ artifacts })');
+    }
     const startedAt = Date.now();
     const budget = new Budget(this.#budget);
+    const storage = this.#artifacts ? this.#storageFor(query, context) : undefined;
+    const checkpoint =
+      storage && options.resume
+        ? await storage.artifacts.latestCheckpoint(storage.runKey)
+        : undefined;
+    if (checkpoint) budget.restore(checkpoint.budget);
     const scheduler = new Scheduler(this.#settings, {
       budget,
       gate: new ConcurrencyGate(this.#maxConcurrency),
       emit,
+      startedAt,
+      ...(storage ? { storage } : {}),
     });
     const wallTime = budget.remainingWallTimeMs;
     const timer =
@@ -148,12 +176,12 @@ class RecursiveLanguageModel implements RLM {
                   { budget: 'wallTime' },
                 ),
               ),
-            wallTime,
+            Math.max(0, wallTime),
           );
     this.#running = scheduler;
     try {
-      const setup = await this.#setup(context);
-      const final = await scheduler.runRoot(query, context, setup, signal);
+      const setup = await this.#setup(context, checkpoint ? resumeStateOf(checkpoint) : undefined);
+      const final = await scheduler.runRoot(query, context, setup, options.signal);
       if (this.#persistent) {
         this.#history.push({ query, answer: final.answer, iterations: final.iterations });
       }
@@ -163,6 +191,9 @@ class RecursiveLanguageModel implements RLM {
         iterations: final.iterations,
         depthReached: scheduler.depthReached,
         durationMs: Date.now() - startedAt,
+        ...(storage ? { runKey: storage.runKey } : {}),
+        ...(final.artifact ? { artifact: final.artifact } : {}),
+        ...(checkpoint ? { resumedFrom: checkpoint.iteration } : {}),
       };
     } finally {
       clearTimeout(timer);
@@ -170,9 +201,21 @@ class RecursiveLanguageModel implements RLM {
     }
   }
 
-  async #setup(context: unknown): Promise<CallSetup> {
+  /** The run's identity and its own scope of named records. */
+  #storageFor(query: string, context: unknown): { artifacts: ArtifactStore; runKey: string } {
+    const key = runKey(query, hashContext(context));
+    return { artifacts: this.#artifacts!.scoped(key), runKey: key };
+  }
+
+  async #setup(context: unknown, resume: ResumeState | undefined): Promise<CallSetup> {
+    const base = resume ? { resume } : {};
     if (!this.#persistent) {
-      return { variables: { context }, counts: { contexts: 1, histories: 0 } };
+      return {
+        ...base,
+        variables: { context },
+        hostVariables: new Set(['context']),
+        counts: { contexts: 1, histories: 0 },
+      };
     }
     this.#sandbox ??= this.#settings.sandboxFactory({
       hostFunctions: this.#delegatingHostFunctions(),
@@ -185,18 +228,34 @@ class RecursiveLanguageModel implements RLM {
       this.#sandbox = undefined;
       throw error;
     }
-    const index = this.#history.length;
+    // A context given again (the same object) is not sent again: it is already in the sandbox.
+    const variables: Record<string, unknown> = { history: [...this.#history] };
+    let index = this.#contexts.indexOf(context);
+    if (index < 0) {
+      index = this.#contexts.push(context) - 1;
+      variables[`context_${index}`] = context;
+    }
+    if (this.#currentContext !== context || this.#contexts.length === 1) {
+      variables.context = context;
+      this.#currentContext = context;
+    }
     return {
+      ...base,
       sandbox,
-      variables: { context, [`context_${index}`]: context, history: [...this.#history] },
-      counts: { contexts: index + 1, histories: index },
+      variables,
+      hostVariables: new Set([
+        'context',
+        'history',
+        ...this.#contexts.map((_, position) => `context_${position}`),
+      ]),
+      counts: { contexts: this.#contexts.length, histories: this.#history.length },
     };
   }
 
   /** Host functions of the persistent sandbox: they reach whichever query is running. */
   #delegatingHostFunctions(): Record<string, HostFunction> {
     return Object.fromEntries(
-      hostFunctionNames.map((name) => [
+      hostFunctionNames(this.#settings, this.#artifacts !== undefined).map((name) => [
         name,
         (...args: unknown[]) => {
           const target = this.#running?.rootHostFunctions[name];

@@ -1,4 +1,6 @@
+import type { ArtifactRef } from './artifact-store.js';
 import type { Usage } from './language-model.js';
+import type { RunUsage } from './rlm-settings.js';
 import type { VariableInfo } from './sandbox.js';
 import type { VariableSyncReason } from './variable-space.js';
 
@@ -87,6 +89,14 @@ export interface FinalEvent extends EventBase {
   readonly type: 'final';
   readonly answer: unknown;
   readonly iterations: number;
+  /** Usage of the whole run so far (for the root: the run's total). */
+  readonly usage: RunUsage;
+  /** Deepest call depth the run reached so far. */
+  readonly depthReached: number;
+  /** Time since the run started, in milliseconds. */
+  readonly durationMs: number;
+  /** The stored copy of a large root answer (see `largeAnswerChars`). */
+  readonly artifact?: ArtifactRef;
   /** How the answer was given: `submit-tool`, `submit-code`, `final-var`, `final-text`, `extract`. */
   readonly source: FinalSource;
 }
@@ -124,6 +134,25 @@ export interface VariableSyncFailedEvent extends EventBase {
   readonly timedOut: boolean;
 }
 
+/** The run continued from a checkpoint. */
+export interface ResumedEvent extends EventBase {
+  readonly type: 'resumed';
+  /** The iteration the checkpoint was taken after. */
+  readonly iteration: number;
+  /** Variables restored from the checkpoint. */
+  readonly restored: readonly string[];
+  /** Variables that existed but could not be saved (not serializable). */
+  readonly lost: readonly string[];
+}
+
+/** A checkpoint was saved after an executed step. */
+export interface CheckpointEvent extends EventBase {
+  readonly type: 'checkpoint';
+  readonly iteration: number;
+  readonly checkpointId: string;
+  readonly durationMs: number;
+}
+
 /** How a final answer was given. */
 export type FinalSource = 'submit-tool' | 'submit-code' | 'final-var' | 'final-text' | 'extract';
 
@@ -142,4 +171,6 @@ export type RlmEvent =
   | CallErrorEvent
   | UsageEvent
   | VariablesUpdatedEvent
-  | VariableSyncFailedEvent;
+  | VariableSyncFailedEvent
+  | ResumedEvent
+  | CheckpointEvent;

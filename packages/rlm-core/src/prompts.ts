@@ -8,6 +8,10 @@ export interface SystemPromptOptions {
   readonly recursion: boolean;
   /** The fence language model code must use. */
   readonly codeLanguage: string;
+  /** Whether `store`/`load`/`list_artifacts` exist. */
+  readonly artifacts: boolean;
+  /** The host tools' descriptions (empty: none). */
+  readonly tools: string;
 }
 
 /** The built-in system prompt. */
@@ -48,8 +52,22 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     options.recursion
       ? '- `await sub_rlm(query, context)`: start a full recursive solver, with its own REPL, on a\n  sub-question and a piece of the context; returns its answer.'
       : '- `await sub_rlm(query, context)`: answer a sub-question over a piece of the context with\n  one model call; returns its answer.',
-    '- `SHOW_VARS()`: list the variables you have defined.',
     '- `print(...)`: print values.',
+    ...(options.artifacts
+      ? [
+          '- `await store(name, value, { type, description, purpose })`: keep a value as a named,',
+          '  immutable artifact that survives crashes; `await load(name)` reads it back;',
+          '  `await list_artifacts()` lists them.',
+        ]
+      : []),
+    ...(options.tools
+      ? [
+          '',
+          'Host tools (async functions). Inputs may use "@name" to pass an artifact value; pass',
+          '`{ outputs: [{ name, type, description, purpose }] }` to store the result as artifacts:',
+          options.tools,
+        ]
+      : []),
     '',
     'Work step by step: look at the context size and structure first, then split it into',
     'chunks, query sub-models over the chunks, and combine their answers in variables.',

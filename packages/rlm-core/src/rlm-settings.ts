@@ -1,3 +1,4 @@
+import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { RlmEvent } from './events.js';
 import type { JsonSchema, LanguageModel, Usage } from './language-model.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
@@ -24,6 +25,35 @@ export interface CommandQueueSettings {
   readonly strategy?: 'unbounded' | 'dropping' | 'sliding';
   /** Default 1,024. */
   readonly maxPending?: number;
+}
+
+/** Where a host tool's result is stored as a named artifact record. */
+export interface ToolOutput {
+  /** The record's name; later inputs refer to it as `"@name"`. */
+  readonly name: string;
+  /** What kind of thing it is (`data`, `file`, `report`, ...). Default `data`. */
+  readonly type?: string;
+  readonly description?: string;
+  readonly purpose?: string;
+}
+
+/**
+ * A typed host function model code can call as `await name(input, { outputs })`. The input is
+ * validated against `inputSchema` after `"@name"` references are resolved to artifact values.
+ * A failure reaches model code as an `Error` carrying only the message.
+ */
+export interface HostTool {
+  /** A JavaScript identifier, not one of the scaffold names (`context`, `llm_query`, ...). */
+  readonly name: string;
+  /** What it does, for the prompt. */
+  readonly description: string;
+  /** JSON Schema of the input. */
+  readonly inputSchema: JsonSchema;
+  /**
+   * Does the work. Must resolve to plain data (structured-clonable). `signal` aborts when the
+   * run ends.
+   */
+  execute(input: unknown, options: { readonly signal: AbortSignal }): unknown;
 }
 
 /** Settings of {@link createRLM}. */
@@ -84,12 +114,32 @@ export interface RLMSettings {
   readonly commandQueue?: CommandQueueSettings;
   /** Timeout and retries of variable listing. */
   readonly variableSync?: VariableSyncSettings;
+  /**
+   * Durable storage: enables `store`/`load`/`list_artifacts` in model code, named tool outputs,
+   * an "Available artifacts" catalog in the prompt, a checkpoint after every executed step, and
+   * `query(..., { resume: true })`. Records live in one scope per run (query + context hash).
+   */
+  readonly artifacts?: ArtifactStore;
+  /** Host functions model code may call, each with an input schema. */
+  readonly tools?: readonly HostTool[];
+  /**
+   * An answer longer than this (characters of text, or of its JSON) is also stored as a blob
+   * in `artifacts`, and the result carries its `artifact` ref. Default 65,536.
+   */
+  readonly largeAnswerChars?: number;
+  /** Characters of the artifact catalog shown in the prompt. Default 4,000. */
+  readonly catalogChars?: number;
 }
 
 /** Options of one query. */
 export interface QueryOptions {
   /** Aborts the whole run: model calls, sandboxes, children. */
   readonly signal?: AbortSignal;
+  /**
+   * Continue from the latest checkpoint of the same query over the same context, if there is
+   * one (needs `artifacts`): the transcript, iteration, variables and budget used are restored.
+   */
+  readonly resume?: boolean;
 }
 
 /** Usage of a whole run, children included. */
@@ -107,6 +157,12 @@ export interface RLMResult {
   /** Deepest call depth reached (0 = only the root ran). */
   readonly depthReached: number;
   readonly durationMs: number;
+  /** The run's identity in the artifact store (set when `artifacts` is configured). */
+  readonly runKey?: string;
+  /** The stored copy of a large answer (see `largeAnswerChars`). */
+  readonly artifact?: ArtifactRef;
+  /** Set when the run continued from a checkpoint: the iteration it resumed after. */
+  readonly resumedFrom?: number;
 }
 
 /** A Recursive Language Model. */

@@ -1,6 +1,8 @@
 import { boundHistory } from './bound-history.js';
+import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { Budget } from './budget.js';
 import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
+import { type ResumeState, resumeNote, takeCheckpoint } from './checkpoints.js';
 import type { ConcurrencyGate } from './concurrency-gate.js';
 import { describeContext, measure } from './describe-context.js';
 import { AbortedError } from './errors/aborted-error.js';
@@ -17,7 +19,8 @@ import type {
   ToolDefinition,
   ToolResultPart,
 } from './language-model.js';
-import type { OutputSchema } from './output-schema.js';
+import type { JsonSchemaCheck } from './json-schema-check.js';
+import type { HostToolRegistry } from './host-tools.js';
 import { parseResponse } from './parse-response.js';
 import {
   buildContextMessage,
@@ -52,21 +55,29 @@ export interface ResolvedSettings {
   readonly execTimeoutMs: number;
   readonly sandboxLimits: Partial<SandboxLimits>;
   readonly maxResponseTokens: number | undefined;
-  readonly outputSchema: OutputSchema | undefined;
+  readonly outputSchema: JsonSchemaCheck | undefined;
   readonly stallLimit: number;
   readonly historyBudgetChars: number;
   readonly commandQueue: Required<CommandQueueSettings>;
   readonly variableSync: VariableSyncSettings;
+  readonly tools: HostToolRegistry;
+  readonly largeAnswerChars: number;
+  readonly catalogChars: number;
 }
 
-/** Names of the host functions every sandbox gets, as model code calls them. */
-export const hostFunctionNames = [
-  'llm_query',
-  'llm_query_batched',
-  'sub_rlm',
-  'SUBMIT',
-  'FINAL_VAR',
-] as const;
+/** Host functions every sandbox gets, as model code calls them. */
+const coreFunctionNames = ['llm_query', 'llm_query_batched', 'sub_rlm', 'SUBMIT', 'FINAL_VAR'];
+/** Host functions added when an artifact store is configured. */
+const artifactFunctionNames = ['store', 'load', 'list_artifacts'];
+
+/** Names of the host functions a sandbox gets under these settings. */
+export function hostFunctionNames(settings: ResolvedSettings, withArtifacts: boolean): string[] {
+  return [
+    ...coreFunctionNames,
+    ...(withArtifacts ? artifactFunctionNames : []),
+    ...settings.tools.names,
+  ];
+}
 
 /** The commands of the scheduler's state machine, consumed one at a time. */
 type Command =
@@ -86,6 +97,7 @@ type Command =
       readonly callId: string;
       readonly answer: unknown;
       readonly source: FinalSource;
+      readonly artifact?: ArtifactRef;
     }
   | { readonly type: 'FailCall'; readonly callId: string; readonly error: unknown };
 
@@ -97,6 +109,10 @@ export interface CallSetup {
   readonly variables: Readonly<Record<string, unknown>>;
   /** Counts shown in the prompt's metadata. */
   readonly counts: { readonly contexts: number; readonly histories: number };
+  /** Continue from this checkpoint state instead of starting fresh. */
+  readonly resume?: ResumeState;
+  /** Names the host sets (context, history): never checkpointed. */
+  readonly hostVariables: ReadonlySet<string>;
 }
 
 interface BridgeRequest {
@@ -119,6 +135,10 @@ export interface RunResources {
   readonly budget: Budget;
   readonly gate: ConcurrencyGate;
   readonly emit: (event: RlmEvent) => void;
+  /** When the run started (ms since the epoch). */
+  readonly startedAt: number;
+  /** The run's storage: the store scoped to `runKey`. */
+  readonly storage?: { readonly artifacts: ArtifactStore; readonly runKey: string };
 }
 
 /**
@@ -141,6 +161,7 @@ export class Scheduler {
   #nextId = 0;
   #depthReached = 0;
   #rootHostFunctions: Record<string, HostFunction> | undefined;
+  readonly #hostVariables = new Map<string, ReadonlySet<string>>();
 
   constructor(settings: ResolvedSettings, resources: RunResources) {
     this.#settings = settings;
@@ -166,27 +187,29 @@ export class Scheduler {
     context: unknown,
     setup: CallSetup,
     signal: AbortSignal | undefined,
-  ): Promise<{ answer: unknown; source: FinalSource; iterations: number }> {
+  ): Promise<{ answer: unknown; source: FinalSource; iterations: number; artifact?: ArtifactRef }> {
     return new Promise((resolve, reject) => {
       const call = this.#createCall(query, context, 0, undefined, { resolve, reject });
-      if (signal) {
-        const onAbort = () =>
-          this.#enqueue({
-            type: 'FailCall',
-            callId: call.id,
-            error: new AbortedError(undefined, { cause: signal.reason }),
-          });
-        if (signal.aborted) onAbort();
-        else {
-          signal.addEventListener('abort', onAbort, { once: true });
-          call.abort.signal.addEventListener(
-            'abort',
-            () => signal.removeEventListener('abort', onAbort),
-            { once: true },
-          );
-        }
-      }
       this.#enqueue({ type: 'StartCall', call, setup });
+      if (!signal) return;
+      const onAbort = () =>
+        this.#enqueue({
+          type: 'FailCall',
+          callId: call.id,
+          error: new AbortedError(undefined, { cause: signal.reason }),
+        });
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      call.abort.signal.addEventListener(
+        'abort',
+        () => signal.removeEventListener('abort', onAbort),
+        {
+          once: true,
+        },
+      );
     });
   }
 
@@ -288,7 +311,7 @@ export class Scheduler {
         this.#handleBridgeCall(command.requestId);
         break;
       case 'Finalize':
-        this.#finalize(command.callId, command.answer, command.source);
+        this.#finalize(command);
         break;
       case 'FailCall':
         this.#failCall(command.callId, command.error);
@@ -326,9 +349,53 @@ export class Scheduler {
       }
       call.variables = new VariableSpace(call.sandbox, this.#settings.variableSync);
       await call.variables.injectAll(setup.variables, true);
+      if (setup.resume) await this.#resume(call, setup.resume);
       await this.#syncVariables(call, 'start');
       return { type: 'GenerateStep', callId: call.id };
     });
+    this.#hostVariables.set(call.id, setup.hostVariables);
+  }
+
+  /** Restores a checkpoint's transcript, iteration and variables into a starting call. */
+  async #resume(call: CallState, state: ResumeState): Promise<void> {
+    await call.variables!.injectAll(state.variables);
+    call.messages.splice(0, call.messages.length, ...state.transcript);
+    call.iteration = state.iteration;
+    appendMessage(call.messages, { role: 'user', content: resumeNote(state) });
+    this.#emit(call, {
+      type: 'resumed',
+      iteration: state.iteration,
+      restored: Object.keys(state.variables),
+      lost: state.lost,
+    });
+  }
+
+  /** Saves a checkpoint of the root call after an executed step; a failure only warns. */
+  async #checkpoint(call: CallState): Promise<void> {
+    const storage = this.#resources.storage;
+    if (!storage || call.parentId !== undefined) return;
+    const startedAt = Date.now();
+    try {
+      const summary = await takeCheckpoint(call, {
+        artifacts: storage.artifacts,
+        runKey: storage.runKey,
+        budget: this.#resources.budget,
+        startedAt: this.#resources.startedAt,
+        hostVariables: this.#hostVariables.get(call.id) ?? new Set(),
+      });
+      this.#emit(call, {
+        type: 'checkpoint',
+        iteration: call.iteration,
+        checkpointId: summary.id,
+        durationMs: Date.now() - startedAt,
+      });
+    } catch (error) {
+      this.#emit(call, {
+        type: 'warning',
+        code: 'checkpoint-failed',
+        message: `Could not save a checkpoint: ${errorMessage(error)}`,
+      });
+    }
   }
 
   /** Refreshes the call's variable listing and publishes the outcome. */
@@ -377,7 +444,7 @@ export class Scheduler {
         return Promise.resolve(undefined);
       };
     };
-    const functions: Record<(typeof hostFunctionNames)[number], HostFunction> = {
+    const functions: Record<string, HostFunction> = {
       llm_query: withCall('llm_query'),
       llm_query_batched: withCall('llm_query_batched'),
       sub_rlm: withCall('sub_rlm'),
@@ -392,6 +459,11 @@ export class Scheduler {
           : 'FINAL_VAR(name) needs the variable name as a string, e.g. FINAL_VAR("answer")',
       ),
     };
+    const bridged = [
+      ...(this.#resources.storage ? artifactFunctionNames : []),
+      ...this.#settings.tools.names,
+    ];
+    for (const name of bridged) functions[name] = withCall(name);
     return functions;
   }
 
@@ -542,9 +614,52 @@ export class Scheduler {
         return;
       }
       default:
-        this.#settleBridge(requestId, {
-          error: new Error(`unknown host function ${request.name}`),
+        request.waiting = false;
+        settleWith(this.#hostCall(call, request));
+    }
+  }
+
+  /** Artifact functions and host tools: no model involved. */
+  #hostCall(call: CallState, request: BridgeRequest): Promise<unknown> {
+    const artifacts = this.#resources.storage?.artifacts;
+    const signal = AbortSignal.any([call.abort.signal, request.abort.signal]);
+    if (this.#settings.tools.has(request.name)) {
+      return this.#settings.tools.call(request.name, request.args, artifacts, signal);
+    }
+    if (!artifacts) return Promise.reject(new Error(`unknown host function ${request.name}`));
+    const [name, value, options] = request.args;
+    switch (request.name) {
+      case 'store': {
+        if (typeof name !== 'string' || name.length === 0 || value === undefined) {
+          return Promise.reject(
+            new Error(
+              'store(name, value, { type?, description?, purpose? }) needs a name and a value',
+            ),
+          );
+        }
+        const described = (typeof options === 'object' && options !== null ? options : {}) as {
+          type?: unknown;
+          description?: unknown;
+          purpose?: unknown;
+        };
+        return artifacts.put(name, {
+          type: typeof described.type === 'string' ? described.type : 'data',
+          value,
+          description: typeof described.description === 'string' ? described.description : name,
+          ...(typeof described.purpose === 'string' ? { purpose: described.purpose } : {}),
+          metadata: { callId: call.id, iteration: call.iteration },
         });
+      }
+      case 'load':
+        if (typeof name !== 'string') return Promise.reject(new Error('load(name) needs a name'));
+        return artifacts.get(name).then((record) => {
+          if (!record) throw new Error(`no artifact named ${JSON.stringify(name)}`);
+          return record.value;
+        });
+      case 'list_artifacts':
+        return artifacts.catalog();
+      default:
+        return Promise.reject(new Error(`unknown host function ${request.name}`));
     }
   }
 
@@ -556,7 +671,11 @@ export class Scheduler {
     this.#enqueue({
       type: 'StartCall',
       call: child,
-      setup: { variables: { context }, counts: { contexts: 1, histories: 0 } },
+      setup: {
+        variables: { context },
+        hostVariables: new Set(['context']),
+        counts: { contexts: 1, histories: 0 },
+      },
     });
   }
 
@@ -611,7 +730,7 @@ export class Scheduler {
     call: CallState,
     toolChoice: GenerateRequest['toolChoice'],
   ): Promise<GenerateResult> {
-    const request = this.#request(call);
+    const request = await this.#request(call);
     if (!request.tools) return this.#generate(call, this.#settings.llm, request);
     try {
       return await this.#generate(call, this.#settings.llm, { ...request, toolChoice });
@@ -623,7 +742,7 @@ export class Scheduler {
         code: 'tools-unsupported',
         message: `The model rejected the SUBMIT tool (${errorMessage(error)}); continuing with FINAL(...) text answers.`,
       });
-      return this.#generate(call, this.#settings.llm, this.#request(call));
+      return this.#generate(call, this.#settings.llm, await this.#request(call));
     }
   }
 
@@ -636,16 +755,23 @@ export class Scheduler {
     return this.#submitToolDefinition;
   }
 
-  #request(call: CallState): Omit<GenerateRequest, 'maxTokens'> {
+  async #request(call: CallState): Promise<Omit<GenerateRequest, 'maxTokens'>> {
     const offered = this.#submitToolOffered();
+    const artifacts = this.#resources.storage?.artifacts;
+    const system =
+      this.#settings.systemPrompt ??
+      buildSystemPrompt({
+        submitTool: offered,
+        recursion: call.depth + 1 < this.#settings.maxDepth,
+        codeLanguage: this.#settings.codeLanguages[0] ?? 'repl',
+        artifacts: artifacts !== undefined,
+        tools: this.#settings.tools.describe(),
+      });
+    const catalog = artifacts
+      ? `\n\nAvailable artifacts (load(name) in code, "@name" in tool inputs):\n${await artifacts.formatCatalog(this.#settings.catalogChars)}`
+      : '';
     return {
-      system:
-        this.#settings.systemPrompt ??
-        buildSystemPrompt({
-          submitTool: offered,
-          recursion: call.depth + 1 < this.#settings.maxDepth,
-          codeLanguage: this.#settings.codeLanguages[0] ?? 'repl',
-        }),
+      system: system + catalog,
       messages: boundHistory(call.messages, this.#settings.historyBudgetChars),
       ...(offered ? { tools: [this.#submitTool()], toolChoice: 'auto' as const } : {}),
     };
@@ -737,7 +863,9 @@ export class Scheduler {
     });
   }
 
-  #presentOutput(call: CallState, output: string, error: string | undefined): string {
+  /** What the model sees of one execution: redacted, truncated, the error after the output. */
+  #presentOutput(call: CallState, rawOutput: string, error: string | undefined): string {
+    const output = rawOutput.endsWith('\n') ? rawOutput.slice(0, -1) : rawOutput;
     const shown = truncateOutput(
       redactLargeOutput(output, {
         contextLength: call.contextLength,
@@ -747,7 +875,10 @@ export class Scheduler {
       this.#settings.maxOutputChars,
     );
     if (error === undefined) return shown;
-    const errorText = truncateOutput(`Error: ${error}`, this.#settings.maxOutputChars);
+    const errorText = truncateOutput(
+      /^\w*Error\b/.test(error) ? error : `Error: ${error}`,
+      this.#settings.maxOutputChars,
+    );
     return shown.length > 0 ? `${shown}\n${errorText}` : errorText;
   }
 
@@ -772,6 +903,7 @@ export class Scheduler {
     }
     this.#spawn(call, async () => {
       await this.#syncVariables(call, 'code-executed');
+      await this.#checkpoint(call);
       return { type: 'GenerateStep', callId: call.id };
     });
   }
@@ -832,9 +964,7 @@ export class Scheduler {
   ): void {
     this.#spawn(call, async () => {
       const accepted = await this.#readAnswer(call, final);
-      if ('answer' in accepted) {
-        return { type: 'Finalize', callId: call.id, answer: accepted.answer, source: final.source };
-      }
+      if ('answer' in accepted) return this.#finalCommand(call, accepted.answer, final.source);
       this.#emit(call, { type: 'warning', code: 'answer-rejected', message: accepted.problem });
       const results = submitCall
         ? [...toolResults, toolError(submitCall, accepted.problem)]
@@ -867,7 +997,9 @@ export class Scheduler {
     const problem = schema.check(structured);
     return problem === undefined
       ? { answer: structured }
-      : { problem: `Answer not accepted: ${problem}. Fix it and submit again.` };
+      : {
+          problem: `Answer not accepted: it does not match the output schema (${problem}). Fix it and submit again.`,
+        };
   }
 
   /** Out of iterations (or stalled): one forced final prompt, then a typed error. */
@@ -894,7 +1026,7 @@ export class Scheduler {
       }
       const accepted = await this.#readAnswer(call, final);
       if ('problem' in accepted) throw this.#noFinalAnswer(call, accepted.problem);
-      return { type: 'Finalize', callId: call.id, answer: accepted.answer, source: 'extract' };
+      return this.#finalCommand(call, accepted.answer, 'extract');
     });
   }
 
@@ -913,12 +1045,44 @@ export class Scheduler {
     );
   }
 
-  #finalize(callId: string, answer: unknown, source: FinalSource): void {
-    const call = this.#liveCall(callId);
+  #finalize(command: Extract<Command, { type: 'Finalize' }>): void {
+    const call = this.#liveCall(command.callId);
     if (!call) return;
-    this.#emit(call, { type: 'final', answer, iterations: call.iteration, source });
+    const { answer, source, artifact } = command;
+    this.#emit(call, {
+      type: 'final',
+      answer,
+      iterations: call.iteration,
+      source,
+      usage: this.#resources.budget.usage,
+      depthReached: this.#depthReached,
+      durationMs: Date.now() - this.#resources.startedAt,
+      ...(artifact ? { artifact } : {}),
+    });
     this.#release(call, new Error('the query finished'));
-    call.settlement.resolve({ answer, source, iterations: call.iteration });
+    call.settlement.resolve({
+      answer,
+      source,
+      iterations: call.iteration,
+      ...(artifact ? { artifact } : {}),
+    });
+  }
+
+  /**
+   * The Finalize command for an accepted answer. A large root answer is also stored as a blob,
+   * so it survives the process and can be fetched by id.
+   */
+  async #finalCommand(call: CallState, answer: unknown, source: FinalSource): Promise<Command> {
+    const storage = this.#resources.storage;
+    const text = typeof answer === 'string' ? answer : undefined;
+    let artifact: ArtifactRef | undefined;
+    if (storage && call.parentId === undefined) {
+      const content = text ?? JSON.stringify(answer) ?? '';
+      if (content.length > this.#settings.largeAnswerChars) {
+        artifact = await storage.artifacts.store(content);
+      }
+    }
+    return { type: 'Finalize', callId: call.id, answer, source, ...(artifact ? { artifact } : {}) };
   }
 
   #failCall(callId: string, error: unknown): void {
@@ -949,6 +1113,7 @@ export class Scheduler {
     }
     if (call.parentId) this.#calls.get(call.parentId)?.children.delete(call.id);
     this.#calls.delete(call.id);
+    this.#hostVariables.delete(call.id);
     if (call.ownsSandbox && call.sandbox) {
       call.sandbox.dispose().catch(() => {});
     }

@@ -1,9 +1,9 @@
 import { Validator } from '@cfworker/json-schema';
 import type { JsonSchema } from './language-model.js';
 
-/** Validates final answers against the JSON Schema given as `outputSchema`. */
-export class OutputSchema {
-  /** The schema, as offered to the model in the SUBMIT tool. */
+/** Validates values against a JSON Schema: final answers (`outputSchema`), host tool inputs. */
+export class JsonSchemaCheck {
+  /** The schema, as offered to the model. */
   readonly schema: JsonSchema;
   readonly #validator: Validator;
 
@@ -17,8 +17,8 @@ export class OutputSchema {
   }
 
   /**
-   * Checks `value`. Returns `undefined` when it conforms, else one readable problem listing
-   * (at most five) failing locations, written for the model to fix its answer.
+   * Checks `value`. Returns `undefined` when it conforms, else the failing locations (at most
+   * five) in one readable line, e.g. `#/count: Instance type "string" is invalid.`
    */
   check(value: unknown): string | undefined {
     const result = this.#validator.validate(value);
@@ -29,6 +29,6 @@ export class OutputSchema {
     );
     const shown = (leaves.length > 0 ? leaves : result.errors).slice(0, 5);
     const details = shown.map((error) => `${error.instanceLocation || '#'}: ${error.error}`);
-    return `the answer does not match the output schema (${details.join('; ')})`;
+    return details.join('; ');
   }
 }

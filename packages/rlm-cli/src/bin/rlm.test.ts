@@ -1,0 +1,314 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type FakeMessagesServer,
+  type FakeReply,
+  fakeError,
+  fakeText,
+  startFakeMessagesServer,
+} from '@rlm/core/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+
+/** End to end: the built bin as a real subprocess against the fake Messages API. */
+
+const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
+const apiKey = 'sk-ant-test-key';
+
+let root: string;
+let server: FakeMessagesServer | undefined;
+
+beforeAll(async () => {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
+  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-bin-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+interface RunResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+interface RunOptions {
+  /** Replaces the default environment entries (set a value to `undefined` to drop it). */
+  readonly env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed. */
+  readonly input?: string;
+  /** Called with the child once its stderr contains this text. */
+  readonly onStderr?: {
+    readonly text: string;
+    readonly act: (send: (signal: NodeJS.Signals) => void) => void;
+  };
+}
+
+/** Starts the fake server with `replies` and runs the bin against it. */
+async function runRlm(
+  args: readonly string[],
+  replies: readonly FakeReply[],
+  options: RunOptions = {},
+) {
+  server = await startFakeMessagesServer({ replies });
+  return spawnRlm(args, server.url, options);
+}
+
+function spawnRlm(
+  args: readonly string[],
+  baseURL: string,
+  options: RunOptions,
+): Promise<RunResult> {
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    ANTHROPIC_API_KEY: apiKey,
+    ANTHROPIC_BASE_URL: baseURL,
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let notified = false;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    if (!notified && options.onStderr && stderr.includes(options.onStderr.text)) {
+      notified = true;
+      options.onStderr.act((signal) => child.kill(signal));
+    }
+  });
+  child.stdin.end(options.input ?? '');
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+async function writeContext(name: string, content: string | Buffer): Promise<string> {
+  const file = path.join(root, name);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content);
+  return file;
+}
+
+/** The text of every user message the fake server received, in order. */
+function userTexts(): string[] {
+  return (server?.requests ?? []).flatMap((request) => {
+    const body = request.body as { messages: { role: string; content: unknown }[] };
+    const last = body.messages.at(-1);
+    return typeof last?.content === 'string' ? [last.content] : [JSON.stringify(last?.content)];
+  });
+}
+
+const countLines = fakeText(
+  'I will count the lines.\n```repl\nconst count = context.split("\\n").length\nprint(count)\n```',
+);
+
+describe('rlm (built bin)', () => {
+  test('one query: the answer alone on stdout, progress on stderr, exit 0', async () => {
+    const file = await writeContext('three-lines.txt', 'alpha\nbeta\ngamma');
+    const result = await runRlm(
+      ['How many lines?', '--context', file, '--model', 'anthropic:claude-test-1'],
+      [countLines, fakeText('FINAL(There are 3 lines.)')],
+    );
+    expect(result).toMatchObject({ code: 0, stdout: 'There are 3 lines.\n' });
+    expect(result.stderr).toContain(`context ${file} (16 B, text)`);
+    expect(result.stderr).toContain('● step 1');
+    expect(result.stderr).toContain('  ┃ const count = context.split("\\n").length');
+    expect(result.stderr).toContain('  → 3');
+    expect(result.stderr).not.toContain('\u001b[');
+    const requests = server!.requests;
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.apiKey).toBe(apiKey);
+    expect((requests[0]!.body as { model: string }).model).toBe('claude-test-1');
+    // The second request carries the execution output back to the model.
+    expect(userTexts()[1]).toContain('3');
+  });
+
+  test('FINAL_VAR of a non-string prints JSON; --json prints the report', async () => {
+    const file = await writeContext('data.json', JSON.stringify({ items: [1, 2, 3] }));
+    const script = () => [
+      fakeText(
+        '```repl\nconst summary = { count: context.items.length, first: context.items[0] }\n```',
+      ),
+      fakeText('FINAL_VAR(summary)'),
+    ];
+    const plain = await runRlm(['Summarize', '-c', file, '-q'], script());
+    expect(plain).toMatchObject({
+      code: 0,
+      stdout: '{\n  "count": 3,\n  "first": 1\n}\n',
+      stderr: '',
+    });
+
+    const json = await runRlm(['Summarize', '-c', file, '--json', '--quiet'], script());
+    expect(json.code).toBe(0);
+    expect(json.stdout.endsWith('\n')).toBe(true);
+    expect(json.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const report = JSON.parse(json.stdout);
+    expect(report).toEqual({
+      answer: { count: 3, first: 1 },
+      iterations: 2,
+      depthReached: 0,
+      usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), modelCalls: 2 },
+      durationMs: expect.any(Number),
+    });
+    expect(report.usage.inputTokens).toBeGreaterThan(0);
+  });
+
+  test('piped stdin: one answer per line, in order, state kept across queries', async () => {
+    const file = await writeContext('words.txt', 'one two three four');
+    const result = await runRlm(
+      ['--context', file, '--json', '--quiet'],
+      [
+        fakeText('```repl\nconst words = context.split(" ").length\n```'),
+        fakeText('FINAL_VAR(words)'),
+        fakeText('`words` is still defined.\n```repl\nconst doubled = words * 2\n```'),
+        fakeText('FINAL_VAR(doubled)'),
+      ],
+      { input: 'How many words?\n\n  \nAnd twice that?\n' },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const answers = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).answer);
+    expect(answers).toEqual([4, 8]);
+    expect(server!.requests).toHaveLength(4);
+  });
+
+  test.each([
+    ['a missing file', () => ['-c', path.join(root, 'missing.txt')], 'does not exist'],
+    ['a directory as --context', () => ['-c', root], 'is a directory; use --context-dir'],
+    [
+      'an empty directory',
+      async () => {
+        const directory = path.join(root, 'empty-dir');
+        await mkdir(directory, { recursive: true });
+        return ['-d', directory];
+      },
+      'has no files to load',
+    ],
+    [
+      'invalid JSON',
+      async () => ['-c', await writeContext('bad.json', '{"a": 1,}')],
+      'is not valid JSON at line 1, column 9',
+    ],
+    [
+      'invalid UTF-8',
+      async () => ['-c', await writeContext('bad.txt', Buffer.from([0xc3, 0x28]))],
+      'is not valid UTF-8',
+    ],
+    [
+      'over the size limit',
+      async () => [
+        '-c',
+        await writeContext('big.txt', 'x'.repeat(2048)),
+        '--max-context-bytes',
+        '1K',
+      ],
+      'over the 1 KiB limit; raise it with --max-context-bytes',
+    ],
+    ['both --context and --context-dir', () => ['-c', 'a', '-d', 'b'], 'cannot be combined'],
+    ['an unknown flag', () => ['--frobnicate'], 'unknown option --frobnicate'],
+    [
+      'a bad number',
+      () => ['--max-iterations', 'many'],
+      '--max-iterations needs a positive whole number',
+    ],
+    [
+      'a model without provider',
+      () => ['--model', 'claude-sonnet-4-5'],
+      'must look like anthropic:<model-id>',
+    ],
+  ])('%s: exit 2, one line, no model call', async (_name, makeArgs, message) => {
+    const args = await makeArgs();
+    const result = await runRlm(['Question?', ...args], [fakeText('FINAL(never)')]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^rlm: [^\n]+\n$/);
+    expect(result.stderr).toContain(message);
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  test('a missing API key: exit 2, one line naming ANTHROPIC_API_KEY, no model call', async () => {
+    const file = await writeContext('fine.txt', 'fine');
+    const result = await runRlm(['Question?', '-c', file], [fakeText('FINAL(never)')], {
+      env: { ANTHROPIC_API_KEY: undefined },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^rlm: ANTHROPIC_API_KEY is not set; [^\n]+\n$/);
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  test('a model fault (HTTP 400): exit 1, one line', async () => {
+    const result = await runRlm(
+      ['What is 2+2?', '--quiet'],
+      [fakeError(400, { message: 'max_tokens: too large for this model' })],
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^rlm: the model call failed: [^\n]+\n$/);
+    expect(result.stderr).toContain('max_tokens: too large for this model');
+    expect(result.stderr).not.toContain(apiKey);
+  });
+
+  test('no final answer: exit 1, the partial answer labelled on stderr', async () => {
+    const result = await runRlm(
+      ['What is 2+2?', '--max-iterations', '1', '--quiet'],
+      [
+        fakeText('Let me think.\n```repl\nprint(2 + 2)\n```'),
+        fakeText('It is probably 4, but I am not sure.'),
+        fakeText('Still thinking.'),
+      ],
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const [first, ...rest] = result.stderr.trimEnd().split('\n');
+    expect(first).toMatch(/^rlm: the model gave no final answer after 1 iterations? /);
+    expect(rest[0]).toBe('rlm: partial answer (not final):');
+  });
+
+  test('no context: "what is 2+2" just works', async () => {
+    const result = await runRlm(['what', 'is', '2+2'], [fakeText('FINAL(4)')]);
+    expect(result).toMatchObject({ code: 0, stdout: '4\n' });
+    expect(result.stderr).toContain('no context');
+  });
+
+  test('SIGINT during a query aborts it: exit 130', async () => {
+    const result = await runRlm(
+      ['Slow question?'],
+      [{ ...fakeText('FINAL(too late)'), delayMs: 30_000 }],
+      { onStderr: { text: '● step 1', act: (send) => send('SIGINT') } },
+    );
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('rlm: aborted\n');
+  });
+
+  test('--version and --help', async () => {
+    server = await startFakeMessagesServer();
+    const version = await spawnRlm(['--version'], server.url, {});
+    expect(version).toMatchObject({ code: 0, stderr: '' });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const help = await spawnRlm(['-h'], server.url, { env: { ANTHROPIC_API_KEY: undefined } });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: rlm [options] [query...]');
+  });
+});

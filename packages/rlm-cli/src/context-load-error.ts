@@ -1,0 +1,23 @@
+import { RlmError } from '@rlm/core';
+
+/**
+ * The context could not be loaded: a missing path, a directory where a file was expected (or
+ * the reverse), an empty directory, an unreadable file, invalid UTF-8, invalid JSON, or a
+ * context over the size limit. The CLI prints the message as one line and exits with code 2
+ * before any model is called.
+ */
+export class ContextLoadError extends RlmError {
+  /** The file or directory at fault. */
+  readonly path: string;
+
+  constructor(message: string, options: { path: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = 'ContextLoadError';
+    this.path = options.path;
+  }
+
+  /** True for a `ContextLoadError` from any copy of this package. */
+  static override isInstance(error: unknown): error is ContextLoadError {
+    return RlmError.isInstance(error) && error.name === 'ContextLoadError';
+  }
+}

@@ -1,0 +1,60 @@
+import {
+  AbortedError,
+  BudgetExhaustedError,
+  ModelCallError,
+  NoFinalAnswerError,
+  SandboxError,
+} from '@rlm/core';
+import { describe, expect, test } from 'vitest';
+import { describeRunError } from './describe-run-error.js';
+
+describe('describeRunError', () => {
+  test('an abort exits 130', () => {
+    expect(describeRunError(new AbortedError())).toEqual({
+      message: 'aborted',
+      exitCode: 130,
+      partialAnswer: undefined,
+    });
+  });
+
+  test('no final answer keeps the partial answer and says what to do', () => {
+    const error = new NoFinalAnswerError('@rlm/core: no answer', {
+      diagnostics: {
+        iterations: 5,
+        depth: 0,
+        lastResponse: 'so far',
+        reason: 'iterations ran out',
+      },
+      partialAnswer: 'probably 42',
+    });
+    expect(describeRunError(error)).toEqual({
+      message:
+        'the model gave no final answer after 5 iterations (iterations ran out); raise --max-iterations or ask a narrower question',
+      exitCode: 1,
+      partialAnswer: 'probably 42',
+    });
+  });
+
+  test('model, budget and sandbox faults: one line, package prefix dropped', () => {
+    const model = new ModelCallError(
+      '@rlm/core/anthropic: the Messages API answered 400 invalid_request_error: bad\nthing.',
+      { status: 400 },
+    );
+    expect(describeRunError(model).message).toBe(
+      'the model call failed: the Messages API answered 400 invalid_request_error: bad thing.',
+    );
+    const budget = new BudgetExhaustedError('@rlm/core: 100 tokens spent', {
+      budget: 'tokens',
+      partialAnswer: 'half',
+    });
+    expect(describeRunError(budget)).toEqual({
+      message: 'the run spent its token budget before answering (100 tokens spent)',
+      exitCode: 1,
+      partialAnswer: 'half',
+    });
+    expect(describeRunError(new SandboxError('@rlm/sandbox-ses: worker died')).message).toBe(
+      'the sandbox failed: worker died',
+    );
+    expect(describeRunError(new Error('x'.repeat(1000))).message).toHaveLength(600);
+  });
+});

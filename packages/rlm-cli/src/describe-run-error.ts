@@ -1,0 +1,61 @@
+import {
+  AbortedError,
+  BudgetExhaustedError,
+  ModelCallError,
+  NoFinalAnswerError,
+  SandboxError,
+} from '@rlm/core';
+
+/** How a failed query is reported. */
+export interface RunFailure {
+  /** One line, without the `rlm: ` prefix: what happened and what to do. */
+  readonly message: string;
+  /** 130 for an abort (Ctrl-C), 1 for everything else. */
+  readonly exitCode: 1 | 130;
+  /** The best partial answer, for `NoFinalAnswerError` and `BudgetExhaustedError`. */
+  readonly partialAnswer: string | undefined;
+}
+
+const budgetNames = { modelCalls: 'model-call', tokens: 'token', wallTime: 'wall-time' } as const;
+
+/**
+ * Turns the error a query rejected with into one user-facing line, an exit code and the partial
+ * answer if any. Package prefixes (`@rlm/core: `) are dropped; the line never spans lines.
+ */
+export function describeRunError(error: unknown): RunFailure {
+  const detail = oneLine(error instanceof Error ? error.message : String(error));
+  if (AbortedError.isInstance(error)) {
+    return { message: 'aborted', exitCode: 130, partialAnswer: undefined };
+  }
+  if (NoFinalAnswerError.isInstance(error)) {
+    const { iterations, reason } = error.diagnostics;
+    return {
+      message: `the model gave no final answer after ${iterations} iterations (${oneLine(reason)}); raise --max-iterations or ask a narrower question`,
+      exitCode: 1,
+      partialAnswer: error.partialAnswer,
+    };
+  }
+  if (BudgetExhaustedError.isInstance(error)) {
+    return {
+      message: `the run spent its ${budgetNames[error.budget]} budget before answering (${detail})`,
+      exitCode: 1,
+      partialAnswer: error.partialAnswer,
+    };
+  }
+  if (ModelCallError.isInstance(error)) {
+    return { message: `the model call failed: ${detail}`, exitCode: 1, partialAnswer: undefined };
+  }
+  if (SandboxError.isInstance(error)) {
+    return { message: `the sandbox failed: ${detail}`, exitCode: 1, partialAnswer: undefined };
+  }
+  return { message: detail, exitCode: 1, partialAnswer: undefined };
+}
+
+/** Collapses whitespace, drops a leading package prefix and bounds the length. */
+function oneLine(text: string, maxLength = 600): string {
+  const line = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^@rlm\/[\w/-]+:\s*/, '');
+  return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
+}

@@ -1,0 +1,46 @@
+import { describe, expect, test } from 'vitest';
+import { formatAnswer, formatJsonReport } from './format-answer.js';
+
+describe('formatAnswer', () => {
+  test('strings print as they are, with one final newline', () => {
+    expect(formatAnswer('42')).toBe('42\n');
+    expect(formatAnswer('two\nlines\n')).toBe('two\nlines\n');
+    expect(formatAnswer('')).toBe('\n');
+  });
+
+  test('anything else prints as indented JSON', () => {
+    expect(formatAnswer({ a: [1, 2] })).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}\n');
+    expect(formatAnswer(7)).toBe('7\n');
+    expect(formatAnswer(undefined)).toBe('null\n');
+    expect(formatAnswer(new Map([['k', new Set([1n])]]))).toBe('{\n  "k": [\n    "1"\n  ]\n}\n');
+  });
+
+  test('a cycle falls back to util.inspect', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    expect(formatAnswer(cyclic)).toBe("<ref *1> { name: 'loop', self: [Circular *1] }\n");
+  });
+});
+
+describe('formatJsonReport', () => {
+  const report = {
+    answer: { ok: true },
+    iterations: 2,
+    depthReached: 0,
+    usage: { inputTokens: 10, outputTokens: 3, modelCalls: 2 },
+    durationMs: 15,
+  };
+
+  test('one line of JSON', () => {
+    expect(formatJsonReport(report)).toBe(
+      '{"answer":{"ok":true},"iterations":2,"depthReached":0,"usage":{"inputTokens":10,"outputTokens":3,"modelCalls":2},"durationMs":15}\n',
+    );
+  });
+
+  test('an answer JSON cannot hold becomes its inspect text', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const line = formatJsonReport({ ...report, answer: cyclic });
+    expect(JSON.parse(line).answer).toBe('<ref *1> { self: [Circular *1] }');
+  });
+});

@@ -1,0 +1,45 @@
+import { defaultAnthropicModelId } from '@rlm/core/anthropic';
+import { formatBytes } from './format-bytes.js';
+import { defaultMaxContextBytes } from './parse-arguments.js';
+
+/** The `rlm --help` text, newline included. */
+export function helpText(): string {
+  return `Usage: rlm [options] [query...]
+
+Answers a query over a context far larger than the model's window: the model writes
+JavaScript that runs in a sandbox where the context is the variable \`context\`.
+
+  rlm "query" --context notes.txt     answer once, print the answer on stdout
+  rlm --context-dir docs/             interactive: one query per line (prompt on stderr)
+  cat queries | rlm -c data.json      one query per input line, answers in order
+
+Context (optional; without one the model gets an empty context):
+  -c, --context <file>         .json is parsed; any other file is read as UTF-8 text
+  -d, --context-dir <dir>      every file under <dir> (recursive, hidden files skipped,
+                               lexical order): an array of contents, .json parsed
+      --concat                 with --context-dir: one string, each file introduced by
+                               a line "==> relative/path <==", separated by a blank line
+      --max-context-bytes <n>  size limit across files; suffixes K, M, G (binary), e.g. 1G
+                               (default ${formatBytes(defaultMaxContextBytes)})
+
+Model:
+  -m, --model <anthropic:id>   root model (default $RLM_MODEL,
+                               else anthropic:${defaultAnthropicModelId})
+      --sub-model <anthropic:id>
+                               model for llm_query and the deepest sub_rlm (default --model)
+      --max-depth <n>          levels of full RLMs, the root included (default 2)
+      --max-iterations <n>     model responses per call before a forced answer (default 20)
+      --exec-timeout <ms>      time limit of one code block, awaited sub-calls included
+                               (default 60000)
+
+Output:
+      --json                   one JSON object per query on stdout:
+                               { answer, iterations, depthReached, usage, durationMs }
+  -q, --quiet                  no progress on stderr
+  -h, --help                   this text
+  -v, --version                the version
+
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, RLM_MODEL, NO_COLOR.
+Exit codes: 0 answered, 1 the run failed, 2 bad usage or context, 130 interrupted.
+`;
+}

@@ -1,0 +1,17 @@
+export { cliVersion } from './cli-version.js';
+export { ContextLoadError } from './context-load-error.js';
+export { describeRunError, type RunFailure } from './describe-run-error.js';
+export { formatAnswer, formatJsonReport, type JsonRunReport } from './format-answer.js';
+export { type LoadContextOptions, type LoadedContext, loadContext } from './load-context.js';
+export {
+  type CliCommand,
+  type CliOptions,
+  defaultMaxContextBytes,
+  type ModelSpec,
+  parseArguments,
+  parseModelSpec,
+} from './parse-arguments.js';
+export { createEventRenderer, type EventRendererOptions } from './render-events.js';
+export { type CliInput, type CliOutput, type RunCliOptions, runCli } from './run-cli.js';
+export { runQuery } from './run-query.js';
+export { UsageError } from './usage-error.js';

@@ -1,0 +1,229 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ContextLoadError } from './context-load-error.js';
+import { type LoadContextOptions, loadContext } from './load-context.js';
+
+let root: string;
+const maxBytes = 1024 * 1024;
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-context-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Writes `files` (relative path -> content) under a fresh directory and returns its path. */
+async function makeTree(name: string, files: Record<string, string | Buffer>): Promise<string> {
+  const directory = path.join(root, name);
+  await mkdir(directory, { recursive: true });
+  for (const [relative, content] of Object.entries(files)) {
+    const file = path.join(directory, relative);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
+  return directory;
+}
+
+async function loadError(options: Omit<LoadContextOptions, 'maxBytes'> & { maxBytes?: number }) {
+  try {
+    await loadContext({ maxBytes, ...options });
+  } catch (error) {
+    expect(ContextLoadError.isInstance(error)).toBe(true);
+    const message = (error as ContextLoadError).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error('expected a ContextLoadError');
+}
+
+describe('loadContext: one file', () => {
+  test('no source gives no context', async () => {
+    expect(await loadContext({ maxBytes })).toBeUndefined();
+  });
+
+  test('text files load as strings, byte order mark dropped', async () => {
+    const directory = await makeTree('text', {
+      'notes.md': '# Title\nline 2\n',
+      'bom.txt': '\uFEFFhello',
+      'empty.txt': '',
+    });
+    expect(await loadContext({ file: path.join(directory, 'notes.md'), maxBytes })).toEqual({
+      value: '# Title\nline 2\n',
+      files: 1,
+      bytes: 15,
+    });
+    expect((await loadContext({ file: path.join(directory, 'bom.txt'), maxBytes }))?.value).toBe(
+      'hello',
+    );
+    expect((await loadContext({ file: path.join(directory, 'empty.txt'), maxBytes }))?.value).toBe(
+      '',
+    );
+  });
+
+  test('.json files are parsed: objects, arrays, any case of extension', async () => {
+    const directory = await makeTree('json', {
+      'object.json': '{"a": [1, 2], "b": {"c": null}}',
+      'array.JSON': '[{"id": 1}, {"id": 2}]',
+    });
+    expect(
+      (await loadContext({ file: path.join(directory, 'object.json'), maxBytes }))?.value,
+    ).toEqual({
+      a: [1, 2],
+      b: { c: null },
+    });
+    expect(
+      (await loadContext({ file: path.join(directory, 'array.JSON'), maxBytes }))?.value,
+    ).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  test('invalid JSON names the file, line and column', async () => {
+    const directory = await makeTree('bad-json', { 'data.json': '{\n  "a": 1,\n  "b": ,\n}' });
+    const file = path.join(directory, 'data.json');
+    expect(await loadError({ file })).toBe(
+      `${file} is not valid JSON at line 3, column 8 (unexpected ","); fix it, or rename it to load it as text`,
+    );
+  });
+
+  test('invalid UTF-8 fails fast', async () => {
+    const directory = await makeTree('binary', {
+      'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+    });
+    const file = path.join(directory, 'latin1.txt');
+    expect(await loadError({ file })).toBe(
+      `${file} is not valid UTF-8 text; convert it to UTF-8 or leave it out of the context`,
+    );
+  });
+
+  test('a missing path, a directory, a path below a file', async () => {
+    const missing = path.join(root, 'nope.txt');
+    expect(await loadError({ file: missing })).toBe(`${missing} does not exist`);
+    const directory = await makeTree('a-dir', { 'x.txt': 'x' });
+    expect(await loadError({ file: directory })).toBe(
+      `${directory} is a directory; use --context-dir ${directory} to load its files`,
+    );
+    const below = path.join(directory, 'x.txt', 'y.txt');
+    expect(await loadError({ file: below })).toBe(
+      `${below} does not exist (a parent is not a directory)`,
+    );
+  });
+
+  test.skipIf(process.getuid?.() === 0)('an unreadable file', async () => {
+    const directory = await makeTree('locked', { 'secret.txt': 'x' });
+    const file = path.join(directory, 'secret.txt');
+    await chmod(file, 0o000);
+    expect(await loadError({ file })).toBe(`cannot read ${file}: permission denied`);
+  });
+
+  test('the size limit names the limit and the flag', async () => {
+    const directory = await makeTree('big', { 'big.txt': 'x'.repeat(3000) });
+    const file = path.join(directory, 'big.txt');
+    expect(await loadError({ file, maxBytes: 2048 })).toBe(
+      `the context is 2.9 KiB (${file}), over the 2 KiB limit; raise it with --max-context-bytes <bytes>`,
+    );
+    expect((await loadContext({ file, maxBytes: 3000 }))?.bytes).toBe(3000);
+  });
+
+  test('a pipe has no size up front: the limit applies while reading', async () => {
+    const fifo = path.join(root, 'context.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = writeFile(fifo, 'z'.repeat(5000)).catch(() => {});
+    expect(await loadError({ file: fifo, maxBytes: 1024 })).toBe(
+      `the context grew while reading ${fifo}, over the 1 KiB limit; raise it with --max-context-bytes <bytes>`,
+    );
+    await writer;
+  });
+});
+
+describe('loadContext: a directory', () => {
+  test('an array of contents in lexical order of relative paths, recursive, hidden skipped', async () => {
+    const directory = await makeTree('tree', {
+      'b.txt': 'bee',
+      'a/z.txt': 'a-zed',
+      'a.txt': 'ay',
+      'A.txt': 'capital',
+      'data.json': '{"n": 1}',
+      '.hidden': 'secret',
+      '.git/config': 'secret',
+      'c/d/e.md': 'deep',
+    });
+    const loaded = await loadContext({ directory, maxBytes });
+    // '.' < '/' in code units, so a.txt comes before a/z.txt; capitals before lower case.
+    expect(loaded).toEqual({
+      value: ['capital', 'ay', 'a-zed', 'bee', 'deep', { n: 1 }],
+      files: 6,
+      bytes: 29,
+    });
+  });
+
+  test('--concat joins the files as text under headers naming each one', async () => {
+    const directory = await makeTree('concat', {
+      'one.txt': 'first\nfile',
+      'sub/two.json': '{"kept": "as text"}\n',
+      'three.txt': '',
+    });
+    const loaded = await loadContext({ directory, concat: true, maxBytes });
+    expect(loaded?.value).toBe(
+      '==> one.txt <==\nfirst\nfile\n\n==> sub/two.json <==\n{"kept": "as text"}\n\n==> three.txt <==\n',
+    );
+  });
+
+  test('symbolic links to files are followed, links to directories skipped', async () => {
+    const directory = await makeTree('links', { 'real.txt': 'real', 'inner/x.txt': 'x' });
+    await symlink(path.join(directory, 'real.txt'), path.join(directory, 'alias.txt'));
+    await symlink(path.join(directory, 'inner'), path.join(directory, 'loop'));
+    expect((await loadContext({ directory, maxBytes }))?.value).toEqual(['real', 'x', 'real']);
+  });
+
+  test('an empty directory', async () => {
+    const directory = await makeTree('empty', { '.only-hidden': 'x' });
+    expect(await loadError({ directory })).toBe(
+      `${directory} has no files to load (hidden files and links to directories are skipped)`,
+    );
+  });
+
+  test('a file passed as a directory, a missing directory', async () => {
+    const directory = await makeTree('file-not-dir', { 'f.txt': 'x' });
+    const file = path.join(directory, 'f.txt');
+    expect(await loadError({ directory: file })).toBe(
+      `${file} is not a directory; use --context ${file} to load one file`,
+    );
+    const missing = path.join(root, 'missing-dir');
+    expect(await loadError({ directory: missing })).toBe(`${missing} does not exist`);
+  });
+
+  test('the first bad file in lexical order aborts the whole load', async () => {
+    const directory = await makeTree('mixed', {
+      'a.txt': 'fine',
+      'b.json': '[1, 2',
+      'c.bin': Buffer.from([0xff, 0xfe]),
+    });
+    const bad = path.join(directory, 'b.json');
+    expect(await loadError({ directory })).toBe(
+      `${bad} is not valid JSON at line 1, column 6 (unexpected end of input); fix it, or rename it to load it as text`,
+    );
+    expect(await loadError({ directory, concat: true })).toBe(
+      `${path.join(directory, 'c.bin')} is not valid UTF-8 text; convert it to UTF-8 or leave it out of the context`,
+    );
+  });
+
+  test('the size limit counts all files before reading any', async () => {
+    const directory = await makeTree('sized', {
+      'a.txt': 'x'.repeat(600),
+      'b.txt': 'y'.repeat(600),
+    });
+    expect(await loadError({ directory, maxBytes: 1000, maxBytesFlag: '--limit' })).toBe(
+      'the context is 1.2 KiB (2 files), over the 1000 B limit; raise it with --limit <bytes>',
+    );
+  });
+
+  test('both a file and a directory is an error', async () => {
+    expect(await loadError({ file: 'a', directory: 'b' })).toBe(
+      'give either a context file or a context directory, not both',
+    );
+  });
+});

@@ -1,0 +1,157 @@
+import { defaultAnthropicModelId } from '@rlm/core/anthropic';
+import { describe, expect, test } from 'vitest';
+import { type CliOptions, defaultMaxContextBytes, parseArguments } from './parse-arguments.js';
+import { UsageError } from './usage-error.js';
+
+function run(argv: string[], env: Record<string, string> = {}): CliOptions {
+  const command = parseArguments(argv, env);
+  if (command.kind !== 'run') throw new Error(`expected a run, got ${command.kind}`);
+  return command.options;
+}
+
+function usageError(argv: string[], env: Record<string, string> = {}): string {
+  try {
+    parseArguments(argv, env);
+  } catch (error) {
+    expect(UsageError.isInstance(error)).toBe(true);
+    const message = (error as Error).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('parseArguments', () => {
+  test('defaults', () => {
+    expect(run([])).toEqual({
+      query: undefined,
+      contextFile: undefined,
+      contextDirectory: undefined,
+      concat: false,
+      model: { provider: 'anthropic', modelId: defaultAnthropicModelId },
+      subModel: undefined,
+      maxDepth: undefined,
+      maxIterations: undefined,
+      maxContextBytes: defaultMaxContextBytes,
+      execTimeoutMs: undefined,
+      json: false,
+      quiet: false,
+    });
+    expect(defaultMaxContextBytes).toBe(256 * 1024 * 1024);
+  });
+
+  test('every flag', () => {
+    const options = run([
+      'how',
+      'many',
+      '--context-dir',
+      'docs',
+      '--concat',
+      '-m',
+      'anthropic:claude-opus-4-1',
+      '--sub-model=anthropic:claude-haiku-4-5',
+      '--max-depth',
+      '3',
+      '--max-iterations',
+      '7',
+      '--max-context-bytes',
+      '1GiB',
+      '--exec-timeout',
+      '5000',
+      '--json',
+      '-q',
+      'lines?',
+    ]);
+    expect(options).toEqual({
+      query: 'how many lines?',
+      contextFile: undefined,
+      contextDirectory: 'docs',
+      concat: true,
+      model: { provider: 'anthropic', modelId: 'claude-opus-4-1' },
+      subModel: { provider: 'anthropic', modelId: 'claude-haiku-4-5' },
+      maxDepth: 3,
+      maxIterations: 7,
+      maxContextBytes: 1024 ** 3,
+      execTimeoutMs: 5000,
+      json: true,
+      quiet: true,
+    });
+  });
+
+  test('--help and --version win over other flags', () => {
+    expect(parseArguments(['-c', 'x', '--help'], {})).toEqual({ kind: 'help' });
+    expect(parseArguments(['--version', '--max-depth', 'zero'], {})).toEqual({ kind: 'version' });
+    expect(parseArguments(['-v'], {})).toEqual({ kind: 'version' });
+  });
+
+  test('the model comes from --model, then RLM_MODEL, then the adapter default', () => {
+    const env = { RLM_MODEL: 'anthropic:from-env' };
+    expect(run([], env).model.modelId).toBe('from-env');
+    expect(run(['--model', 'anthropic:from-flag'], env).model.modelId).toBe('from-flag');
+    expect(run([], { RLM_MODEL: '  ' }).model.modelId).toBe(defaultAnthropicModelId);
+  });
+
+  test('byte sizes accept binary suffixes', () => {
+    const bytes = (text: string) => run(['--max-context-bytes', text]).maxContextBytes;
+    expect(bytes('1000')).toBe(1000);
+    expect(bytes('512K')).toBe(512 * 1024);
+    expect(bytes('256MiB')).toBe(256 * 1024 ** 2);
+    expect(bytes('2gb')).toBe(2 * 1024 ** 3);
+    expect(bytes('10b')).toBe(10);
+  });
+
+  test.each([
+    [['--bogus'], 'unknown option --bogus; run rlm --help for the list'],
+    [['-x'], 'unknown option -x; run rlm --help for the list'],
+    [['--context'], '--context needs a value'],
+    [['--json=yes'], '--json takes no value'],
+    [
+      ['--max-depth', '-1'],
+      '--max-depth needs a value; to pass one starting with "-", write --max-depth=<value>',
+    ],
+    [['--max-depth=-1'], '--max-depth needs a positive whole number (got "-1")'],
+    [['--max-depth', '0'], '--max-depth needs a positive whole number (got "0")'],
+    [['--max-iterations', '2.5'], '--max-iterations needs a positive whole number (got "2.5")'],
+    [['--exec-timeout', '10s'], '--exec-timeout needs a positive whole number (got "10s")'],
+    [['--exec-timeout', '1e3'], '--exec-timeout needs a positive whole number (got "1e3")'],
+    [
+      ['--max-depth', '99999999999999999999'],
+      '--max-depth needs a positive whole number (got "99999999999999999999")',
+    ],
+    [
+      ['--max-context-bytes', 'lots'],
+      '--max-context-bytes needs a size in bytes such as 536870912, 512M or 1GiB (got "lots")',
+    ],
+    [
+      ['--max-context-bytes', '0M'],
+      '--max-context-bytes needs a size in bytes such as 536870912, 512M or 1GiB (got "0M")',
+    ],
+    [['-c', 'a', '-d', 'b'], '--context and --context-dir cannot be combined; give one of them'],
+    [['-c', 'a', '--concat'], '--concat only applies to --context-dir'],
+    [['   '], 'the query is empty; pass a question, or none for the interactive mode'],
+    [
+      ['--model', 'claude-sonnet-4-5'],
+      '--model must look like anthropic:<model-id> (got "claude-sonnet-4-5")',
+    ],
+    [
+      ['--model', 'openai:gpt-4o'],
+      '--model names provider "openai"; only anthropic:<model-id> is supported',
+    ],
+    [
+      ['--sub-model', 'anthropic:'],
+      '--sub-model must look like anthropic:<model-id> (got "anthropic:")',
+    ],
+  ])('%j is a usage error', (argv, message) => {
+    expect(usageError(argv)).toBe(message);
+  });
+
+  test('a malformed RLM_MODEL names the variable', () => {
+    expect(usageError([], { RLM_MODEL: 'gpt-4o' })).toBe(
+      'RLM_MODEL must look like anthropic:<model-id> (got "gpt-4o")',
+    );
+  });
+
+  test('arguments after -- are query words', () => {
+    expect(run(['--', '--json', 'is', 'a', 'flag?']).query).toBe('--json is a flag?');
+  });
+});

@@ -1,0 +1,209 @@
+import { parseArgs } from 'node:util';
+import { defaultAnthropicModelId } from '@rlm/core/anthropic';
+import { UsageError } from './usage-error.js';
+
+/** A model named on the command line as `provider:model-id`. */
+export interface ModelSpec {
+  /** Only `anthropic` for now. */
+  readonly provider: 'anthropic';
+  /** The provider's model id, e.g. `claude-sonnet-4-5`. */
+  readonly modelId: string;
+}
+
+/** Everything a run needs from the command line, validated. */
+export interface CliOptions {
+  /** The positional arguments joined by spaces; `undefined` for REPL and pipe modes. */
+  readonly query: string | undefined;
+  /** `--context`: one file. */
+  readonly contextFile: string | undefined;
+  /** `--context-dir`: a directory. */
+  readonly contextDirectory: string | undefined;
+  /** `--concat`: join the directory's files into one string. */
+  readonly concat: boolean;
+  /** `--model`, else `RLM_MODEL`, else the Anthropic adapter's default. */
+  readonly model: ModelSpec;
+  /** `--sub-model`; `undefined` means the root model serves sub-calls too. */
+  readonly subModel: ModelSpec | undefined;
+  /** `--max-depth`; `undefined` keeps the core's default. */
+  readonly maxDepth: number | undefined;
+  /** `--max-iterations`; `undefined` keeps the core's default. */
+  readonly maxIterations: number | undefined;
+  /** `--max-context-bytes`, in bytes. */
+  readonly maxContextBytes: number;
+  /** `--exec-timeout`, in milliseconds per code block; `undefined` keeps the core's default. */
+  readonly execTimeoutMs: number | undefined;
+  /** `--json`: print `{ answer, iterations, depthReached, usage, durationMs }` per query. */
+  readonly json: boolean;
+  /** `--quiet`: no progress on stderr. */
+  readonly quiet: boolean;
+}
+
+/** What the command line asks for. */
+export type CliCommand =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'run'; readonly options: CliOptions };
+
+/** 256 MiB: V8 strings stop just under 512 Mi characters, and the sandbox holds a copy. */
+export const defaultMaxContextBytes = 256 * 1024 * 1024;
+
+const optionDefinitions = {
+  context: { type: 'string', short: 'c' },
+  'context-dir': { type: 'string', short: 'd' },
+  concat: { type: 'boolean' },
+  model: { type: 'string', short: 'm' },
+  'sub-model': { type: 'string' },
+  'max-depth': { type: 'string' },
+  'max-iterations': { type: 'string' },
+  'max-context-bytes': { type: 'string' },
+  'exec-timeout': { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+const byteUnits: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
+  t: 1024 ** 4,
+};
+
+/**
+ * Parses `argv` (without `node` and the script) against the environment. Throws a
+ * {@link UsageError} with a one-line message for unknown flags, missing or malformed values,
+ * conflicting flags and model specs without the `anthropic:` provider. `--help` and
+ * `--version` win over every other flag. Reads no file and checks no API key.
+ */
+export function parseArguments(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): CliCommand {
+  const { values, positionals } = parseStrict(argv);
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+
+  if (values.context !== undefined && values['context-dir'] !== undefined) {
+    throw new UsageError('--context and --context-dir cannot be combined; give one of them');
+  }
+  if (values.concat && values['context-dir'] === undefined) {
+    throw new UsageError('--concat only applies to --context-dir');
+  }
+  const query = positionals.length === 0 ? undefined : positionals.join(' ');
+  if (query !== undefined && query.trim() === '') {
+    throw new UsageError('the query is empty; pass a question, or none for the interactive mode');
+  }
+  const modelSource = values.model !== undefined ? '--model' : 'RLM_MODEL';
+  const modelText =
+    values.model ?? nonEmpty(env.RLM_MODEL) ?? `anthropic:${defaultAnthropicModelId}`;
+
+  return {
+    kind: 'run',
+    options: {
+      query,
+      contextFile: values.context,
+      contextDirectory: values['context-dir'],
+      concat: values.concat ?? false,
+      model: parseModelSpec(modelText, modelSource),
+      subModel:
+        values['sub-model'] === undefined
+          ? undefined
+          : parseModelSpec(values['sub-model'], '--sub-model'),
+      maxDepth: optionalInteger(values['max-depth'], '--max-depth'),
+      maxIterations: optionalInteger(values['max-iterations'], '--max-iterations'),
+      maxContextBytes:
+        values['max-context-bytes'] === undefined
+          ? defaultMaxContextBytes
+          : parseByteCount(values['max-context-bytes'], '--max-context-bytes'),
+      execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
+      json: values.json ?? false,
+      quiet: values.quiet ?? false,
+    },
+  };
+}
+
+/**
+ * Parses `anthropic:<model-id>`. `source` names where the text came from (`--model`,
+ * `RLM_MODEL`) in the error message.
+ */
+export function parseModelSpec(text: string, source: string): ModelSpec {
+  const match = /^([a-z][a-z0-9-]*):(\S+)$/i.exec(text.trim());
+  if (match === null) {
+    throw new UsageError(
+      `${source} must look like anthropic:<model-id> (got ${JSON.stringify(text)})`,
+    );
+  }
+  const provider = match[1]!.toLowerCase();
+  if (provider !== 'anthropic') {
+    throw new UsageError(
+      `${source} names provider ${JSON.stringify(provider)}; only anthropic:<model-id> is supported`,
+    );
+  }
+  return { provider, modelId: match[2]! };
+}
+
+function parseStrict(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      options: optionDefinitions,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(describeParseError(error), { cause: error });
+  }
+}
+
+/** Node's `parseArgs` messages are long and multi-line; this keeps one short line. */
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const option = /option '([^']+)'/i.exec(message)?.[1];
+  const flag =
+    option
+      ?.split(', ')
+      .at(-1)
+      ?.replace(/ <value>$/, '') ?? 'an option';
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    return `unknown option ${flag}; run rlm --help for the list`;
+  }
+  if (message.includes('does not take an argument')) return `${flag} takes no value`;
+  if (message.includes('ambiguous')) {
+    return `${flag} needs a value; to pass one starting with "-", write ${flag}=<value>`;
+  }
+  if (message.includes('argument missing')) return `${flag} needs a value`;
+  return message.split('\n')[0]!;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function optionalInteger(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  return checkPositive(
+    /^\d+$/.test(text) ? Number(text) : Number.NaN,
+    text,
+    flag,
+    'a positive whole number',
+  );
+}
+
+/** Bytes, with optional binary suffixes: `1048576`, `512K`, `256MiB`, `2G`, `1gb`. */
+function parseByteCount(text: string, flag: string): number {
+  const match = /^(\d+)\s*(?:([kmgt])(?:i?b)?|(b))?$/i.exec(text.trim());
+  const unit = byteUnits[(match?.[2] ?? match?.[3] ?? '').toLowerCase()]!;
+  const value = match === null ? Number.NaN : Number(match[1]) * unit;
+  return checkPositive(value, text, flag, 'a size in bytes such as 536870912, 512M or 1GiB');
+}
+
+function checkPositive(value: number, text: string, flag: string, expected: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${flag} needs ${expected} (got ${JSON.stringify(text)})`);
+  }
+  return value;
+}

@@ -1,0 +1,144 @@
+import type { RlmEvent } from '@rlm/core';
+import { describe, expect, test } from 'vitest';
+import { createEventRenderer } from './render-events.js';
+
+function render(events: readonly RlmEvent[], options: { color?: boolean; width?: number } = {}) {
+  let text = '';
+  const renderEvent = createEventRenderer({
+    write: (chunk) => {
+      text += chunk;
+    },
+    color: options.color ?? false,
+    width: options.width,
+  });
+  for (const event of events) renderEvent(event);
+  return text;
+}
+
+const root = { callId: 'call-1', depth: 0 } as const;
+const child = { callId: 'call-2', depth: 1 } as const;
+
+describe('createEventRenderer', () => {
+  test('a root step: prose without its code fences, code, output', () => {
+    const text = render([
+      { ...root, type: 'call-start', query: 'how many lines?' },
+      { ...root, type: 'step-start', iteration: 1 },
+      {
+        ...root,
+        type: 'text',
+        iteration: 1,
+        text: 'Let me count.\n```repl\nprint(context.split("\\n").length)\n```\n',
+      },
+      {
+        ...root,
+        type: 'code',
+        iteration: 1,
+        index: 0,
+        code: 'print(context.split("\\n").length)\n',
+      },
+      { ...root, type: 'execution', iteration: 1, index: 0, output: '3\n', durationMs: 4 },
+      { ...root, type: 'step-complete', iteration: 1, durationMs: 9 },
+      { ...root, type: 'usage', usage: { inputTokens: 10, outputTokens: 5 }, modelCalls: 1 },
+      { ...root, type: 'final', answer: '3', iterations: 2, source: 'final-text' },
+    ]);
+    expect(text).toBe(
+      [
+        '● step 1',
+        '  Let me count.',
+        '  ┃ print(context.split("\\n").length)',
+        '  → 3',
+        '✓ answered after 2 steps',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('errors, empty output, warnings, sub-calls indented by depth', () => {
+    const text = render([
+      { ...root, type: 'execution', iteration: 1, index: 0, output: '', durationMs: 12 },
+      {
+        ...root,
+        type: 'execution',
+        iteration: 1,
+        index: 1,
+        output: 'partial\nError: ReferenceError: x is not defined\n    at <repl>',
+        error: 'ReferenceError: x is not defined\n    at <repl>',
+        durationMs: 1,
+      },
+      { ...root, type: 'warning', code: 'no-code-no-answer', message: 'no code and\nno answer' },
+      { ...root, type: 'bridge-call', requestId: 'r1', name: 'llm_query' },
+      { ...root, type: 'bridge-call', requestId: 'r2', name: 'sub_rlm' },
+      {
+        ...root,
+        type: 'bridge-result',
+        requestId: 'r1',
+        name: 'llm_query',
+        ok: false,
+        durationMs: 3,
+        error: 'rate limited',
+      },
+      { ...child, type: 'call-start', query: 'summarize\npart 1', parentCallId: 'call-1' },
+      { ...child, type: 'step-start', iteration: 1 },
+      { ...child, type: 'final', answer: { total: 2 }, iterations: 1, source: 'final-var' },
+      { ...child, type: 'call-error', message: 'boom', errorName: 'ModelCallError' },
+      { ...root, type: 'call-error', message: 'not rendered', errorName: 'ModelCallError' },
+    ]);
+    expect(text).toBe(
+      [
+        '  → (no output, 12 ms)',
+        '  → partial',
+        '  ✗ ReferenceError: x is not defined',
+        '⚠ no code and no answer',
+        '  ⇢ llm_query',
+        '  ✗ llm_query failed: rate limited',
+        '  ↳ sub_rlm: summarize part 1',
+        '  ● step 1',
+        '  ✓ sub_rlm answered: {"total":2}',
+        '  ✗ sub_rlm failed: boom',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('long blocks are cut to a few lines, long lines to the width', () => {
+    const code = Array.from({ length: 20 }, (_, index) => `line ${index}`).join('\n');
+    const text = render(
+      [
+        { ...root, type: 'code', iteration: 1, index: 0, code },
+        {
+          ...root,
+          type: 'execution',
+          iteration: 1,
+          index: 0,
+          output: 'x'.repeat(100),
+          durationMs: 1,
+        },
+      ],
+      { width: 40 },
+    );
+    const lines = text.split('\n');
+    expect(lines.slice(10, 13)).toEqual(['  ┃ line 10', '  ┃ line 11', '  ┃ … 8 more lines']);
+    expect(lines[13]).toBe(`  → ${'x'.repeat(35)}…`);
+    expect(lines[13]).toHaveLength(40);
+  });
+
+  test('control characters from model output never reach the terminal', () => {
+    const text = render([
+      {
+        ...root,
+        type: 'execution',
+        iteration: 1,
+        index: 0,
+        output: 'a\u001b[2Jb\rc\u0007',
+        durationMs: 1,
+      },
+    ]);
+    expect(text).toBe('  → a[2Jbc\n');
+  });
+
+  test('colours only when asked', () => {
+    const event: RlmEvent = { ...root, type: 'warning', code: 'x', message: 'careful' };
+    expect(render([event], { color: true })).toBe('\u001b[33m⚠ careful\u001b[39m\n');
+    expect(render([event])).toBe('⚠ careful\n');
+  });
+});

@@ -1,0 +1,135 @@
+import type { RlmEvent } from '@rlm/core';
+
+/** How progress is rendered. */
+export interface EventRendererOptions {
+  /** Receives whole lines, each ending in `\n`. */
+  readonly write: (text: string) => void;
+  /** ANSI colours and dimming; off for pipes, files and `NO_COLOR`. */
+  readonly color: boolean;
+  /** Longest line in characters (indentation included); longer ones end in `…`. Default 160. */
+  readonly width?: number;
+}
+
+type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'magenta' | 'cyan';
+
+const styleCodes: Readonly<Record<Style, readonly [number, number]>> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+};
+
+const maxLines = { text: 6, code: 12, output: 8 } as const;
+/** A fenced code block, up to its closing fence or the end of the text. */
+const fencedBlock =
+  /^[ \t]*(`{3,})[^\n]*(?:\n[\s\S]*?)??(?:\n[ \t]*\1[ \t]*(?=\n|(?![\s\S]))|(?![\s\S]))/gm;
+const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Host functions whose calls show up as their own lines (`sub_rlm` shows as a child call). */
+const renderedBridgeCalls = new Set(['llm_query', 'llm_query_batched']);
+
+/**
+ * Returns a function that renders each `queryStream` event as compact progress lines:
+ * steps, the model's prose (code fences removed), code, execution output, sub-calls, warnings.
+ * Children are indented two spaces per depth. The root's answer and error are not rendered:
+ * the CLI prints them itself. Control characters from model output are stripped, so a model
+ * cannot drive the terminal.
+ */
+export function createEventRenderer(options: EventRendererOptions): (event: RlmEvent) => void {
+  const width = Math.max(options.width ?? 160, 40);
+  const paint = (style: Style, text: string): string => {
+    if (!options.color) return text;
+    const [open, close] = styleCodes[style];
+    return `\u001b[${open}m${text}\u001b[${close}m`;
+  };
+
+  return (event) => {
+    const indent = '  '.repeat(event.depth);
+    /** Writes `lines`, each cut to the width, the first `limit` only, then a count of the rest. */
+    const emit = (style: Style, prefix: string, lines: readonly string[], limit = lines.length) => {
+      const shown = lines.slice(0, limit);
+      if (lines.length > limit) shown.push(`… ${lines.length - limit} more lines`);
+      let text = '';
+      for (const line of shown) {
+        const full = `${indent}${prefix}${clean(line)}`;
+        const cut = full.length > width ? `${full.slice(0, width - 1)}…` : full;
+        text += `${paint(style, cut)}\n`;
+      }
+      options.write(text);
+    };
+
+    switch (event.type) {
+      case 'call-start':
+        if (event.depth > 0) emit('magenta', '↳ sub_rlm: ', [oneLine(event.query)]);
+        return;
+      case 'step-start':
+        emit(event.depth === 0 ? 'bold' : 'dim', '● ', [`step ${event.iteration}`]);
+        return;
+      case 'text': {
+        const prose = event.text
+          .replace(fencedBlock, '')
+          .replace(/\n{3,}/g, '\n\n')
+          .trim();
+        if (prose !== '') emit('dim', '  ', prose.split('\n'), maxLines.text);
+        return;
+      }
+      case 'code':
+        emit('cyan', '  ┃ ', event.code.replace(/\n+$/, '').split('\n'), maxLines.code);
+        return;
+      case 'execution': {
+        // The model sees the error appended to the output; it is shown once, on its own line.
+        const errorText = event.error === undefined ? undefined : `Error: ${event.error}`;
+        const withoutError =
+          errorText !== undefined && event.output.endsWith(errorText)
+            ? event.output.slice(0, -errorText.length)
+            : event.output;
+        const output = withoutError.replace(/\n+$/, '');
+        if (output !== '') emit('dim', '  → ', output.split('\n'), maxLines.output);
+        if (event.error !== undefined) emit('red', '  ✗ ', [event.error.split('\n')[0]!]);
+        else if (output === '') emit('dim', '  → ', [`(no output, ${event.durationMs} ms)`]);
+        return;
+      }
+      case 'bridge-call':
+        if (renderedBridgeCalls.has(event.name)) emit('dim', '  ⇢ ', [event.name]);
+        return;
+      case 'bridge-result':
+        if (!event.ok && renderedBridgeCalls.has(event.name)) {
+          emit('red', '  ✗ ', [`${event.name} failed: ${oneLine(event.error ?? 'unknown error')}`]);
+        }
+        return;
+      case 'warning':
+        emit('yellow', '⚠ ', [oneLine(event.message)]);
+        return;
+      case 'final':
+        if (event.depth > 0)
+          emit('green', '✓ sub_rlm answered: ', [oneLine(preview(event.answer))]);
+        else emit('green', '✓ ', [`answered after ${plural(event.iterations, 'step')}`]);
+        return;
+      case 'call-error':
+        if (event.depth > 0) emit('red', '✗ sub_rlm failed: ', [oneLine(event.message)]);
+        return;
+      case 'step-complete':
+      case 'usage':
+        return;
+    }
+  };
+}
+
+function clean(text: string): string {
+  return text.replace(/\t/g, '  ').replace(controlCharacters, '');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function preview(answer: unknown): string {
+  return typeof answer === 'string' ? answer : (JSON.stringify(answer) ?? String(answer));
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

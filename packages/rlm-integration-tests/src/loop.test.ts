@@ -1,0 +1,272 @@
+import {
+  AbortedError,
+  BudgetExhaustedError,
+  createRLM,
+  NoFinalAnswerError,
+  type RlmEvent,
+} from '@rlm/core';
+import { createScriptedModel } from '@rlm/core/testing';
+import { describe, expect, test } from 'vitest';
+import { sandboxFactory } from './sandbox-under-test.js';
+
+const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+
+function lastUserText(request: {
+  messages: readonly { role: string; content: unknown }[];
+}): string {
+  const message = request.messages.at(-1)!;
+  if (typeof message.content === 'string') return message.content;
+  return (message.content as { type: string; text?: string; content?: string }[])
+    .map((part) => part.text ?? part.content ?? '')
+    .join('\n');
+}
+
+describe('the RLM loop', () => {
+  test('runs code over a context that never enters the prompt, then answers with FINAL', async () => {
+    const context = `${'lorem ipsum '.repeat(5_000)}SECRET-NEEDLE-42 ${'dolor '.repeat(5_000)}`;
+    const llm = createScriptedModel([
+      repl('const at = context.indexOf("SECRET-NEEDLE");\nprint(context.slice(at, at + 16));'),
+      (request) => {
+        expect(lastUserText(request)).toContain('SECRET-NEEDLE-42');
+        return 'Found it.\nFINAL(SECRET-NEEDLE-42)';
+      },
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const result = await rlm.query('What is the needle?', context);
+    expect(result.answer).toBe('SECRET-NEEDLE-42');
+    expect(result.iterations).toBe(2);
+    expect(result.usage.modelCalls).toBe(2);
+    for (const request of llm.requests) {
+      expect(JSON.stringify(request)).not.toContain('dolor dolor dolor dolor dolor dolor dolor');
+    }
+    expect(lastUserText({ messages: llm.requests[0]!.messages })).toContain(
+      `total length: ${context.length} characters`,
+    );
+  });
+
+  test('FINAL_VAR in prose returns the variable value after the code in the same response ran', async () => {
+    const llm = createScriptedModel([
+      `${repl('const counts = { a: 1, b: [2, 3] };')}\nFINAL_VAR(counts)`,
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const result = await rlm.query('count', 'abc');
+    expect(result.answer).toEqual({ a: 1, b: [2, 3] });
+  });
+
+  test('FINAL inside a code fence or mid-sentence is not an answer', async () => {
+    const llm = createScriptedModel([
+      '```text\nFINAL(wrong)\n```\nI will write FINAL(x) once I know.',
+      'FINAL(right)',
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    expect((await rlm.query('q', 'c')).answer).toBe('right');
+  });
+
+  test('SUBMIT and FINAL_VAR called from code finish the call and skip later blocks', async () => {
+    const llm = createScriptedModel([
+      `${repl('const total = 6 * 7;\nSUBMIT(total);')}\n${repl('print("must not run")')}`,
+    ]);
+    const events: RlmEvent[] = [];
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    for await (const event of rlm.queryStream('q', 'c')) events.push(event);
+    const final = events.find((event) => event.type === 'final');
+    expect(final).toMatchObject({ answer: 42, source: 'submit-code' });
+    expect(events.filter((event) => event.type === 'code')).toHaveLength(1);
+
+    const second = createScriptedModel([
+      repl('const report = "long report";\nFINAL_VAR("report");'),
+    ]);
+    await using other = createRLM({ llm: second, sandbox: sandboxFactory });
+    expect((await other.query('q', 'c')).answer).toBe('long report');
+  });
+
+  test('an execution error is fed back and the loop recovers', async () => {
+    const llm = createScriptedModel([
+      repl('undefinedFunction();'),
+      (request) => {
+        expect(lastUserText(request)).toMatch(/undefinedFunction/);
+        return 'FINAL(recovered)';
+      },
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    expect((await rlm.query('q', 'c')).answer).toBe('recovered');
+  });
+
+  test('long output is truncated with its true length; a context dump is redacted', async () => {
+    const context = 'x'.repeat(400_000);
+    const llm = createScriptedModel([
+      repl('print("y".repeat(50000))'),
+      (request) => {
+        expect(lastUserText(request)).toContain('the output was 50000 characters');
+        return repl('print(context)');
+      },
+      (request) => {
+        expect(lastUserText(request)).toContain('[redacted: output too large]');
+        return 'FINAL(done)';
+      },
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxOutputChars: 1_000 });
+    expect((await rlm.query('q', context)).answer).toBe('done');
+  });
+
+  test('out of iterations: one forced final prompt, then the answer', async () => {
+    const llm = createScriptedModel([
+      repl('const partial = "best so far";'),
+      repl('print(1)'),
+      (request) => {
+        const prompt = lastUserText(request);
+        expect(prompt).toContain('used all of your iterations');
+        expect(prompt).toContain('partial');
+        return 'FINAL_VAR(partial)';
+      },
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 2 });
+    const result = await rlm.query('q', 'c');
+    expect(result.answer).toBe('best so far');
+    expect(llm.requests).toHaveLength(3);
+  });
+
+  test('no answer even after the forced prompt: NoFinalAnswerError with diagnostics', async () => {
+    const llm = createScriptedModel([repl('print(1)'), 'I am still thinking about it.']);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 1 });
+    const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
+    expect(NoFinalAnswerError.isInstance(error)).toBe(true);
+    const typed = error as NoFinalAnswerError;
+    expect(typed.partialAnswer).toBe('I am still thinking about it.');
+    expect(typed.diagnostics.iterations).toBe(1);
+  });
+
+  test('sub_rlm runs a full child RLM with its own sandbox; at maxDepth it is a plain call', async () => {
+    const llm = createScriptedModel([], {
+      fallback: (request) => {
+        const first = lastUserText({ messages: request.messages.slice(0, 1) });
+        const last = lastUserText(request);
+        if (first.includes('Query: root')) {
+          if (last.includes('REPL output')) return 'FINAL_VAR(answer)';
+          return repl(
+            'const secret = "parent-only";\nconst answer = await sub_rlm("child", "child context");',
+          );
+        }
+        if (first.includes('Query: child')) {
+          if (last.includes('REPL output')) return 'FINAL_VAR(seen)';
+          return repl(
+            'const seen = [typeof secret, context, await sub_rlm("grandchild", "gc")].join("|");',
+          );
+        }
+        if (last.startsWith('grandchild')) return 'plain answer';
+        throw new Error(`unexpected request: ${last}`);
+      },
+    });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxDepth: 2 });
+    const result = await rlm.query('root', 'root context');
+    expect(result.answer).toBe('undefined|child context|plain answer');
+    expect(result.depthReached).toBe(1);
+    expect(result.usage.modelCalls).toBe(5);
+  });
+
+  test('Promise.all over llm_query runs the calls concurrently', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const sub = createScriptedModel([], {
+      fallback: () => ({ text: 'ok', delayMs: 50 }),
+    });
+    const counting = {
+      ...sub,
+      async generate(...args: Parameters<typeof sub.generate>) {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        try {
+          return await sub.generate(...args);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    };
+    const llm = createScriptedModel([
+      repl(
+        'const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => llm_query("q" + i)));\nconst batched = await llm_query_batched(["a", "b", "c"]);\nSUBMIT(answers.length + batched.length);',
+      ),
+    ]);
+    await using rlm = createRLM({
+      llm,
+      subLlm: counting,
+      sandbox: sandboxFactory,
+      maxConcurrency: 8,
+    });
+    const started = Date.now();
+    const result = await rlm.query('q', 'c');
+    expect(result.answer).toBe(13);
+    expect(peak).toBe(8);
+    expect(Date.now() - started).toBeLessThan(400);
+  });
+
+  test('persistent mode keeps variables and adds context_n and history across queries', async () => {
+    const llm = createScriptedModel([
+      repl('const firstLength = context.length;\nSUBMIT(firstLength);'),
+      (request) => {
+        expect(lastUserText({ messages: request.messages.slice(0, 1) })).toContain(
+          'earlier queries in this session: 1',
+        );
+        return repl('SUBMIT([firstLength, context_0, context_1, history[0].answer].join(","));');
+      },
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    expect((await rlm.query('first', 'abc')).answer).toBe(3);
+    expect((await rlm.query('second', 'de')).answer).toBe('3,abc,de,3');
+  });
+
+  test('non-persistent mode starts every query fresh', async () => {
+    const llm = createScriptedModel([
+      repl('const kept = 1;\nSUBMIT("one");'),
+      repl('SUBMIT(typeof kept);'),
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: false });
+    await rlm.query('first', 'a');
+    expect((await rlm.query('second', 'b')).answer).toBe('undefined');
+  });
+
+  test('the model call budget is shared by children and ends the run with a typed error', async () => {
+    const llm = createScriptedModel([], {
+      fallback: () => repl('const r = await llm_query("again");'),
+    });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, budget: { maxModelCalls: 3 } });
+    const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
+    expect(BudgetExhaustedError.isInstance(error)).toBe(true);
+    expect((error as BudgetExhaustedError).budget).toBe('modelCalls');
+  });
+
+  test('aborting stops the run promptly with AbortedError', async () => {
+    const llm = createScriptedModel([], { fallback: () => ({ text: 'slow', delayMs: 5_000 }) });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 50);
+    const started = Date.now();
+    const error = await rlm
+      .query('q', 'c', { signal: abort.signal })
+      .catch((caught: unknown) => caught);
+    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  test('events: step start/complete with timing, code, execution and final', async () => {
+    const llm = createScriptedModel([repl('print("hi")'), 'FINAL(bye)']);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const types: string[] = [];
+    for await (const event of rlm.queryStream('q', 'c')) {
+      types.push(event.type);
+      if (event.type === 'execution') expect(event.output).toBe('hi');
+      if (event.type === 'step-complete') expect(event.durationMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'call-start',
+        'step-start',
+        'code',
+        'execution',
+        'step-complete',
+        'final',
+      ]),
+    );
+    expect(types.at(-1)).toBe('final');
+  });
+});

@@ -1,0 +1,32 @@
+import type { SandboxFactory } from '@rlm/core';
+import { SesSandbox } from './ses-sandbox.js';
+
+/** Settings of {@link createSesSandbox}. */
+export interface SesSandboxSettings {
+  /**
+   * Where the worker script is. Defaults to `worker.js` beside this module, as published; set
+   * it when a bundler moves the files.
+   */
+  readonly workerUrl?: URL | string;
+  /**
+   * Bytes of model-defined variables copied to the host after each execution, so that a worker
+   * replaced after a timeout, a memory fault or an abort gets them back. Values that clone
+   * larger, functions and class instances are not copied (the error then names them). Host-set
+   * variables are always restored and never copied. Default 16 MiB; `0` copies nothing.
+   */
+  readonly snapshotLimitBytes?: number;
+}
+
+/**
+ * A `SandboxFactory` for `createRLM` (or for direct use): each call starts a sandbox that runs
+ * model code in a SES Compartment inside its own worker thread.
+ *
+ * @example
+ * const sandbox = await createSesSandbox()({ hostFunctions: {} });
+ * const { output } = await sandbox.execute('const x = 1 + 1; print(x)');
+ */
+export function createSesSandbox(settings: SesSandboxSettings = {}): SandboxFactory {
+  const workerUrl = new URL(settings.workerUrl ?? new URL('./worker.js', import.meta.url));
+  const snapshotLimitBytes = settings.snapshotLimitBytes ?? 16 * 1024 * 1024;
+  return (options) => SesSandbox.create(options, { workerUrl, snapshotLimitBytes });
+}

@@ -1,0 +1,44 @@
+import { describe, expect, test } from 'vitest';
+import { estimateCloneSize } from './estimate-clone-size.js';
+
+describe('estimateCloneSize', () => {
+  test('sizes plain data roughly by what a clone copies', () => {
+    expect(estimateCloneSize('x'.repeat(1000), 10_000)).toBe(1016);
+    expect(estimateCloneSize(42, 100)).toBe(8);
+    const small = estimateCloneSize(
+      { list: [1, 2, 3], when: new Date(0), tags: new Set(['a']) },
+      10_000,
+    );
+    expect(small).toBeGreaterThan(0);
+    expect(estimateCloneSize(new Uint8Array(4096), 10_000)).toBeGreaterThan(4096);
+  });
+
+  test('counts shared and cyclic objects once', () => {
+    const shared = { name: 'shared' };
+    const cyclic: Record<string, unknown> = { a: shared, b: shared };
+    cyclic.self = cyclic;
+    expect(estimateCloneSize(cyclic, 10_000)).toBeLessThan(300);
+  });
+
+  test('refuses what a clone would not bring back the same', () => {
+    expect(estimateCloneSize(() => 1, 10_000)).toBeUndefined();
+    expect(estimateCloneSize({ nested: [Symbol('s')] }, 10_000)).toBeUndefined();
+    class Point {
+      x = 1;
+    }
+    expect(estimateCloneSize([new Point()], 10_000)).toBeUndefined();
+  });
+
+  test('stops as soon as the value passes the limit', () => {
+    expect(estimateCloneSize('x'.repeat(1000), 100)).toBeUndefined();
+    let reads = 0;
+    const huge = new Proxy(new Array(1_000_000).fill(0), {
+      get(target, key, receiver) {
+        reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expect(estimateCloneSize(huge, 1000)).toBeUndefined();
+    expect(reads).toBeLessThan(10);
+  });
+});

@@ -1,0 +1,618 @@
+/**
+ * The worker side of the sandbox: one SES Compartment, the variables model code defines, and
+ * the bridge to the host. It runs after `lockdown()` (see `worker.ts`) and is never loaded on
+ * the host.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { VariableInfo } from '@rlm/core';
+import { estimateCloneSize } from './estimate-clone-size.js';
+import { formatValue } from './format-value.js';
+import { isIdentifierName } from './is-identifier-name.js';
+import { OutputBuffer } from './output-buffer.js';
+import {
+  evalName,
+  importName,
+  kitName,
+  type NameKind,
+  regExpName,
+  replSourceUrl,
+  rewriteEvalCode,
+  rewriteReplCode,
+  wrapperName,
+} from './rewrite-code.js';
+import type {
+  HostMessage,
+  SnapshotEntry,
+  VariableRecord,
+  WorkerMessage,
+  WorkerSetup,
+} from './worker-protocol.js';
+
+/** One variable's storage, shared by every execution that uses it. */
+interface Cell {
+  v: unknown;
+}
+
+interface VariableMeta {
+  /** `fixed`: a host function, `print` or `console`; never listed, never writable. */
+  owner: 'model' | 'host' | 'fixed';
+  readOnly: boolean;
+  isConst: boolean;
+  /** The value the host set last, to skip snapshotting what the host can restore itself. */
+  hostValue?: unknown;
+}
+
+/** Attenuated V8 call sites, as SES hands them to `Error.prepareStackTrace`. */
+interface CallSite {
+  getFunctionName(): string | null;
+  getLineNumber(): number | null;
+  getScriptNameOrSourceURL(): string | null;
+}
+
+const maxTimerDelay = 2 ** 31 - 1;
+const maxStackFrames = 5;
+
+const callSites = new WeakMap<object, CallSite[]>();
+
+function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'unknown error';
+  }
+}
+
+/** Replaces the rewriter's names in engine messages with the names the code used. */
+function cleanMessage(message: string): string {
+  return message
+    .replace(/\(0\s*,\s*__rlm_c_([\p{ID_Continue}$\u200c\u200d]+)\.v\)/gu, '$1')
+    .replace(/__rlm_c_([\p{ID_Continue}$\u200c\u200d]+)\.v/gu, '$1')
+    .replace(/\(?__rlm\.ref\((?:"([^"]*)"|\.\.\.)\)\)?/g, (_, name: string | undefined) =>
+      name === undefined ? 'value' : name,
+    )
+    .replaceAll(evalName, 'eval')
+    .replaceAll(importName, 'import');
+}
+
+export class GuestRuntime {
+  readonly #port: MessagePort;
+  readonly #output: OutputBuffer;
+  readonly #snapshotLimitBytes: number;
+  readonly #compartment: Compartment;
+  readonly #global: Record<PropertyKey, unknown>;
+  readonly #lexicals: object;
+  readonly #baseline: Set<string>;
+  readonly #cells = new Map<string, Cell>();
+  readonly #meta = new Map<string, VariableMeta>();
+  readonly #scope = {
+    kindOf: (name: string) => this.#kindOf(name),
+    isCaptured: (name: string) => this.#capturesDynamically || this.#captured.has(name),
+  };
+  /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
+  readonly #captured = new Set<string>();
+  #capturesDynamically = false;
+  /** Pending host calls of the running execution, by id. */
+  readonly #calls = new Map<
+    number,
+    { resolve(value: unknown): void; reject(error: Error): void }
+  >();
+  readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
+  /** Primitive values last copied to the host, by variable. */
+  readonly #copied = new Map<string, unknown>();
+  #nextId = 1;
+  #executing = false;
+  /** Lines of the code running now: frames past them are the wrapper's. */
+  #codeLines = 0;
+
+  /** Call after `lockdown()`, once per worker. */
+  constructor(port: MessagePort, setup: WorkerSetup) {
+    // Guest code sees an empty `stack` (SES's safe error taming); the runtime keeps the call
+    // sites to report line numbers.
+    (Error as unknown as { prepareStackTrace: unknown }).prepareStackTrace = (
+      error: object,
+      sites: CallSite[],
+    ) => {
+      callSites.set(error, sites);
+      return '';
+    };
+    this.#port = port;
+    this.#output = new OutputBuffer(setup.outputBuffer);
+    this.#snapshotLimitBytes = setup.snapshotLimitBytes;
+    this.#compartment = new Compartment({ __options__: true, name: 'rlm-sandbox' });
+    const global = this.#compartment.globalThis;
+    this.#global = global;
+    // Powers SES leaves out of compartments by default, given back on purpose: the clock and
+    // a (non-secure) random source of the start compartment, and timers bounded to one
+    // execution.
+    Object.assign(global, {
+      Date,
+      Math,
+      setTimeout: harden(this.#setTimeout),
+      clearTimeout: harden(this.#clearTimeout),
+    });
+    for (const name of ['Compartment', 'lockdown']) Reflect.deleteProperty(global, name);
+
+    const sandboxEval = this.#makeEval();
+    const dynamicImport = harden(
+      (): Promise<never> =>
+        Promise.reject(
+          new TypeError(
+            'import() is not available in the sandbox: everything it offers is a global',
+          ),
+        ),
+    );
+    const kit = Object.freeze({
+      cell: (name: string) => this.#cellFor(name),
+      constant: (name: string): never => {
+        throw new TypeError(`Assignment to constant variable ${name}.`);
+      },
+      readOnly: (name: string): never => {
+        throw new TypeError(`${name} is read-only in this sandbox`);
+      },
+      ref: (name: string): unknown => {
+        if (name in global) return global[name];
+        throw new ReferenceError(`${name} is not defined`);
+      },
+      g: global,
+    });
+    this.#lexicals = Object.freeze({
+      [kitName]: kit,
+      [evalName]: sandboxEval,
+      [importName]: dynamicImport,
+      [regExpName]: global.RegExp,
+    });
+    for (const [name, value] of [
+      ['eval', sandboxEval],
+      ['Function', this.#makeFunctionConstructor(sandboxEval)],
+    ] as const) {
+      Object.defineProperty(global, name, { value, writable: false, configurable: false });
+    }
+
+    const print = harden((...args: unknown[]) => this.#print(args));
+    this.#defineFixed('print', print);
+    this.#defineFixed(
+      'console',
+      harden({ log: print, info: print, warn: print, error: print, debug: print }),
+    );
+    for (const name of setup.hostFunctionNames) {
+      const call = { [name]: (...args: unknown[]) => this.#callHost(name, args) }[name];
+      this.#defineFixed(name, harden(call as (...args: unknown[]) => Promise<unknown>));
+    }
+    this.#baseline = new Set(Object.getOwnPropertyNames(global));
+
+    process.on('unhandledRejection', (reason) =>
+      this.#reportUncaught('Unhandled rejection', reason),
+    );
+    process.on('uncaughtException', (error) => this.#reportUncaught('Uncaught', error));
+  }
+
+  /** Handles one message from the host. */
+  handle(message: HostMessage): void {
+    switch (message.type) {
+      case 'restore': {
+        const failures = this.#setVariables(message.variables);
+        this.#post({ type: 'ready', unrestored: failures.map((failure) => failure.name) });
+        return;
+      }
+      case 'execute':
+        void this.#execute(message.id, message.code);
+        return;
+      case 'probe':
+        this.#post({ type: 'memory', arrayBufferBytes: process.memoryUsage().arrayBuffers });
+        return;
+      case 'list':
+        this.#reply(message.id, () => this.#listVariables());
+        return;
+      case 'get':
+        this.#reply(message.id, () => {
+          const meta = this.#meta.get(message.name);
+          if (meta === undefined || meta.owner === 'fixed') {
+            throw new Error(`no variable named ${message.name}`);
+          }
+          return this.#cells.get(message.name)?.v;
+        });
+        return;
+      case 'set':
+        this.#reply(message.id, () => {
+          const failures = this.#setVariables(message.variables);
+          if (failures.length > 0) {
+            throw new Error(failures.map((failure) => failure.message).join('; '));
+          }
+          return undefined;
+        });
+        return;
+      case 'host-result': {
+        const call = this.#calls.get(message.id);
+        if (call === undefined) return;
+        this.#calls.delete(message.id);
+        if (message.ok) call.resolve(message.value);
+        // A fresh error of the compartment: only the message crosses, no stack, no cause.
+        else call.reject(new (this.#global.Error as ErrorConstructor)(message.message));
+        return;
+      }
+    }
+  }
+
+  // ---- variables ----
+
+  #kindOf(name: string): NameKind | undefined {
+    const meta = this.#meta.get(name);
+    if (meta !== undefined) {
+      if (meta.owner === 'fixed' || meta.readOnly) return 'protected';
+      return meta.isConst ? 'const' : 'let';
+    }
+    const descriptor = Reflect.getOwnPropertyDescriptor(this.#global, name);
+    if (descriptor === undefined) return undefined;
+    if (!descriptor.configurable) return 'builtin';
+    return 'value' in descriptor ? 'global' : undefined;
+  }
+
+  #cellFor(name: string): Cell {
+    const cell = this.#cells.get(name);
+    if (cell !== undefined) return cell;
+    return this.#createVariable(name, { owner: 'model', readOnly: false, isConst: false });
+  }
+
+  /** A new cell, visible on the global object (for `eval`, `globalThis.x`, late lookups). */
+  #createVariable(name: string, meta: VariableMeta, value?: unknown): Cell {
+    const cell: Cell = { v: value };
+    this.#cells.set(name, cell);
+    this.#meta.set(name, meta);
+    Object.defineProperty(this.#global, name, {
+      get: () => cell.v,
+      set: (next: unknown) => {
+        const current = this.#meta.get(name);
+        if (current?.owner === 'fixed' || current?.readOnly) {
+          throw new TypeError(`${name} is read-only in this sandbox`);
+        }
+        if (current?.isConst) throw new TypeError(`Assignment to constant variable ${name}.`);
+        cell.v = next;
+      },
+      enumerable: true,
+      configurable: false,
+    });
+    return cell;
+  }
+
+  #defineFixed(name: string, value: unknown): void {
+    this.#createVariable(name, { owner: 'fixed', readOnly: true, isConst: true }, value);
+  }
+
+  /** Applies `variables`; returns the ones that could not be set. */
+  #setVariables(
+    variables: readonly VariableRecord[],
+  ): { readonly name: string; readonly message: string }[] {
+    const failures: { name: string; message: string }[] = [];
+    for (const { name, value, owner, readOnly, isConst } of variables) {
+      const existing = this.#meta.get(name);
+      if (
+        !isIdentifierName(name) ||
+        existing?.owner === 'fixed' ||
+        this.#kindOf(name) === 'builtin'
+      ) {
+        failures.push({ name, message: `${name} is not a name the sandbox can define` });
+        continue;
+      }
+      const stored = readOnly ? harden(value) : value;
+      const meta: VariableMeta =
+        owner === 'host'
+          ? { owner, readOnly, isConst: false, hostValue: stored }
+          : { owner, readOnly: false, isConst };
+      const cell = this.#cells.get(name);
+      if (cell === undefined) {
+        this.#createVariable(name, meta, stored);
+      } else {
+        this.#meta.set(name, meta);
+        cell.v = stored;
+      }
+      this.#copied.delete(name);
+      if (owner === 'model' && (value === null || typeof value !== 'object')) {
+        this.#copied.set(name, value);
+      }
+    }
+    return failures;
+  }
+
+  #listVariables(): VariableInfo[] {
+    const infos: VariableInfo[] = [];
+    for (const [name, meta] of this.#meta) {
+      if (meta.owner === 'fixed') continue;
+      infos.push(this.#describeVariable(name, this.#cells.get(name)?.v));
+    }
+    return infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  #describeVariable(name: string, value: unknown): VariableInfo {
+    let type: string = typeof value;
+    let size = 0;
+    try {
+      if (value === null) type = 'null';
+      else if (typeof value === 'string') size = value.length;
+      else if (Array.isArray(value)) {
+        type = 'array';
+        size = value.length;
+      } else if (value instanceof Map || value instanceof Set) {
+        type = value instanceof Map ? 'map' : 'set';
+        size = value.size;
+      } else if (typeof value === 'object') size = Object.keys(value).length;
+    } catch {
+      // A proxy that throws: shown with what is known.
+    }
+    const preview = formatValue(value, { maxLength: 100, quoteStrings: true });
+    return { name, type, size, preview };
+  }
+
+  /** Turns globals the code created with `globalThis.name = ...` into variables. */
+  #adoptGlobals(): void {
+    for (const name of Object.keys(this.#global)) {
+      if (this.#meta.has(name) || this.#baseline.has(name) || !isIdentifierName(name)) continue;
+      const descriptor = Reflect.getOwnPropertyDescriptor(this.#global, name);
+      if (descriptor === undefined || !descriptor.configurable || !('value' in descriptor))
+        continue;
+      this.#createVariable(
+        name,
+        { owner: 'model', readOnly: false, isConst: false },
+        descriptor.value,
+      );
+    }
+  }
+
+  /**
+   * Copies what the host needs to restore the model's variables if this worker dies: values
+   * that clone small, within the snapshot limit; unchanged primitives are not sent again.
+   */
+  #takeSnapshot(): SnapshotEntry[] {
+    const entries: SnapshotEntry[] = [];
+    let budget = this.#snapshotLimitBytes;
+    for (const [name, meta] of this.#meta) {
+      if (meta.owner === 'fixed') continue;
+      const value = this.#cells.get(name)?.v;
+      const primitive =
+        value === null || (typeof value !== 'object' && typeof value !== 'function');
+      // What the host set and nothing changed since (read-only values are hardened).
+      const unchangedHostValue =
+        meta.owner === 'host' && Object.is(value, meta.hostValue) && (primitive || meta.readOnly);
+      if (unchangedHostValue) continue;
+      const { isConst } = meta;
+      if (primitive && this.#copied.has(name) && Object.is(this.#copied.get(name), value)) {
+        entries.push({ name, state: 'unchanged', isConst });
+        continue;
+      }
+      const size = estimateCloneSize(value, budget);
+      if (size === undefined) {
+        entries.push({ name, state: 'lost' });
+        this.#copied.delete(name);
+        continue;
+      }
+      try {
+        this.#post({ type: 'snapshot-value', name, value });
+      } catch {
+        entries.push({ name, state: 'lost' });
+        this.#copied.delete(name);
+        continue;
+      }
+      budget -= size;
+      entries.push({ name, state: 'copied', isConst });
+      if (primitive) this.#copied.set(name, value);
+      else this.#copied.delete(name);
+    }
+    return entries;
+  }
+
+  // ---- execution ----
+
+  async #execute(id: number, code: string): Promise<void> {
+    this.#output.reset();
+    this.#executing = true;
+    let error: string | undefined;
+    try {
+      this.#codeLines = code.split('\n').length;
+      const rewrite = rewriteReplCode(code, this.#scope);
+      for (const name of rewrite.captured) this.#captured.add(name);
+      if (rewrite.capturesDynamically) this.#capturesDynamically = true;
+      for (const [name, kind] of rewrite.declarations) {
+        const meta = this.#meta.get(name) ?? this.#createVariableFor(name);
+        meta.isConst = kind === 'const';
+      }
+      const completion: Promise<{ v: unknown } | undefined> = this.#compartment.evaluate(
+        rewrite.source,
+        { __moduleShimLexicals__: this.#lexicals },
+      );
+      const result = await completion;
+      if (result !== undefined && result.v !== undefined) this.#writeValue(result.v);
+    } catch (thrown) {
+      error = this.#describeError(thrown);
+    } finally {
+      this.#endExecution();
+    }
+    this.#adoptGlobals();
+    const snapshot = this.#takeSnapshot();
+    this.#post({
+      type: 'executed',
+      id,
+      error,
+      snapshot,
+      arrayBufferBytes: process.memoryUsage().arrayBuffers,
+    });
+  }
+
+  #createVariableFor(name: string): VariableMeta {
+    this.#createVariable(name, { owner: 'model', readOnly: false, isConst: false });
+    return this.#meta.get(name) as VariableMeta;
+  }
+
+  /** Ends an execution: timers are cleared, host calls still pending are abandoned. */
+  #endExecution(): void {
+    this.#executing = false;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#calls.clear();
+  }
+
+  #writeValue(value: unknown): void {
+    if (typeof value === 'string') {
+      this.#write(value);
+      return;
+    }
+    this.#write(formatValue(value, { maxLength: this.#output.remaining + 1 }));
+  }
+
+  #write(text: string): void {
+    if (!this.#executing) return;
+    this.#output.write(text);
+  }
+
+  #print(args: unknown[]): void {
+    if (!this.#executing) return;
+    const parts: string[] = [];
+    for (const arg of args) {
+      parts.push(
+        typeof arg === 'string' ? arg : formatValue(arg, { maxLength: this.#output.remaining + 1 }),
+      );
+    }
+    this.#write(`${parts.join(' ')}\n`);
+  }
+
+  #reportUncaught(label: string, reason: unknown): void {
+    this.#write(`${label}: ${this.#describeError(reason)}\n`);
+  }
+
+  /** One readable line, then the model code's own stack frames. */
+  #describeError(thrown: unknown): string {
+    if (typeof thrown !== 'object' || thrown === null) {
+      return `Uncaught ${formatValue(thrown, { maxLength: 500, quoteStrings: true })}`;
+    }
+    let line: string;
+    try {
+      const { name, message } = thrown as { name?: unknown; message?: unknown };
+      line =
+        typeof message === 'string'
+          ? `${typeof name === 'string' ? name : 'Error'}: ${cleanMessage(message)}`
+          : `Uncaught ${formatValue(thrown, { maxLength: 500 })}`;
+    } catch (error) {
+      return `Uncaught error (${messageOf(error)})`;
+    }
+    try {
+      void (thrown as { stack?: unknown }).stack;
+    } catch {
+      // A getter on the guest's error threw: no frames.
+    }
+    // Columns shift where names were rewritten; lines do not.
+    const frames = (callSites.get(thrown) ?? [])
+      .filter((site) => site.getScriptNameOrSourceURL() === replSourceUrl)
+      .map((site) => ({ name: site.getFunctionName(), line: site.getLineNumber() ?? 0 }))
+      .filter((frame) => frame.line <= this.#codeLines)
+      .slice(0, maxStackFrames)
+      .map(({ name, line }) => {
+        const label =
+          name === wrapperName ? '<top level>' : !name || name === 'eval' ? '<anonymous>' : name;
+        return `    at ${cleanMessage(label)} (line ${line})`;
+      });
+    return [line, ...frames].join('\n');
+  }
+
+  // ---- globals given to the guest ----
+
+  readonly #setTimeout = (callback: unknown, delay?: unknown, ...args: unknown[]): number => {
+    if (typeof callback !== 'function') {
+      throw new TypeError('setTimeout: the callback must be a function');
+    }
+    if (!this.#executing) return 0;
+    const id = this.#nextId++;
+    const milliseconds = Math.min(maxTimerDelay, Math.max(0, Number(delay) || 0));
+    const timer = setTimeout(() => {
+      this.#timers.delete(id);
+      try {
+        Reflect.apply(callback, undefined, args);
+      } catch (error) {
+        this.#reportUncaught('Uncaught in setTimeout', error);
+      }
+    }, milliseconds);
+    this.#timers.set(id, timer);
+    return id;
+  };
+
+  readonly #clearTimeout = (id: unknown): void => {
+    const timer = this.#timers.get(id as number);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.#timers.delete(id as number);
+  };
+
+  #makeEval(): (source: unknown) => unknown {
+    const compartment = this.#compartment;
+    const lexicals = () => this.#lexicals;
+    // A concise method: named `eval`, not a constructor. Each call gets a fresh SES evaluator,
+    // so nothing guest code does to one evaluation's scope outlives it.
+    const { eval: sandboxEval } = {
+      eval(source: unknown): unknown {
+        if (typeof source !== 'string') return source;
+        return compartment.evaluate(rewriteEvalCode(source), {
+          __moduleShimLexicals__: lexicals(),
+        });
+      },
+    };
+    return harden(sandboxEval);
+  }
+
+  #makeFunctionConstructor(sandboxEval: (source: unknown) => unknown): Function {
+    const guestFunction = this.#global.Function as Function;
+    function SandboxFunction(...args: unknown[]): unknown {
+      const body = args.length > 0 ? `${args.at(-1)}` : '';
+      const parameters = args
+        .slice(0, -1)
+        .map((parameter) => `${parameter}`)
+        .join(',');
+      return sandboxEval(`(function anonymous(${parameters}\n) {\n${body}\n})`);
+    }
+    Object.defineProperties(SandboxFunction, {
+      name: { value: 'Function' },
+      prototype: { value: guestFunction.prototype, writable: false },
+    });
+    return harden(SandboxFunction);
+  }
+
+  // ---- the host bridge ----
+
+  #callHost(name: string, args: unknown[]): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const GuestError = this.#global.Error as ErrorConstructor;
+      if (!this.#executing) {
+        reject(new GuestError(`${name} was called after its execution ended`));
+        return;
+      }
+      const id = this.#nextId++;
+      try {
+        this.#post({ type: 'call', id, name, args });
+      } catch (error) {
+        reject(new GuestError(`${name}: arguments must be plain data (${messageOf(error)})`));
+        return;
+      }
+      this.#calls.set(id, { resolve, reject });
+    });
+  }
+
+  #reply(id: number, compute: () => unknown): void {
+    let value: unknown;
+    try {
+      value = compute();
+    } catch (error) {
+      this.#post({ type: 'reply', id, ok: false, message: messageOf(error) });
+      return;
+    }
+    try {
+      this.#post({ type: 'reply', id, ok: true, value });
+    } catch (error) {
+      this.#post({
+        type: 'reply',
+        id,
+        ok: false,
+        message: `the value cannot be copied out of the sandbox (${messageOf(error)})`,
+      });
+    }
+  }
+
+  #post(message: WorkerMessage): void {
+    this.#port.postMessage(message);
+  }
+}

@@ -1,0 +1,1 @@
+export { createSesSandbox, type SesSandboxSettings } from './create-ses-sandbox.js';

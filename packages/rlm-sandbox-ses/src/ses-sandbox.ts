@@ -1,0 +1,506 @@
+import { Worker } from 'node:worker_threads';
+import {
+  defaultSandboxLimits,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type HostFunction,
+  type Sandbox,
+  SandboxError,
+  type SandboxLimits,
+  type SandboxOptions,
+  type SetVariablesOptions,
+  type VariableInfo,
+} from '@rlm/core';
+import { isIdentifierName } from './is-identifier-name.js';
+import { OutputBuffer } from './output-buffer.js';
+import type {
+  HostMessage,
+  SnapshotEntry,
+  VariableRecord,
+  WorkerMessage,
+  WorkerSetup,
+} from './worker-protocol.js';
+
+/** How often the host samples memory while code runs, in milliseconds. */
+const memoryCheckIntervalMs = 20;
+/** How long a worker gets to report its memory before it counts as busy allocating. */
+const memoryProbeTimeoutMs = 100;
+const mebibyte = 1024 * 1024;
+/** Node fires longer timers at once; a longer timeout waits this long. */
+const maxTimerDelayMs = 2 ** 31 - 1;
+
+/** Settings of {@link SesSandbox} besides the `SandboxOptions` of each sandbox. */
+export interface SesSandboxConfig {
+  readonly workerUrl: URL;
+  readonly snapshotLimitBytes: number;
+}
+
+/** A running worker and what the host knows of it. */
+interface WorkerState {
+  readonly worker: Worker;
+  /** Resolves with the variables the worker could not restore, once it is ready. */
+  readonly ready: Promise<string[]>;
+  markReady(unrestored: string[]): void;
+  failStart(error: Error): void;
+}
+
+/** How an execution ended, seen from the host. */
+type Outcome =
+  | {
+      readonly kind: 'executed';
+      readonly error: string | undefined;
+      readonly arrayBufferBytes: number;
+    }
+  | { readonly kind: 'fault'; readonly reason: string }
+  | { readonly kind: 'disposed' };
+
+interface PendingRequest {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+function describe(error: unknown): string {
+  try {
+    if (typeof error === 'object' && error !== null && 'message' in error) {
+      return String((error as { message: unknown }).message);
+    }
+    return String(error);
+  } catch {
+    return 'unknown error';
+  }
+}
+
+function disposedError(): SandboxError {
+  return new SandboxError('@rlm/sandbox-ses: the sandbox is disposed; create a new one');
+}
+
+/**
+ * A {@link Sandbox} that runs model code in a SES Compartment inside a `worker_thread`. Create
+ * it with `createSesSandbox()`; see the package README for the guarantees.
+ */
+export class SesSandbox implements Sandbox {
+  readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  readonly #limits: SandboxLimits;
+  readonly #config: SesSandboxConfig;
+  readonly #output: OutputBuffer;
+  /** Variables set by the host: restored into every new worker. */
+  readonly #hostVariables = new Map<string, { value: unknown; readOnly: boolean }>();
+  /** Copies of model variables as of the last execution, restored into a new worker. */
+  readonly #snapshot = new Map<string, { value: unknown; isConst: boolean }>();
+  readonly #incomingSnapshot = new Map<string, unknown>();
+  /** Model variables after the last execution, to tell which a restart loses. */
+  #modelVariables: readonly string[] = [];
+  readonly #requests = new Map<number, PendingRequest>();
+  readonly #stopping = new Set<Promise<number>>();
+  #current: WorkerState | undefined;
+  #execution: { readonly id: number; finish(outcome: Outcome): void } | undefined;
+  #onMemoryReport: ((arrayBufferBytes: number) => void) | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #nextId = 1;
+  #busy = 0;
+  #disposal: Promise<void> | undefined;
+
+  private constructor(options: SandboxOptions, config: SesSandboxConfig) {
+    this.#hostFunctions = { ...options.hostFunctions };
+    this.#limits = { ...defaultSandboxLimits, ...options.limits };
+    this.#config = config;
+    this.#output = OutputBuffer.create(this.#limits.maxOutputChars);
+  }
+
+  /** Starts a sandbox; resolves once its worker is ready. */
+  static async create(options: SandboxOptions, config: SesSandboxConfig): Promise<SesSandbox> {
+    for (const [name, fn] of Object.entries(options.hostFunctions)) {
+      if (!isIdentifierName(name) || name === 'print' || name === 'console') {
+        throw new SandboxError(
+          `@rlm/sandbox-ses: host function name ${JSON.stringify(name)} is not usable; use an identifier other than print and console`,
+        );
+      }
+      if (typeof fn !== 'function') {
+        throw new SandboxError(`@rlm/sandbox-ses: host function ${name} is not a function`);
+      }
+    }
+    const sandbox = new SesSandbox(options, config);
+    await sandbox.#hold(sandbox.#ensureWorker().ready);
+    return sandbox;
+  }
+
+  execute(code: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    if (this.#disposal) return Promise.reject(disposedError());
+    const run = this.#queue.then(() => this.#hold(this.#run(code, options)));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  listVariables(): Promise<VariableInfo[]> {
+    return this.#request({ type: 'list' }) as Promise<VariableInfo[]>;
+  }
+
+  getVariable(name: string): Promise<unknown> {
+    return this.#request({ type: 'get', name });
+  }
+
+  async setVariables(
+    values: Readonly<Record<string, unknown>>,
+    options: SetVariablesOptions = {},
+  ): Promise<void> {
+    const readOnly = options.readOnly ?? false;
+    for (const name of Object.keys(values)) {
+      if (!isIdentifierName(name) || this.#isFixedName(name)) {
+        throw new SandboxError(
+          `@rlm/sandbox-ses: cannot set ${JSON.stringify(name)}: use an identifier that is not a host function`,
+        );
+      }
+    }
+    const variables: VariableRecord[] = Object.entries(values).map(([name, value]) => ({
+      name,
+      value,
+      owner: 'host',
+      readOnly,
+      isConst: false,
+    }));
+    await this.#request({ type: 'set', variables });
+    for (const { name, value } of variables) {
+      this.#hostVariables.set(name, { value, readOnly });
+      this.#snapshot.delete(name);
+    }
+  }
+
+  /** Host functions, `print` and `console`: names no variable can take. */
+  #isFixedName(name: string): boolean {
+    return name === 'print' || name === 'console' || Object.hasOwn(this.#hostFunctions, name);
+  }
+
+  dispose(): Promise<void> {
+    this.#disposal ??= this.#shutDown();
+    return this.#disposal;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  // ---- execution ----
+
+  async #run(code: string, options: ExecuteOptions): Promise<ExecuteResult> {
+    const started = performance.now();
+    const durationMs = () => Math.round(performance.now() - started);
+    const { signal } = options;
+    if (signal?.aborted) {
+      return { output: '', error: 'Execution aborted before it started.', durationMs: 0 };
+    }
+    const state = this.#ensureWorker();
+    await state.ready;
+    if (this.#disposal) throw disposedError();
+    const timeoutMs = Math.max(0, options.timeoutMs ?? this.#limits.timeoutMs);
+    const memoryLimitBytes = this.#limits.memoryMb * mebibyte;
+    const id = this.#nextId++;
+    const cleanups: (() => void)[] = [];
+    const outcome = await new Promise<Outcome>((finish) => {
+      this.#execution = { id, finish };
+      const timer = setTimeout(
+        () => finish({ kind: 'fault', reason: `Execution timed out after ${timeoutMs} ms` }),
+        Math.min(timeoutMs, maxTimerDelayMs),
+      );
+      cleanups.push(() => clearTimeout(timer));
+      if (signal) {
+        const onAbort = () => finish({ kind: 'fault', reason: 'Execution aborted' });
+        signal.addEventListener('abort', onAbort, { once: true });
+        cleanups.push(() => signal.removeEventListener('abort', onAbort));
+      }
+      cleanups.push(
+        this.#watchMemory(state, memoryLimitBytes, () =>
+          finish({ kind: 'fault', reason: this.#memoryFault() }),
+        ),
+      );
+      this.#post(state, { type: 'execute', id, code });
+    });
+    for (const cleanup of cleanups) cleanup();
+    this.#execution = undefined;
+    if (outcome.kind === 'disposed') throw disposedError();
+    const output = this.#output.read();
+    if (outcome.kind === 'executed') {
+      if (outcome.arrayBufferBytes <= memoryLimitBytes) {
+        return { output, error: outcome.error, durationMs: durationMs() };
+      }
+      const note = await this.#restart(state);
+      return { output, error: `${this.#memoryFault()}; ${note}`, durationMs: durationMs() };
+    }
+    const note = await this.#restart(state);
+    return { output, error: `${outcome.reason}; ${note}`, durationMs: durationMs() };
+  }
+
+  /**
+   * V8's heap limit does not count ArrayBuffers, so while code runs the host watches the
+   * process's resident memory. Past the limit it asks the worker for its own ArrayBuffer total:
+   * a worker over the limit, or too busy to answer (allocating in synchronous code), is stopped;
+   * growth elsewhere in the process (another sandbox, the host) only moves the baseline.
+   * Returns the cleanup.
+   */
+  #watchMemory(state: WorkerState, limitBytes: number, onFault: () => void): () => void {
+    let baseline = process.memoryUsage.rss();
+    let probeSentAt: number | undefined;
+    this.#onMemoryReport = (arrayBufferBytes) => {
+      if (arrayBufferBytes > limitBytes) {
+        onFault();
+        return;
+      }
+      baseline = process.memoryUsage.rss();
+      probeSentAt = undefined;
+    };
+    const check = setInterval(() => {
+      if (process.memoryUsage.rss() - baseline <= limitBytes) return;
+      if (probeSentAt === undefined) {
+        probeSentAt = performance.now();
+        this.#post(state, { type: 'probe' });
+      } else if (performance.now() - probeSentAt > memoryProbeTimeoutMs) {
+        onFault();
+      }
+    }, memoryCheckIntervalMs);
+    return () => {
+      clearInterval(check);
+      this.#onMemoryReport = undefined;
+    };
+  }
+
+  #memoryFault(): string {
+    return `Execution exceeded the memory limit (${this.#limits.memoryMb} MB)`;
+  }
+
+  /** Replaces a faulted worker; says, in words, what the model gets back. */
+  async #restart(state: WorkerState): Promise<string> {
+    const lost = new Set(
+      this.#modelVariables.filter(
+        (name) => !this.#snapshot.has(name) && !this.#hostVariables.has(name),
+      ),
+    );
+    this.#stop(state, new SandboxError('@rlm/sandbox-ses: the sandbox restarted'));
+    if (this.#disposal) return 'the sandbox was disposed.';
+    try {
+      for (const name of await this.#ensureWorker().ready) lost.add(name);
+    } catch (error) {
+      if (this.#disposal) throw disposedError();
+      return `the sandbox could not restart (${describe(error)}).`;
+    }
+    const restored = 'the sandbox restarted with its variables as of before this execution';
+    return lost.size === 0
+      ? `${restored}.`
+      : `${restored}, except ${[...lost].sort().join(', ')} (functions, class instances and large values cannot be restored).`;
+  }
+
+  // ---- the worker ----
+
+  #ensureWorker(): WorkerState {
+    if (this.#current) return this.#current;
+    const setup: WorkerSetup = {
+      outputBuffer: this.#output.buffer,
+      hostFunctionNames: Object.keys(this.#hostFunctions),
+      snapshotLimitBytes: this.#config.snapshotLimitBytes,
+    };
+    const worker = new Worker(this.#config.workerUrl, {
+      workerData: setup,
+      env: {},
+      argv: [],
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.#limits.memoryMb },
+    });
+    let markReady!: (unrestored: string[]) => void;
+    let failStart!: (error: Error) => void;
+    const ready = new Promise<string[]>((resolve, reject) => {
+      markReady = resolve;
+      failStart = reject;
+    });
+    ready.catch(() => undefined);
+    const state: WorkerState = { worker, ready, markReady, failStart };
+    this.#current = state;
+    worker.on('message', (message: WorkerMessage) => {
+      if (this.#current === state) this.#onMessage(state, message);
+    });
+    worker.on('error', (error) => this.#onFailure(state, error));
+    worker.on('exit', (code) => this.#onFailure(state, new Error(`it exited with code ${code}`)));
+    if (this.#busy === 0) worker.unref();
+    this.#post(state, { type: 'restore', variables: this.#restoreRecords() });
+    return state;
+  }
+
+  #restoreRecords(): VariableRecord[] {
+    const records: VariableRecord[] = [];
+    for (const [name, { value, readOnly }] of this.#hostVariables) {
+      records.push({ name, value, owner: 'host', readOnly, isConst: false });
+    }
+    for (const [name, { value, isConst }] of this.#snapshot) {
+      records.push({ name, value, owner: 'model', readOnly: false, isConst });
+    }
+    return records;
+  }
+
+  #onMessage(state: WorkerState, message: WorkerMessage): void {
+    switch (message.type) {
+      case 'ready':
+        state.markReady([...message.unrestored]);
+        return;
+      case 'snapshot-value':
+        this.#incomingSnapshot.set(message.name, message.value);
+        return;
+      case 'memory':
+        this.#onMemoryReport?.(message.arrayBufferBytes);
+        return;
+      case 'executed':
+        this.#commitSnapshot(message.snapshot);
+        if (this.#execution?.id === message.id) {
+          this.#execution.finish({
+            kind: 'executed',
+            error: message.error,
+            arrayBufferBytes: message.arrayBufferBytes,
+          });
+        }
+        return;
+      case 'reply': {
+        const request = this.#requests.get(message.id);
+        if (request === undefined) return;
+        this.#requests.delete(message.id);
+        if (message.ok) request.resolve(message.value);
+        else request.reject(new SandboxError(`@rlm/sandbox-ses: ${message.message}`));
+        return;
+      }
+      case 'call':
+        this.#callHost(state, message.id, message.name, message.args);
+        return;
+    }
+  }
+
+  #commitSnapshot(entries: readonly SnapshotEntry[]): void {
+    const names = new Set<string>();
+    for (const entry of entries) {
+      names.add(entry.name);
+      if (entry.state === 'copied') {
+        this.#snapshot.set(entry.name, {
+          value: this.#incomingSnapshot.get(entry.name),
+          isConst: entry.isConst,
+        });
+      } else if (entry.state === 'unchanged') {
+        const previous = this.#snapshot.get(entry.name);
+        if (previous) previous.isConst = entry.isConst;
+      } else {
+        this.#snapshot.delete(entry.name);
+      }
+    }
+    for (const name of this.#snapshot.keys()) if (!names.has(name)) this.#snapshot.delete(name);
+    this.#incomingSnapshot.clear();
+    this.#modelVariables = [...names];
+  }
+
+  #onFailure(state: WorkerState, error: Error): void {
+    const reason =
+      (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? this.#memoryFault()
+        : `The sandbox worker stopped: ${error.message}`;
+    state.failStart(
+      new SandboxError(`@rlm/sandbox-ses: the sandbox worker failed: ${error.message}`, {
+        cause: error,
+      }),
+    );
+    if (this.#current !== state) return;
+    this.#execution?.finish({ kind: 'fault', reason });
+    this.#stop(state, new SandboxError(`@rlm/sandbox-ses: ${reason}`, { cause: error }));
+  }
+
+  /** Terminates a worker and fails what waits on it. The next use starts a new one. */
+  #stop(state: WorkerState, error: Error): void {
+    if (this.#current === state) this.#current = undefined;
+    this.#incomingSnapshot.clear();
+    for (const request of this.#requests.values()) request.reject(error);
+    this.#requests.clear();
+    state.failStart(error);
+    const stopping = state.worker.terminate();
+    this.#stopping.add(stopping);
+    void stopping.finally(() => this.#stopping.delete(stopping));
+  }
+
+  #post(state: WorkerState, message: HostMessage): void {
+    state.worker.postMessage(message);
+  }
+
+  // ---- host calls and requests ----
+
+  #callHost(state: WorkerState, id: number, name: string, args: unknown[]): void {
+    let pending: Promise<unknown>;
+    try {
+      if (!Object.hasOwn(this.#hostFunctions, name))
+        throw new Error(`${name} is not a host function`);
+      pending = Promise.resolve((this.#hostFunctions[name] as HostFunction)(...args));
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    const answer = (message: HostMessage) => {
+      // A restarted or disposed sandbox abandons the calls of its old worker.
+      if (this.#current !== state || this.#disposal) return;
+      try {
+        this.#post(state, message);
+      } catch (error) {
+        this.#post(state, {
+          type: 'host-result',
+          id,
+          ok: false,
+          message: `${name} returned a value that cannot be copied into the sandbox (${describe(error)})`,
+        });
+      }
+    };
+    pending.then(
+      (value) => answer({ type: 'host-result', id, ok: true, value }),
+      (error: unknown) =>
+        answer({
+          type: 'host-result',
+          id,
+          ok: false,
+          message: describe(error) || `${name} failed`,
+        }),
+    );
+  }
+
+  async #request(
+    message:
+      | { readonly type: 'list' }
+      | { readonly type: 'get'; readonly name: string }
+      | { readonly type: 'set'; readonly variables: readonly VariableRecord[] },
+  ): Promise<unknown> {
+    if (this.#disposal) throw disposedError();
+    const state = this.#ensureWorker();
+    return this.#hold(
+      state.ready.then(
+        () =>
+          new Promise<unknown>((resolve, reject) => {
+            if (this.#disposal) throw disposedError();
+            const id = this.#nextId++;
+            this.#requests.set(id, { resolve, reject });
+            try {
+              this.#post(state, { ...message, id });
+            } catch (error) {
+              this.#requests.delete(id);
+              reject(
+                new SandboxError(
+                  `@rlm/sandbox-ses: the value cannot be copied into the sandbox (${describe(error)})`,
+                  { cause: error },
+                ),
+              );
+            }
+          }),
+      ),
+    );
+  }
+
+  /** Keeps the worker referenced (the process alive) while `work` runs. */
+  async #hold<T>(work: Promise<T>): Promise<T> {
+    if (this.#busy++ === 0) this.#current?.worker.ref();
+    try {
+      return await work;
+    } finally {
+      if (--this.#busy === 0) this.#current?.worker.unref();
+    }
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#execution?.finish({ kind: 'disposed' });
+    if (this.#current) this.#stop(this.#current, disposedError());
+    await Promise.all(this.#stopping);
+  }
+}

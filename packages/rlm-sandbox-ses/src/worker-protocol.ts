@@ -1,0 +1,79 @@
+/**
+ * Messages between the host (`SesSandbox`) and its worker (`GuestRuntime`). Values cross by
+ * structured clone; output crosses through the shared {@link OutputBuffer}.
+ */
+/** `workerData` of the sandbox worker. */
+export interface WorkerSetup {
+  /** The shared memory of the worker's `OutputBuffer`. */
+  readonly outputBuffer: SharedArrayBuffer;
+  /** Names of the host functions to install as globals. */
+  readonly hostFunctionNames: readonly string[];
+  /** Bytes of model variables copied to the host after each execution, at most. */
+  readonly snapshotLimitBytes: number;
+}
+
+/** A variable the host sets or restores. */
+export interface VariableRecord {
+  readonly name: string;
+  readonly value: unknown;
+  /** `host`: set with `setVariables`; `model`: defined by model code (restored from a snapshot). */
+  readonly owner: 'host' | 'model';
+  readonly readOnly: boolean;
+  readonly isConst: boolean;
+}
+
+export type HostMessage =
+  | { readonly type: 'restore'; readonly variables: readonly VariableRecord[] }
+  /** Asks for a `memory` report. */
+  | { readonly type: 'probe' }
+  | { readonly type: 'execute'; readonly id: number; readonly code: string }
+  | { readonly type: 'list'; readonly id: number }
+  | { readonly type: 'get'; readonly id: number; readonly name: string }
+  | { readonly type: 'set'; readonly id: number; readonly variables: readonly VariableRecord[] }
+  | {
+      readonly type: 'host-result';
+      readonly id: number;
+      readonly ok: true;
+      readonly value: unknown;
+    }
+  | {
+      readonly type: 'host-result';
+      readonly id: number;
+      readonly ok: false;
+      readonly message: string;
+    };
+
+/** The state of one model variable after an execution. */
+export type SnapshotEntry =
+  /** Its value, copied now. */
+  | { readonly name: string; readonly state: 'copied'; readonly isConst: boolean }
+  /** A primitive equal to the one copied before. */
+  | { readonly name: string; readonly state: 'unchanged'; readonly isConst: boolean }
+  /** Not restorable: a function, a class instance, or over the snapshot limit. */
+  | { readonly name: string; readonly state: 'lost' };
+
+export type WorkerMessage =
+  | {
+      readonly type: 'ready';
+      /** Variables of the `restore` message that could not be defined. */
+      readonly unrestored: readonly string[];
+    }
+  | {
+      /** Sent before `executed`, one per copied variable, so one bad value spoils nothing else. */
+      readonly type: 'snapshot-value';
+      readonly name: string;
+      readonly value: unknown;
+    }
+  | {
+      readonly type: 'executed';
+      readonly id: number;
+      readonly error: string | undefined;
+      readonly snapshot: readonly SnapshotEntry[];
+      /** The worker's ArrayBuffer memory, which V8's heap limit does not count. */
+      readonly arrayBufferBytes: number;
+    }
+  /** The worker's ArrayBuffer memory, which V8's heap limit does not count. */
+  | { readonly type: 'memory'; readonly arrayBufferBytes: number }
+  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly message: string }
+  | { readonly type: 'call'; readonly id: number; readonly name: string; readonly args: unknown[] };
