@@ -15,10 +15,12 @@ describe('formatAnswer', () => {
     expect(formatAnswer(new Map([['k', new Set([1n])]]))).toBe('{\n  "k": [\n    "1"\n  ]\n}\n');
   });
 
-  test('a cycle falls back to util.inspect', () => {
+  test('a cycle prints as "[Circular]"; a value seen twice without a cycle prints twice', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
-    expect(formatAnswer(cyclic)).toBe("<ref *1> { name: 'loop', self: [Circular *1] }\n");
+    expect(formatAnswer(cyclic)).toBe('{\n  "name": "loop",\n  "self": "[Circular]"\n}\n');
+    const shared = { x: 1 };
+    expect(JSON.parse(formatAnswer([shared, shared]))).toEqual([{ x: 1 }, { x: 1 }]);
   });
 });
 
@@ -37,10 +39,10 @@ describe('formatJsonReport', () => {
     );
   });
 
-  test('an answer JSON cannot hold becomes its inspect text', () => {
+  test('a cyclic answer still gives one line of JSON', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     const line = formatJsonReport({ ...report, answer: cyclic });
-    expect(JSON.parse(line).answer).toBe('<ref *1> { self: [Circular *1] }');
+    expect(JSON.parse(line).answer).toEqual({ self: '[Circular]' });
   });
 });

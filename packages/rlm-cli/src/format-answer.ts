@@ -1,5 +1,3 @@
-import { inspect } from 'node:util';
-
 /** What `--json` prints for one query. */
 export interface JsonRunReport {
   readonly answer: unknown;
@@ -14,38 +12,47 @@ export interface JsonRunReport {
   };
   /** Wall time of the query, in milliseconds. */
   readonly durationMs: number;
+  /** The stored copy of a large answer, when an artifact store kept one. */
+  readonly artifact?: { readonly id: string; readonly size: number; readonly createdAt: number };
 }
 
 /**
  * The text printed on stdout for an answer: a string as it is, anything else as indented JSON
- * (`Map` as an object, `Set` as an array, `bigint` as a string; a value JSON cannot hold, such
- * as a cycle, falls back to `util.inspect`). Always ends with exactly one added newline unless
- * the answer already ends with one.
+ * (`Map` as an object, `Set` as an array, `bigint` as a string, a cycle as `"[Circular]"`).
+ * Always ends with exactly one added newline unless the answer already ends with one. Answers
+ * are data cloned out of the sandbox; they are never formatted with `util.inspect`.
  */
 export function formatAnswer(answer: unknown): string {
-  const text =
-    typeof answer === 'string' ? answer : (toJson(answer, 2) ?? inspect(answer, { depth: null }));
+  const text = typeof answer === 'string' ? answer : toJson(answer, 2);
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
-/** One line of `--json` output, newline included. An answer JSON cannot hold becomes its `util.inspect` text. */
+/** One line of `--json` output, newline included. */
 export function formatJsonReport(report: JsonRunReport): string {
-  const line =
-    toJson(report, 0) ??
-    toJson(
-      { ...report, answer: inspect(report.answer, { depth: null, breakLength: Infinity }) },
-      0,
-    );
-  return `${line}\n`;
+  return `${toJson(report, 0)}\n`;
 }
 
-/** JSON text, or `undefined` for values JSON cannot hold (cycles). */
-function toJson(value: unknown, indent: number): string | undefined {
-  try {
-    return JSON.stringify(value ?? null, jsonReplacer, indent);
-  } catch {
-    return undefined;
+function toJson(value: unknown, indent: number): string {
+  return JSON.stringify(withoutCycles(value ?? null, new Set()), jsonReplacer, indent);
+}
+
+/** A copy of `value` in which an object that contains itself is replaced by `"[Circular]"`. */
+function withoutCycles(value: unknown, ancestors: Set<object>): unknown {
+  if (typeof value !== 'object' || value === null || value instanceof Date) return value;
+  if (ancestors.has(value)) return '[Circular]';
+  ancestors.add(value);
+  let copy: unknown;
+  if (Array.isArray(value)) copy = value.map((item) => withoutCycles(item, ancestors));
+  else if (value instanceof Map) {
+    copy = new Map([...value].map(([key, item]) => [key, withoutCycles(item, ancestors)]));
+  } else if (value instanceof Set) copy = [...value].map((item) => withoutCycles(item, ancestors));
+  else {
+    copy = Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, withoutCycles(item, ancestors)]),
+    );
   }
+  ancestors.delete(value);
+  return copy;
 }
 
 function jsonReplacer(_key: string, value: unknown): unknown {

@@ -112,11 +112,27 @@ describe('loadContext: one file', () => {
     );
   });
 
-  test.skipIf(process.getuid?.() === 0)('an unreadable file', async () => {
+  test('an unreadable file', async () => {
     const directory = await makeTree('locked', { 'secret.txt': 'x' });
     const file = path.join(directory, 'secret.txt');
     await chmod(file, 0o000);
-    expect(await loadError({ file })).toBe(`cannot read ${file}: permission denied`);
+    if (process.getuid?.() !== 0) {
+      expect(await loadError({ file })).toBe(`cannot read ${file}: permission denied`);
+      return;
+    }
+    // Root reads any file: load it as an unprivileged user, through the built module.
+    await chmod(root, 0o755);
+    await chmod(directory, 0o755);
+    const moduleUrl = new URL('../dist/index.js', import.meta.url).href;
+    const script = `import { loadContext } from ${JSON.stringify(moduleUrl)};
+      loadContext({ file: ${JSON.stringify(file)}, maxBytes: 1024 }).then(
+        () => console.log('loaded'), (error) => console.log(error.message));`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      uid: 65534,
+      gid: 65534,
+      encoding: 'utf8',
+    });
+    expect(output.trim()).toBe(`cannot read ${file}: permission denied`);
   });
 
   test('the size limit names the limit and the flag', async () => {

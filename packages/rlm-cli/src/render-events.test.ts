@@ -16,6 +16,11 @@ function render(events: readonly RlmEvent[], options: { color?: boolean; width?:
 }
 
 const root = { callId: 'call-1', depth: 0 } as const;
+const totals = {
+  usage: { inputTokens: 10, outputTokens: 5, modelCalls: 1 },
+  depthReached: 1,
+  durationMs: 12,
+} as const;
 const child = { callId: 'call-2', depth: 1 } as const;
 
 describe('createEventRenderer', () => {
@@ -39,7 +44,7 @@ describe('createEventRenderer', () => {
       { ...root, type: 'execution', iteration: 1, index: 0, output: '3\n', durationMs: 4 },
       { ...root, type: 'step-complete', iteration: 1, durationMs: 9 },
       { ...root, type: 'usage', usage: { inputTokens: 10, outputTokens: 5 }, modelCalls: 1 },
-      { ...root, type: 'final', answer: '3', iterations: 2, source: 'final-text' },
+      { ...root, type: 'final', answer: '3', iterations: 2, source: 'final-text', ...totals },
     ]);
     expect(text).toBe(
       [
@@ -79,7 +84,14 @@ describe('createEventRenderer', () => {
       },
       { ...child, type: 'call-start', query: 'summarize\npart 1', parentCallId: 'call-1' },
       { ...child, type: 'step-start', iteration: 1 },
-      { ...child, type: 'final', answer: { total: 2 }, iterations: 1, source: 'final-var' },
+      {
+        ...child,
+        type: 'final',
+        answer: { total: 2 },
+        iterations: 1,
+        source: 'final-var',
+        ...totals,
+      },
       { ...child, type: 'call-error', message: 'boom', errorName: 'ModelCallError' },
       { ...root, type: 'call-error', message: 'not rendered', errorName: 'ModelCallError' },
     ]);

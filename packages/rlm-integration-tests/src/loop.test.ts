@@ -193,11 +193,10 @@ describe('the RLM loop', () => {
       sandbox: sandboxFactory,
       maxConcurrency: 8,
     });
-    const started = Date.now();
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe(13);
+    // Eight calls were in flight at once: the gate's limit, so they really overlapped.
     expect(peak).toBe(8);
-    expect(Date.now() - started).toBeLessThan(400);
   });
 
   test('persistent mode keeps variables and adds context_n and history across queries', async () => {
