@@ -1,6 +1,6 @@
 import { defaultAnthropicModelId } from '@rlm/core/anthropic';
 import { formatBytes } from './format-bytes.js';
-import { defaultMaxContextBytes } from './parse-arguments.js';
+import { defaultMaxContextBytes, defaultStorePath } from './parse-arguments.js';
 
 /** The `rlm --help` text, newline included. */
 export function helpText(): string {
@@ -32,14 +32,28 @@ Model:
       --exec-timeout <ms>      time limit of one code block, awaited sub-calls included
                                (default 60000)
 
+Storage and tools:
+      --store <file>           SQLite artifact store: artifacts, checkpoints after every
+                               step, large answers (default ${defaultStorePath})
+      --no-store               keep nothing on disk
+      --resume                 continue the latest checkpoint of the same query and context
+      --tools <module>         host tools: a module exporting \`tools\`, an array of
+                               { name, description, inputSchema, execute }
+      --toolstore <dir>        durable tools built by runs (default $RLM_TOOLSTORE, else the
+                               platform's state directory); see rlm tools --help
+
 Output:
       --json                   one JSON object per query on stdout:
                                { answer, iterations, depthReached, usage, durationMs }
+  -o, --out <file>             write the answer to <file> instead of stdout
   -q, --quiet                  no progress on stderr
   -h, --help                   this text
   -v, --version                the version
 
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, RLM_MODEL, NO_COLOR.
+Maintenance: rlm tools list | stale | prune [--dry-run] | quarantine <role.method> |
+             bless <role.method> [--reset-metrics] | show <role.method>
+
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, RLM_MODEL, RLM_TOOLSTORE, NO_COLOR.
 Exit codes: 0 answered, 1 the run failed, 2 bad usage or context, 130 interrupted.
 `;
 }

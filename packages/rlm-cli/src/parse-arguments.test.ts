@@ -36,6 +36,11 @@ describe('parseArguments', () => {
       execTimeoutMs: undefined,
       json: false,
       quiet: false,
+      storePath: '.rlm/rlm.sqlite',
+      resume: false,
+      toolsModule: undefined,
+      outFile: undefined,
+      toolStoreRoot: undefined,
     });
     expect(defaultMaxContextBytes).toBe(256 * 1024 * 1024);
   });
@@ -60,6 +65,15 @@ describe('parseArguments', () => {
       '5000',
       '--json',
       '-q',
+      '--store',
+      'state/x.sqlite',
+      '--resume',
+      '--tools',
+      './tools.mjs',
+      '-o',
+      'answer.md',
+      '--toolstore',
+      '/var/tools',
       'lines?',
     ]);
     expect(options).toEqual({
@@ -75,7 +89,36 @@ describe('parseArguments', () => {
       execTimeoutMs: 5000,
       json: true,
       quiet: true,
+      storePath: 'state/x.sqlite',
+      resume: true,
+      toolsModule: './tools.mjs',
+      outFile: 'answer.md',
+      toolStoreRoot: '/var/tools',
     });
+  });
+
+  test('--no-store keeps nothing; it conflicts with --store and --resume', () => {
+    expect(run(['--no-store']).storePath).toBeUndefined();
+    expect(usageError(['--no-store', '--store', 'x.sqlite'])).toBe(
+      '--store and --no-store cannot be combined; give one of them',
+    );
+    expect(usageError(['--no-store', '--resume'])).toBe(
+      '--resume needs the artifact store; drop --no-store',
+    );
+  });
+
+  test('"tools" first is the maintenance command, with its own arguments', () => {
+    expect(parseArguments(['tools', 'prune', '--dry-run'], { RLM_TOOLSTORE: '/t' })).toEqual({
+      kind: 'tools',
+      argv: ['prune', '--dry-run'],
+      toolStoreRoot: '/t',
+    });
+    expect(parseArguments(['--toolstore', '/x', 'tools', 'list'], {})).toEqual({
+      kind: 'tools',
+      argv: ['list'],
+      toolStoreRoot: '/x',
+    });
+    expect(run(['how', 'do', 'tools', 'work']).query).toBe('how do tools work');
   });
 
   test('--help and --version win over other flags', () => {

@@ -36,13 +36,31 @@ export interface CliOptions {
   readonly json: boolean;
   /** `--quiet`: no progress on stderr. */
   readonly quiet: boolean;
+  /** `--store`: the SQLite artifact store; `undefined` with `--no-store`. */
+  readonly storePath: string | undefined;
+  /** `--resume`: continue the latest checkpoint of the same query and context. */
+  readonly resume: boolean;
+  /** `--tools`: a module exporting host tools. */
+  readonly toolsModule: string | undefined;
+  /** `--out`: write each answer to this file instead of stdout. */
+  readonly outFile: string | undefined;
+  /** `--toolstore`: the durable tool store's directory; `undefined` means the default. */
+  readonly toolStoreRoot: string | undefined;
 }
 
 /** What the command line asks for. */
 export type CliCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
-  | { readonly kind: 'run'; readonly options: CliOptions };
+  | { readonly kind: 'run'; readonly options: CliOptions }
+  | {
+      readonly kind: 'tools';
+      readonly argv: readonly string[];
+      readonly toolStoreRoot: string | undefined;
+    };
+
+/** Where the CLI keeps artifacts and checkpoints unless told otherwise. */
+export const defaultStorePath = '.rlm/rlm.sqlite';
 
 /** 256 MiB: V8 strings stop just under 512 Mi characters, and the sandbox holds a copy. */
 export const defaultMaxContextBytes = 256 * 1024 * 1024;
@@ -59,6 +77,12 @@ const optionDefinitions = {
   'exec-timeout': { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
+  store: { type: 'string' },
+  'no-store': { type: 'boolean' },
+  resume: { type: 'boolean' },
+  tools: { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  toolstore: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -82,6 +106,15 @@ export function parseArguments(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): CliCommand {
+  const toolsAt = argv.indexOf('tools');
+  if (toolsAt >= 0 && isToolsCommand(argv.slice(0, toolsAt))) {
+    const before = parseStrict(argv.slice(0, toolsAt)).values;
+    return {
+      kind: 'tools',
+      argv: argv.slice(toolsAt + 1),
+      toolStoreRoot: before.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
+    };
+  }
   const { values, positionals } = parseStrict(argv);
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
@@ -91,6 +124,12 @@ export function parseArguments(
   }
   if (values.concat && values['context-dir'] === undefined) {
     throw new UsageError('--concat only applies to --context-dir');
+  }
+  if (values['no-store'] && values.store !== undefined) {
+    throw new UsageError('--store and --no-store cannot be combined; give one of them');
+  }
+  if (values['no-store'] && values.resume) {
+    throw new UsageError('--resume needs the artifact store; drop --no-store');
   }
   const query = positionals.length === 0 ? undefined : positionals.join(' ');
   if (query !== undefined && query.trim() === '') {
@@ -121,8 +160,25 @@ export function parseArguments(
       execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
       json: values.json ?? false,
       quiet: values.quiet ?? false,
+      storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),
+      resume: values.resume ?? false,
+      toolsModule: values.tools,
+      outFile: values.out,
+      toolStoreRoot: values.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
     },
   };
+}
+
+/**
+ * Whether `rlm ... tools ...` is the maintenance command: `tools` is the first positional and
+ * only `--toolstore <dir>` comes before it.
+ */
+function isToolsCommand(before: readonly string[]): boolean {
+  return (
+    before.length === 0 ||
+    (before.length === 2 && before[0] === '--toolstore') ||
+    (before.length === 1 && before[0]!.startsWith('--toolstore='))
+  );
 }
 
 /**

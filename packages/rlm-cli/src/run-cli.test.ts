@@ -66,7 +66,7 @@ async function runPiped(argv: string[], input = '') {
   const stdout = collector();
   const stderr = collector();
   const exitCode = await runCli({
-    argv,
+    argv: ['--no-store', ...argv],
     env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, NO_COLOR: '1' },
     stdin,
     stdout,
@@ -140,7 +140,7 @@ describe('runCli: interactive mode', () => {
     const stdout = collector();
     const stderr = collector(true);
     const exitCode = runCli({
-      argv: ['--context', file, '--quiet'],
+      argv: ['--no-store', '--context', file, '--quiet'],
       env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, NO_COLOR: '1' },
       stdin: stdin as CliInput,
       stdout,
@@ -169,7 +169,7 @@ describe('runCli: interactive mode', () => {
     const stdin = new FakeTerminal();
     const stderr = collector(true);
     const exitCode = runCli({
-      argv: ['--quiet'],
+      argv: ['--no-store', '--quiet'],
       env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, NO_COLOR: '1' },
       stdin: stdin as CliInput,
       stdout: collector(),

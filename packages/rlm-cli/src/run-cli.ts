@@ -1,7 +1,11 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createRLM, type RLM, type RlmEvent } from '@rlm/core';
+import { createSqliteArtifactStore } from '@rlm/artifacts';
+import { type ArtifactStore, createRLM, type RLM, type RlmEvent } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/core/anthropic';
 import { createSesSandbox } from '@rlm/sandbox-ses';
+import { runToolsCommand } from '@rlm/toolstore';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
@@ -9,6 +13,7 @@ import { formatAnswer, formatJsonReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
 import { helpText } from './help-text.js';
 import { type LoadedContext, loadContext } from './load-context.js';
+import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
 import { createEventRenderer } from './render-events.js';
 import { runQuery } from './run-query.js';
@@ -59,6 +64,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     quitNow = resolve;
   });
   let rlm: RLM | undefined;
+  let store: ArtifactStore | undefined;
   try {
     const command = parseArguments(options.argv, options.env);
     if (command.kind === 'help') {
@@ -68,6 +74,14 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'version') {
       stdout.write(`${cliVersion}\n`);
       return 0;
+    }
+    if (command.kind === 'tools') {
+      return await runToolsCommand(command.argv, {
+        stdout,
+        stderr,
+        runtimeVersion: cliVersion,
+        ...(command.toolStoreRoot ? { root: command.toolStoreRoot } : {}),
+      });
     }
     const cli = command.options;
     const apiKey = options.env.ANTHROPIC_API_KEY?.trim();
@@ -82,6 +96,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       concat: cli.concat,
       maxBytes: cli.maxContextBytes,
     });
+    const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
+    store = cli.storePath ? await openStore(cli.storePath) : undefined;
     const baseURL = options.env.ANTHROPIC_BASE_URL?.trim() || undefined;
     const createModel = (spec: ModelSpec) =>
       createAnthropicModel({ model: spec.modelId, apiKey, baseURL });
@@ -92,6 +108,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,
+      tools,
+      ...(store ? { artifacts: store } : {}),
     });
     const session = new Session(rlm, context, cli, options, quitNow);
     const run =
@@ -110,8 +128,18 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     return reportFailure(error, stderr);
   } finally {
-    const disposed = rlm?.dispose().catch(() => {});
+    const disposed = Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
     await Promise.race([disposed, forceQuit]);
+  }
+}
+
+/** Opens the SQLite artifact store; a failure is a usage error naming the flags to change it. */
+async function openStore(storePath: string): Promise<ArtifactStore> {
+  try {
+    return await createSqliteArtifactStore({ path: storePath });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^@rlm\/artifacts: /, '') : '';
+    throw new UsageError(`${reason}; pass --store <file> or --no-store`, { cause: error });
   }
 }
 
@@ -237,8 +265,18 @@ class Session {
       const report = await runQuery(this.#rlm, query, this.#context?.value, {
         signal: controller.signal,
         onEvent: this.#render,
+        resume: this.#cli.resume,
       });
-      stdout.write(this.#cli.json ? formatJsonReport(report) : formatAnswer(report.answer));
+      if (this.#cli.outFile !== undefined) {
+        const text = formatAnswer(report.answer);
+        await mkdir(path.dirname(path.resolve(this.#cli.outFile)), { recursive: true });
+        await writeFile(this.#cli.outFile, text);
+        stderr.write(
+          `rlm: answer written to ${this.#cli.outFile} (${formatBytes(Buffer.byteLength(text))})\n`,
+        );
+      }
+      if (this.#cli.json) stdout.write(formatJsonReport(report));
+      else if (this.#cli.outFile === undefined) stdout.write(formatAnswer(report.answer));
       return 0;
     } catch (error) {
       return reportFailure(error, stderr);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,8 @@ interface RunResult {
 }
 
 interface RunOptions {
+  /** The working directory; the temporary root by default (the store goes to ./.rlm there). */
+  readonly cwd?: string;
   /** Replaces the default environment entries (set a value to `undefined` to drop it). */
   readonly env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed. */
@@ -76,6 +78,7 @@ function spawnRlm(
     ...options.env,
   };
   const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? root,
     env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -310,5 +313,88 @@ describe('rlm (built bin)', () => {
     const help = await spawnRlm(['-h'], server.url, { env: { ANTHROPIC_API_KEY: undefined } });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: rlm [options] [query...]');
+  });
+
+  test('killed with SIGKILL mid-run, --resume finishes it: no step before the kill runs twice', async () => {
+    const workdir = await mkdtemp(path.join(root, 'resume-'));
+    const file = await writeContext('resume/numbers.txt', '1\n2\n3\n4');
+    const args = ['Sum the numbers', '--context', file, '--store', 'state/rlm.sqlite'];
+    server = await startFakeMessagesServer({
+      replies: [
+        fakeText(
+          '```repl\nconst numbers = context.split("\\n").map(Number);\nprint(numbers.length)\n```',
+        ),
+        fakeText('```repl\nconst total = numbers.reduce((a, b) => a + b, 0);\nprint(total)\n```'),
+        { ...fakeText('FINAL(never sent)'), delayMs: 60_000 },
+      ],
+    });
+    const crashed = await spawnRlm(args, server.url, {
+      cwd: workdir,
+      onStderr: { text: '● step 3', act: (send) => send('SIGKILL') },
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    // Step 3 had started (its request may not have been sent yet) when the process died.
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    await server.close();
+
+    server = await startFakeMessagesServer({ replies: [fakeText('FINAL_VAR(total)')] });
+    const resumed = await spawnRlm([...args, '--resume'], server.url, { cwd: workdir });
+    expect(resumed).toMatchObject({ code: 0, stdout: '10\n' });
+    expect(server.requests).toHaveLength(1);
+    const sent = JSON.stringify(server.requests[0]!.body);
+    expect(sent).toContain('resumed after iteration 2');
+    expect(sent).toContain('Variables restored: numbers, total');
+    expect(resumed.stderr).not.toContain('const numbers');
+  });
+
+  test('--tools loads host tools from a module; --out writes the answer to a file', async () => {
+    const toolsFile = await writeContext(
+      'tools/shout.mjs',
+      `export const tools = [{
+        name: 'shout',
+        description: 'Upper-cases a text.',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        execute: ({ text }) => text.toUpperCase() + '!',
+      }];`,
+    );
+    const out = path.join(root, 'answers', 'shout.txt');
+    const result = await runRlm(
+      ['Shout it', '--tools', toolsFile, '--out', out, '--no-store'],
+      [fakeText('```repl\nconst loud = await shout({ text: "hi" });\n```\nFINAL_VAR(loud)')],
+    );
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(await readFile(out, 'utf8')).toBe('HI!\n');
+    expect(result.stderr).toContain(`answer written to ${out}`);
+    const system = JSON.stringify((server!.requests[0]!.body as { system: unknown }).system);
+    expect(system).toContain('shout(input');
+  });
+
+  test('a bad --tools module or --store path: one line, exit 2, no model call', async () => {
+    const notTools = await writeContext('tools/empty.mjs', 'export const nothing = 1;');
+    const badTools = await runRlm(['q', '--tools', notTools], []);
+    expect(badTools.code).toBe(2);
+    expect(badTools.stderr).toMatch(/^rlm: --tools .*empty\.mjs must export `tools`.*\n$/);
+    const blocker = await writeContext('not-a-dir', 'x');
+    const badStore = await runRlm(['q', '--store', path.join(blocker, 'rlm.sqlite')], []);
+    expect(badStore.code).toBe(2);
+    expect(badStore.stderr).toMatch(/^rlm: cannot open the SQLite artifact store .*--no-store\n$/);
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  test('rlm tools list: the durable tool store, no API key needed', async () => {
+    const toolstore = await mkdtemp(path.join(root, 'toolstore-'));
+    server = await startFakeMessagesServer();
+    const listed = await spawnRlm(['tools', 'list', '--json'], server.url, {
+      env: { ANTHROPIC_API_KEY: undefined, RLM_TOOLSTORE: toolstore },
+    });
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(listed.stdout)).toEqual(expect.anything());
+    const bad = await spawnRlm(
+      ['--toolstore', toolstore, 'tools', 'bless', 'not valid'],
+      server.url,
+      {},
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
