@@ -34,6 +34,14 @@ export interface SandboxOptions {
    * overwrite. Calls may run concurrently (`Promise.all`).
    */
   readonly hostFunctions: Readonly<Record<string, HostFunction>>;
+  /**
+   * Functions written in JavaScript that run inside the sandbox, as model code does, each
+   * installed as a protected global in every fresh environment (at start and after any
+   * restart): name -> the source of a function expression, e.g.
+   * `{ twice: '(x) => x * 2' }`. They may call host functions. Names must not clash with
+   * `hostFunctions`.
+   */
+  readonly guestHelpers?: Readonly<Record<string, string>>;
   /** Defaults to {@link defaultSandboxLimits}. */
   readonly limits?: Partial<SandboxLimits>;
 }

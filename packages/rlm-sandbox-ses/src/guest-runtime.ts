@@ -178,6 +178,9 @@ export class GuestRuntime {
       const call = { [name]: (...args: unknown[]) => this.#callHost(name, args) }[name];
       this.#defineFixed(name, harden(call as (...args: unknown[]) => Promise<unknown>));
     }
+    for (const [name, source] of Object.entries(setup.guestHelpers)) {
+      this.#defineFixed(name, harden(this.#compartment.evaluate(`(${source})`)));
+    }
     this.#baseline = new Set(Object.getOwnPropertyNames(global));
 
     process.on('unhandledRejection', (reason) =>

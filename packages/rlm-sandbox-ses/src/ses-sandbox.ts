@@ -80,6 +80,7 @@ function disposedError(): SandboxError {
  */
 export class SesSandbox implements Sandbox {
   readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  readonly #guestHelpers: Readonly<Record<string, string>>;
   readonly #limits: SandboxLimits;
   readonly #config: SesSandboxConfig;
   readonly #output: OutputBuffer;
@@ -102,6 +103,7 @@ export class SesSandbox implements Sandbox {
 
   private constructor(options: SandboxOptions, config: SesSandboxConfig) {
     this.#hostFunctions = { ...options.hostFunctions };
+    this.#guestHelpers = { ...options.guestHelpers };
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
     this.#config = config;
     this.#output = OutputBuffer.create(this.#limits.maxOutputChars);
@@ -117,6 +119,19 @@ export class SesSandbox implements Sandbox {
       }
       if (typeof fn !== 'function') {
         throw new SandboxError(`@rlm/sandbox-ses: host function ${name} is not a function`);
+      }
+    }
+    for (const [name, source] of Object.entries(options.guestHelpers ?? {})) {
+      if (
+        !isIdentifierName(name) ||
+        name === 'print' ||
+        name === 'console' ||
+        Object.hasOwn(options.hostFunctions, name) ||
+        typeof source !== 'string'
+      ) {
+        throw new SandboxError(
+          `@rlm/sandbox-ses: guest helper ${JSON.stringify(name)} needs an identifier name not taken by print, console or a host function, and function source text`,
+        );
       }
     }
     const sandbox = new SesSandbox(options, config);
@@ -165,9 +180,14 @@ export class SesSandbox implements Sandbox {
     }
   }
 
-  /** Host functions, `print` and `console`: names no variable can take. */
+  /** Host functions, guest helpers, `print` and `console`: names no variable can take. */
   #isFixedName(name: string): boolean {
-    return name === 'print' || name === 'console' || Object.hasOwn(this.#hostFunctions, name);
+    return (
+      name === 'print' ||
+      name === 'console' ||
+      Object.hasOwn(this.#hostFunctions, name) ||
+      Object.hasOwn(this.#guestHelpers, name)
+    );
   }
 
   dispose(): Promise<void> {
@@ -294,6 +314,7 @@ export class SesSandbox implements Sandbox {
     const setup: WorkerSetup = {
       outputBuffer: this.#output.buffer,
       hostFunctionNames: Object.keys(this.#hostFunctions),
+      guestHelpers: this.#guestHelpers,
       snapshotLimitBytes: this.#config.snapshotLimitBytes,
     };
     const worker = new Worker(this.#config.workerUrl, {

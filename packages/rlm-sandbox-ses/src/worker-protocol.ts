@@ -8,6 +8,8 @@ export interface WorkerSetup {
   readonly outputBuffer: SharedArrayBuffer;
   /** Names of the host functions to install as globals. */
   readonly hostFunctionNames: readonly string[];
+  /** Guest helpers to install as globals: name -> function expression source. */
+  readonly guestHelpers: Readonly<Record<string, string>>;
   /** Bytes of model variables copied to the host after each execution, at most. */
   readonly snapshotLimitBytes: number;
 }

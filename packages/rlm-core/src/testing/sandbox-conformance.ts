@@ -222,6 +222,29 @@ export function runSandboxConformance(
         expect(assignment.error).toMatch(/context|read-only|constant/i);
       }));
 
+    test('guest helpers run inside, call host functions, are protected and survive a restart', () =>
+      withSandbox(
+        {
+          hostFunctions: { double: async (value) => (value as number) * 2 },
+          guestHelpers: {
+            quadruple: 'async (x) => double(await double(x))',
+            shout: '(text) => text.toUpperCase() + "!"',
+          },
+          limits: { timeoutMs: 300 },
+        },
+        async (sandbox) => {
+          expect((await sandbox.execute('await quadruple(5)')).output).toBe('20');
+          expect((await sandbox.execute('shout("hi")')).output).toBe('HI!');
+          const overwrite = await sandbox.execute('shout = () => "hacked"');
+          expect(overwrite.error).toMatch(/shout/);
+          const timedOut = await sandbox.execute('while (true) {}');
+          expect(timedOut.error).toMatch(/time/i);
+          expect((await sandbox.execute('shout("back")')).output).toBe('BACK!');
+          const names = (await sandbox.listVariables()).map((variable) => variable.name);
+          expect(names.includes('shout')).toBe(false);
+        },
+      ));
+
     test('listVariables is sorted by name, shaped, and leaves host functions out', () =>
       withSandbox({ hostFunctions: { tool: async () => null } }, async (sandbox) => {
         await sandbox.setVariables({ zeta: 'z'.repeat(5000), alpha: [1, 2, 3] });
