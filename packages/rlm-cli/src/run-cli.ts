@@ -5,7 +5,7 @@ import { createSqliteArtifactStore } from '@rlm/artifacts';
 import { type ArtifactStore, createRLM, type RLM, type RlmEvent } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/core/anthropic';
 import { createSesSandbox } from '@rlm/sandbox-ses';
-import { runToolsCommand } from '@rlm/toolstore';
+import { createToolStore, runToolsCommand } from '@rlm/toolstore';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
@@ -109,6 +109,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,
       tools,
+      toolStore: createToolStore(cli.toolStoreRoot ? { root: cli.toolStoreRoot } : {}),
       ...(store ? { artifacts: store } : {}),
     });
     const session = new Session(rlm, context, cli, options, quitNow);

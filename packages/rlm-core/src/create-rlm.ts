@@ -14,6 +14,7 @@ import { runKey } from './run-key.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import {
   type CallSetup,
+  guestHelpersFor,
   hostFunctionNames,
   type ResolvedSettings,
   Scheduler,
@@ -76,6 +77,7 @@ class RecursiveLanguageModel implements RLM {
       },
       variableSync: settings.variableSync ?? {},
       tools: new HostToolRegistry(settings.tools ?? []),
+      toolStore: settings.toolStore,
       largeAnswerChars: positiveInteger(settings.largeAnswerChars ?? 65_536, 'largeAnswerChars'),
       catalogChars: positiveInteger(settings.catalogChars ?? 4_000, 'catalogChars'),
     };
@@ -219,6 +221,7 @@ class RecursiveLanguageModel implements RLM {
     }
     this.#sandbox ??= this.#settings.sandboxFactory({
       hostFunctions: this.#delegatingHostFunctions(),
+      guestHelpers: guestHelpersFor(this.#settings),
       limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
     });
     let sandbox: Sandbox;

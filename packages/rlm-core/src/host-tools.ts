@@ -18,6 +18,10 @@ const reservedNames = new Set([
   'store',
   'load',
   'list_artifacts',
+  'tool',
+  'delegate',
+  '__tool_plan',
+  '__tool_report',
 ]);
 
 /** The host tools of a run, validated once at `createRLM`. */

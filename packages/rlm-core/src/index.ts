@@ -1,5 +1,6 @@
 export type * from './artifact-store.js';
 export { createRLM, type HistoryEntry } from './create-rlm.js';
+export type * from './durable-tool-store.js';
 export * from './errors/index.js';
 export { hashContext, updateWithText } from './hash-context.js';
 export { runKey } from './run-key.js';

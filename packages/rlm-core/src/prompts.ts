@@ -12,6 +12,8 @@ export interface SystemPromptOptions {
   readonly artifacts: boolean;
   /** The host tools' descriptions (empty: none). */
   readonly tools: string;
+  /** Whether `tool(role)` and `delegate` exist. */
+  readonly durableTools: boolean;
 }
 
 /** The built-in system prompt. */
@@ -58,6 +60,14 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
           '- `await store(name, value, { type, description, purpose })`: keep a value as a named,',
           '  immutable artifact that survives crashes; `await load(name)` reads it back;',
           '  `await list_artifacts()` lists them.',
+        ]
+      : []),
+    ...(options.durableTools
+      ? [
+          '- `await delegate(role, { purpose, deliverable, acceptance, failurePolicy })`: declare',
+          '  a reusable tool; `await tool(role).method(...args)` calls one of its methods. A',
+          '  method without code is written for you against the contract the first time, kept',
+          '  once it works, and reused by later runs (see known_tools below).',
         ]
       : []),
     ...(options.tools

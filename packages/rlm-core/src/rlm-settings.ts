@@ -1,4 +1,5 @@
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
+import type { DurableToolStore } from './durable-tool-store.js';
 import type { RlmEvent } from './events.js';
 import type { JsonSchema, LanguageModel, Usage } from './language-model.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
@@ -129,6 +130,12 @@ export interface RLMSettings {
   readonly largeAnswerChars?: number;
   /** Characters of the artifact catalog shown in the prompt. Default 4,000. */
   readonly catalogChars?: number;
+  /**
+   * Tools that runs build and keep (e.g. `@rlm/toolstore`): model code gets
+   * `delegate(role, contract)` and `tool(role).method(...)`, and the prompt a ranked
+   * `<known_tools>` block.
+   */
+  readonly toolStore?: DurableToolStore;
 }
 
 /** Options of one query. */

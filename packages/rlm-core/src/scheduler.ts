@@ -20,8 +20,11 @@ import type {
   ToolResultPart,
 } from './language-model.js';
 import type { JsonSchemaCheck } from './json-schema-check.js';
+import type { DurableToolStore } from './durable-tool-store.js';
+import { DurableToolSession, toolGuestHelper, toolPromptVersion } from './durable-tools.js';
 import type { HostToolRegistry } from './host-tools.js';
 import { parseResponse } from './parse-response.js';
+import { coreVersion } from './core-version.js';
 import {
   buildContextMessage,
   buildContinueMessage,
@@ -61,6 +64,7 @@ export interface ResolvedSettings {
   readonly commandQueue: Required<CommandQueueSettings>;
   readonly variableSync: VariableSyncSettings;
   readonly tools: HostToolRegistry;
+  readonly toolStore: DurableToolStore | undefined;
   readonly largeAnswerChars: number;
   readonly catalogChars: number;
 }
@@ -69,14 +73,22 @@ export interface ResolvedSettings {
 const coreFunctionNames = ['llm_query', 'llm_query_batched', 'sub_rlm', 'SUBMIT', 'FINAL_VAR'];
 /** Host functions added when an artifact store is configured. */
 const artifactFunctionNames = ['store', 'load', 'list_artifacts'];
+/** Host functions added when a durable tool store is configured. */
+const durableToolFunctionNames = ['delegate', '__tool_plan', '__tool_report'];
 
 /** Names of the host functions a sandbox gets under these settings. */
 export function hostFunctionNames(settings: ResolvedSettings, withArtifacts: boolean): string[] {
   return [
     ...coreFunctionNames,
     ...(withArtifacts ? artifactFunctionNames : []),
+    ...(settings.toolStore ? durableToolFunctionNames : []),
     ...settings.tools.names,
   ];
+}
+
+/** Functions written in JavaScript that every sandbox gets under these settings. */
+export function guestHelpersFor(settings: ResolvedSettings): Record<string, string> {
+  return settings.toolStore ? { tool: toolGuestHelper } : {};
 }
 
 /** The commands of the scheduler's state machine, consumed one at a time. */
@@ -162,10 +174,18 @@ export class Scheduler {
   #depthReached = 0;
   #rootHostFunctions: Record<string, HostFunction> | undefined;
   readonly #hostVariables = new Map<string, ReadonlySet<string>>();
+  readonly #durableTools: DurableToolSession | undefined;
+  #knownTools: Promise<string> | undefined;
 
   constructor(settings: ResolvedSettings, resources: RunResources) {
     this.#settings = settings;
     this.#resources = resources;
+    this.#durableTools = settings.toolStore
+      ? new DurableToolSession(settings.toolStore, {
+          runtime: { runtimeVersion: coreVersion, promptVersion: toolPromptVersion },
+          modelId: settings.llm.modelId,
+        })
+      : undefined;
   }
 
   /** Deepest call depth started so far. */
@@ -339,6 +359,7 @@ export class Scheduler {
       } else {
         const sandbox = await this.#settings.sandboxFactory({
           hostFunctions: this.#hostFunctions(call.id),
+          guestHelpers: guestHelpersFor(this.#settings),
           limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
         });
         if (call.done) {
@@ -461,6 +482,7 @@ export class Scheduler {
     };
     const bridged = [
       ...(this.#resources.storage ? artifactFunctionNames : []),
+      ...(this.#settings.toolStore ? durableToolFunctionNames : []),
       ...this.#settings.tools.names,
     ];
     for (const name of bridged) functions[name] = withCall(name);
@@ -626,6 +648,25 @@ export class Scheduler {
     if (this.#settings.tools.has(request.name)) {
       return this.#settings.tools.call(request.name, request.args, artifacts, signal);
     }
+    const durable = this.#durableTools;
+    if (durable) {
+      switch (request.name) {
+        case 'delegate':
+          return durable.declare(request.args);
+        case '__tool_plan':
+          return durable.plan(request.args, async (system, prompt) => {
+            const result = await this.#generate(
+              call,
+              this.#settings.llm,
+              { system, messages: [{ role: 'user', content: prompt }] },
+              request,
+            );
+            return result.text;
+          });
+        case '__tool_report':
+          return durable.report(request.args);
+      }
+    }
     if (!artifacts) return Promise.reject(new Error(`unknown host function ${request.name}`));
     const [name, value, options] = request.args;
     switch (request.name) {
@@ -766,12 +807,17 @@ export class Scheduler {
         codeLanguage: this.#settings.codeLanguages[0] ?? 'repl',
         artifacts: artifacts !== undefined,
         tools: this.#settings.tools.describe(),
+        durableTools: this.#settings.toolStore !== undefined,
       });
+    if (this.#settings.toolStore) {
+      this.#knownTools ??= this.#settings.toolStore.knownToolsPrompt().catch(() => '');
+    }
+    const knownTools = this.#knownTools ? await this.#knownTools : '';
     const catalog = artifacts
       ? `\n\nAvailable artifacts (load(name) in code, "@name" in tool inputs):\n${await artifacts.formatCatalog(this.#settings.catalogChars)}`
       : '';
     return {
-      system: system + catalog,
+      system: system + (knownTools ? `\n\n${knownTools}` : '') + catalog,
       messages: boundHistory(call.messages, this.#settings.historyBudgetChars),
       ...(offered ? { tools: [this.#submitTool()], toolChoice: 'auto' as const } : {}),
     };

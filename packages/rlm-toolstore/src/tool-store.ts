@@ -9,6 +9,7 @@ import { contractFingerprint } from './contract-fingerprint.js';
 import { decideSelection, type Selection } from './decide-selection.js';
 import { defaultToolStoreRoot } from './default-tool-store-root.js';
 import { errorCode } from './error-code.js';
+import { type FormatKnownToolsOptions, formatKnownTools } from './format-known-tools.js';
 import { ToolConflictError } from './errors/tool-conflict-error.js';
 import { ToolNotFoundError } from './errors/tool-not-found-error.js';
 import { isRecord } from './json-checks.js';
@@ -108,6 +109,14 @@ export class ToolStore {
     this.#callLog = settings.callLog ?? true;
     this.#onEvent = settings.onEvent;
     this.#now = settings.now ?? (() => new Date());
+  }
+
+  /**
+   * The ranked, bounded `<known_tools>` block for a system prompt (see `formatKnownTools`);
+   * `''` when the registry has no tools.
+   */
+  async knownToolsPrompt(options: FormatKnownToolsOptions = {}): Promise<string> {
+    return formatKnownTools(await this.loadRegistry(), { now: this.#now(), ...options });
   }
 
   /**

@@ -397,4 +397,32 @@ describe('rlm (built bin)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  test('a tool forged in one process is used by the next with no model call for its code', async () => {
+    const toolstore = await mkdtemp(path.join(root, 'forge-'));
+    const file = await writeContext('forge/data.csv', 'a,b\n1,2');
+    const step = fakeText(
+      '```repl\nawait delegate("csv_parser", { purpose: "parse CSV rows" });\nconst rows = await tool("csv_parser").parse(context);\n```\nFINAL_VAR(rows)',
+    );
+    const code = fakeText('```js\n(text) => text.split("\\n").map((line) => line.split(","))\n```');
+    const args = ['Parse it', '--context', file, '--toolstore', toolstore, '--no-store'];
+    const forged = await runRlm(args, [step, code]);
+    expect(forged).toMatchObject({ code: 0 });
+    expect(JSON.parse(forged.stdout)).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(server!.requests).toHaveLength(2);
+    await server!.close();
+
+    const reused = await runRlm(args, [step]);
+    expect(reused).toMatchObject({ code: 0 });
+    expect(JSON.parse(reused.stdout)).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(server!.requests).toHaveLength(1);
+    const listed = await spawnRlm(['--toolstore', toolstore, 'tools', 'list'], server!.url, {});
+    expect(listed.stdout).toContain('csv_parser');
+  });
 });

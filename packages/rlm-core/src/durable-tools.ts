@@ -1,0 +1,285 @@
+import type {
+  DurableToolContract,
+  DurableToolRuntime,
+  DurableToolSource,
+  DurableToolStore,
+} from './durable-tool-store.js';
+import { parseResponse } from './parse-response.js';
+
+/** Attempts one method call may make (the first run plus repairs) before its error stands. */
+const attemptsPerCall = 3;
+
+/** The version of the prompts below; recorded with every generation. */
+export const toolPromptVersion = 'rlm-tools-1';
+
+/**
+ * `tool(role)` inside the sandbox: an object whose every method asks the host for code
+ * (`__tool_plan`), runs it right there (same sandbox, same limits as any model code), reports
+ * the outcome (`__tool_report`) and, when the host says so, tries a repaired version.
+ */
+export const toolGuestHelper = `(role) => {
+  if (typeof role !== 'string') throw new TypeError('tool(role) needs the role name as a string');
+  const shape = (value) =>
+    value === null ? 'null'
+    : Array.isArray(value) ? 'array(' + value.length + ')'
+    : typeof value === 'string' ? 'string(' + value.length + ' chars)'
+    : typeof value === 'object' ? 'object{' + Object.keys(value).slice(0, 12).join(',') + '}'
+    : typeof value;
+  return new Proxy({}, {
+    get(_target, method) {
+      if (typeof method !== 'string' || method === 'then') return undefined;
+      return async (...args) => {
+        let failure;
+        for (;;) {
+          const plan = await __tool_plan(role, method, args.map(shape), failure);
+          const started = Date.now();
+          try {
+            const run = (0, eval)('(' + plan.code + ')');
+            if (typeof run !== 'function') throw new TypeError('the code of ' + role + '.' + method + ' is not a function');
+            const result = await run(...args);
+            await __tool_report(role, method, { plan: plan.id, ok: true, durationMs: Date.now() - started });
+            return result;
+          } catch (error) {
+            const name = error && typeof error.name === 'string' ? error.name : 'Error';
+            const message = error && typeof error.message === 'string' ? error.message : String(error);
+            const verdict = await __tool_report(role, method, { plan: plan.id, ok: false, name, message, durationMs: Date.now() - started });
+            if (!verdict.retry) throw error;
+            failure = { plan: plan.id, name, message };
+          }
+        }
+      };
+    },
+  });
+}`;
+
+interface Plan {
+  readonly id: string;
+  readonly role: string;
+  readonly method: string;
+  readonly code: string;
+  readonly contract: DurableToolContract;
+  readonly source: DurableToolSource;
+  /** The persisted generation this code is (persisted) or comes from (repaired). */
+  readonly generationId: string | undefined;
+  readonly attempt: number;
+}
+
+/** Writes code with one model call: (system, prompt) -> response text. */
+export type CodeWriter = (system: string, prompt: string) => Promise<string>;
+
+/**
+ * The host side of durable tools for one run: plans each method call (persisted code, a
+ * repair, or new code from the model), persists code once it has worked, and counts outcomes.
+ */
+export class DurableToolSession {
+  readonly #store: DurableToolStore;
+  readonly #runtime: DurableToolRuntime;
+  readonly #modelId: string;
+  readonly #plans = new Map<string, Plan>();
+  #nextPlan = 0;
+
+  /** @param modelId the model that writes code, recorded with each generation. */
+  constructor(store: DurableToolStore, options: { runtime: DurableToolRuntime; modelId: string }) {
+    this.#store = store;
+    this.#runtime = options.runtime;
+    this.#modelId = options.modelId;
+  }
+
+  /** `delegate(role, contract)`: declares or updates a role's contract. */
+  async declare([role, contract]: readonly unknown[]): Promise<string> {
+    if (typeof role !== 'string') throw new Error('delegate(role, contract) needs a role name');
+    if (typeof contract !== 'object' || contract === null || Array.isArray(contract)) {
+      throw new Error(
+        'delegate(role, contract) needs a contract object: { purpose, deliverable, acceptance, failurePolicy }',
+      );
+    }
+    await this.#store.upsertTool(role, contract as DurableToolContract);
+    return `${role} declared`;
+  }
+
+  /**
+   * `__tool_plan`: the code to run for this call of `role.method`. `writeCode` makes the
+   * model call when code must be written or repaired.
+   */
+  async plan(
+    [role, method, shapes, failure]: readonly unknown[],
+    writeCode: CodeWriter,
+  ): Promise<{ id: string; code: string }> {
+    if (typeof role !== 'string' || typeof method !== 'string') {
+      throw new Error('tool(role).method(...) needs string names');
+    }
+    const argumentShapes = Array.isArray(shapes) ? shapes.map(String) : [];
+    const failed = readFailure(failure, this.#plans);
+    const contract = failed?.plan.contract ?? (await this.#store.findTool(role))?.contract ?? {};
+    let plan: Omit<Plan, 'id'>;
+    if (failed) {
+      plan = {
+        role,
+        method,
+        contract,
+        // A fix of code that was never persisted is still new code, not a repair of a generation.
+        source: failed.plan.source === 'generated' ? 'generated' : 'repaired',
+        generationId: failed.plan.generationId,
+        attempt: failed.plan.attempt + 1,
+        code: await this.#write(writeCode, role, method, contract, argumentShapes, {
+          code: failed.plan.code,
+          error: failed.error,
+        }),
+      };
+    } else {
+      const selection = await this.#store.select(role, method, contract, this.#runtime);
+      if (selection.action === 'run') {
+        plan = {
+          role,
+          method,
+          contract,
+          source: 'persisted',
+          generationId: selection.artifact.generation_id,
+          attempt: 1,
+          code: selection.artifact.code,
+        };
+      } else if (selection.action === 'repair') {
+        plan = {
+          role,
+          method,
+          contract,
+          source: 'repaired',
+          generationId: selection.artifact.generation_id,
+          attempt: 1,
+          code: await this.#write(writeCode, role, method, contract, argumentShapes, {
+            code: selection.artifact.code,
+            error: `${selection.reason}${selection.artifact.last_failure_reason ? `: ${selection.artifact.last_failure_reason}` : ''}`,
+            previousContract: selection.artifact.contract,
+          }),
+        };
+      } else {
+        plan = {
+          role,
+          method,
+          contract,
+          source: 'generated',
+          generationId: undefined,
+          attempt: 1,
+          code: await this.#write(writeCode, role, method, contract, argumentShapes),
+        };
+      }
+    }
+    this.#nextPlan += 1;
+    const id = `plan-${this.#nextPlan}`;
+    this.#plans.set(id, { ...plan, id });
+    return { id, code: plan.code };
+  }
+
+  /** `__tool_report`: records how a plan's code did; says whether to try a repair. */
+  async report([role, method, report]: readonly unknown[]): Promise<{ retry: boolean }> {
+    const fields = (typeof report === 'object' && report !== null ? report : {}) as Record<
+      string,
+      unknown
+    >;
+    const plan = typeof fields.plan === 'string' ? this.#plans.get(fields.plan) : undefined;
+    if (!plan || plan.role !== role || plan.method !== method) {
+      throw new Error('__tool_report: unknown plan');
+    }
+    const durationMs = typeof fields.durationMs === 'number' ? fields.durationMs : undefined;
+    const timing = durationMs === undefined ? {} : { durationMs };
+    if (fields.ok === true) {
+      let generationId = plan.generationId;
+      if (plan.source !== 'persisted') {
+        const written = await this.#store.persistGeneration(plan.role, plan.method, {
+          code: plan.code,
+          contract: plan.contract,
+          model: this.#modelId,
+          trigger: plan.source === 'repaired' ? 'repair' : 'forge',
+          parent: plan.generationId ?? null,
+          runtime: this.#runtime,
+        });
+        generationId = written.generation_id;
+      }
+      await this.#store.recordOutcome(plan.role, plan.method, {
+        ok: true,
+        programSource: plan.source,
+        ...(generationId ? { generationId } : {}),
+        ...timing,
+      });
+      return { retry: false };
+    }
+    const error = {
+      name: typeof fields.name === 'string' ? fields.name : 'Error',
+      message: typeof fields.message === 'string' ? fields.message : 'unknown error',
+    };
+    await this.#store.recordOutcome(plan.role, plan.method, {
+      ok: false,
+      programSource: plan.source,
+      ...(plan.source === 'persisted' && plan.generationId
+        ? { generationId: plan.generationId }
+        : {}),
+      error,
+      ...timing,
+    });
+    return { retry: plan.attempt < attemptsPerCall && !looksExtrinsic(error.message) };
+  }
+
+  async #write(
+    writeCode: CodeWriter,
+    role: string,
+    method: string,
+    contract: DurableToolContract,
+    argumentShapes: readonly string[],
+    repair?: { code: string; error: string; previousContract?: DurableToolContract },
+  ): Promise<string> {
+    const lines = [
+      `Tool role: ${role}`,
+      `Method: ${method}`,
+      `Contract: ${JSON.stringify(contract)}`,
+      `It is called as: await tool(${JSON.stringify(role)}).${method}(${argumentShapes.map((shape, index) => `arg${index} /* ${shape} */`).join(', ')})`,
+    ];
+    if (repair) {
+      lines.push(
+        '',
+        'The current code fails:',
+        '```js',
+        repair.code,
+        '```',
+        `Error: ${repair.error}`,
+      );
+      if (repair.previousContract) {
+        lines.push(`It was written for the contract: ${JSON.stringify(repair.previousContract)}`);
+      }
+      lines.push('Fix it, keeping what works.');
+    }
+    const text = await writeCode(codeWriterSystem, lines.join('\n'));
+    const block = parseResponse(text, ['js', 'javascript', 'repl', '']).codeBlocks[0];
+    const code = (block?.code ?? text).trim();
+    if (code.length === 0) throw new Error(`the model wrote no code for ${role}.${method}`);
+    return code;
+  }
+}
+
+const codeWriterSystem = [
+  'You write the code of one method of a reusable tool, in JavaScript.',
+  'Answer with a single ```js block holding one function expression, e.g.',
+  '```js',
+  'async (text, options) => { /* ... */ return result; }',
+  '```',
+  'It runs in a sandbox with the standard JavaScript built-ins and the async functions',
+  'llm_query(prompt) and llm_query_batched(prompts); there is no require, import, file system',
+  'or network. It must be deterministic where it can be, return plain data (JSON-like), and',
+  'throw an Error with a clear message on input it cannot handle.',
+].join('\n');
+
+function readFailure(
+  failure: unknown,
+  plans: ReadonlyMap<string, Plan>,
+): { plan: Plan; error: string } | undefined {
+  if (typeof failure !== 'object' || failure === null) return undefined;
+  const fields = failure as Record<string, unknown>;
+  const plan = typeof fields.plan === 'string' ? plans.get(fields.plan) : undefined;
+  if (!plan) return undefined;
+  const name = typeof fields.name === 'string' ? fields.name : 'Error';
+  return { plan, error: `${name}: ${String(fields.message)}` };
+}
+
+/** Timeouts, rate limits, network faults: retrying with new code would not help. */
+function looksExtrinsic(message: string): boolean {
+  return /timed? ?out|rate.?limit|overloaded|ECONN|ETIMEDOUT|network|aborted/i.test(message);
+}

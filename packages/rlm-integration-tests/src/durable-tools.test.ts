@@ -1,0 +1,173 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createRLM, type GenerateRequest, type RlmEvent } from '@rlm/core';
+import { createScriptedModel, type ScriptedReply } from '@rlm/core/testing';
+import { createToolStore } from '@rlm/toolstore';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { sandboxFactory } from './sandbox-under-test.js';
+
+const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+const js = (code: string) => `\`\`\`js\n${code}\n\`\`\``;
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'rlm-durable-tools-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const isCodeWriter = (request: GenerateRequest) =>
+  request.system.startsWith('You write the code of one method');
+
+/**
+ * A model for one run: `steps` answer the loop's requests in order; `writes` answer the
+ * code-writing requests in order. Records the code-writing prompts.
+ */
+function model(steps: ScriptedReply[], writes: ScriptedReply[] = []) {
+  const prompts: string[] = [];
+  let step = 0;
+  let write = 0;
+  const llm = createScriptedModel([], {
+    fallback: (request) => {
+      if (isCodeWriter(request)) {
+        prompts.push(JSON.stringify(request.messages));
+        const reply = writes[write++];
+        if (reply === undefined) throw new Error('unexpected code-writing request');
+        return reply;
+      }
+      const reply = steps[step++];
+      if (reply === undefined) throw new Error('the loop script ran out');
+      return reply;
+    },
+  });
+  return { llm, prompts };
+}
+
+async function run(llm: ReturnType<typeof model>['llm'], query = 'parse it') {
+  const toolStore = createToolStore({ root });
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, toolStore, persistent: false });
+  const events: RlmEvent[] = [];
+  for await (const event of rlm.queryStream(query, 'a,b\n1,2')) events.push(event);
+  return events.find((event) => event.type === 'final') as Extract<RlmEvent, { type: 'final' }>;
+}
+
+const useParser = repl(
+  'await delegate("csv_parser", { purpose: "parse CSV text into rows of cells" });\nSUBMIT(await tool("csv_parser").parse(context));',
+);
+const parserCode = js('(text) => text.split("\\n").map((line) => line.split(","))');
+
+describe('durable tools across runs', () => {
+  test('run A forges a method with one model call; run B reuses it with none', async () => {
+    const a = model([useParser], [parserCode]);
+    expect((await run(a.llm)).answer).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(a.prompts).toHaveLength(1);
+    expect(a.prompts[0]).toContain('csv_parser');
+    expect(a.prompts[0]).toContain('parse CSV text into rows of cells');
+    const method = JSON.parse(
+      await readFile(path.join(root, 'tools', 'csv_parser', 'parse.json'), 'utf8'),
+    );
+    expect(method.code).toContain('line.split(",")');
+
+    const b = model([useParser]);
+    const second = await run(b.llm);
+    expect(second.answer).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(b.prompts).toHaveLength(0);
+    const system = b.llm.requests[0]!.system;
+    expect(system).toContain('<known_tools>');
+    expect(system).toContain('csv_parser');
+  });
+
+  test('fresh code that throws is rewritten in the same call, and only working code is kept', async () => {
+    const a = model(
+      [useParser],
+      [js('(text) => { throw new TypeError("rows is not iterable"); }'), parserCode],
+    );
+    expect((await run(a.llm)).answer).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(a.prompts[1]).toContain('rows is not iterable');
+    const method = JSON.parse(
+      await readFile(path.join(root, 'tools', 'csv_parser', 'parse.json'), 'utf8'),
+    );
+    expect(method.code).not.toContain('throw');
+  });
+
+  test('a persisted method that fails on new input is repaired, not regenerated', async () => {
+    const strict = js(
+      '(text) => { if (!text.includes(",")) throw new Error("unexpected input format: no comma"); return text.split("\\n").map((line) => line.split(",")); }',
+    );
+    await run(model([useParser], [strict]).llm);
+    const semicolons = repl('SUBMIT(await tool("csv_parser").parse("a;b\\n1;2"));');
+    const fixed = js(
+      '(text) => { const sep = text.includes(";") ? ";" : ","; return text.split("\\n").map((line) => line.split(sep)); }',
+    );
+    const repair = model([semicolons], [fixed]);
+    expect((await run(repair.llm)).answer).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(repair.prompts).toHaveLength(1);
+    expect(repair.prompts[0]).toContain('The current code fails');
+    expect(repair.prompts[0]).toContain('unexpected input format: no comma');
+    const method = JSON.parse(
+      await readFile(path.join(root, 'tools', 'csv_parser', 'parse.json'), 'utf8'),
+    );
+    // Newest first: the repair of the forged generation, no regeneration.
+    expect(method.history.map((generation: { trigger: string }) => generation.trigger)).toEqual([
+      'repair',
+      'forge',
+    ]);
+    const again = model([semicolons]);
+    await run(again.llm);
+    expect(again.prompts).toHaveLength(0);
+  });
+
+  test('a contract change marks the method stale: it is repaired against the new contract', async () => {
+    await run(model([useParser], [parserCode]).llm);
+    const changed = repl(
+      'await delegate("csv_parser", { purpose: "parse CSV text into objects keyed by the header" });\nSUBMIT(await tool("csv_parser").parse(context));',
+    );
+    const keyed = js(
+      '(text) => { const [head, ...rows] = text.split("\\n").map((line) => line.split(",")); return rows.map((row) => Object.fromEntries(head.map((key, i) => [key, row[i]]))); }',
+    );
+    const stale = model([changed], [keyed]);
+    expect((await run(stale.llm)).answer).toEqual([{ a: '1', b: '2' }]);
+    expect(stale.prompts[0]).toContain('objects keyed by the header');
+    expect(stale.prompts[0]).toContain('It was written for the contract');
+  });
+
+  test('an outage (extrinsic failure) is not retried and does not demote the method', async () => {
+    const flaky = js(
+      '(text) => { if (text === "net") throw new Error("upstream request timed out"); return text.length; }',
+    );
+    await run(
+      model(
+        [
+          repl(
+            'await delegate("counter", { purpose: "count characters" });\nSUBMIT(await tool("counter").size("abc"));',
+          ),
+        ],
+        [flaky],
+      ).llm,
+    );
+    const outage = model([
+      repl('try { await tool("counter").size("net"); } catch (error) { SUBMIT(error.message); }'),
+    ]);
+    expect((await run(outage.llm)).answer).toBe('upstream request timed out');
+    expect(outage.prompts).toHaveLength(0);
+    const after = model([repl('SUBMIT(await tool("counter").size("abcd"));')]);
+    expect((await run(after.llm)).answer).toBe(4);
+    expect(after.prompts).toHaveLength(0);
+    const calls = (await readFile(path.join(root, 'calls.jsonl'), 'utf8')).trim().split('\n');
+    expect(calls.map((line) => JSON.parse(line).failure_class)).toContain('extrinsic');
+  });
+});

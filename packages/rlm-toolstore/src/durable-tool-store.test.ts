@@ -1,0 +1,28 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { DurableToolStore } from '@rlm/core';
+import { expect, test } from 'vitest';
+import { createToolStore } from './tool-store.js';
+
+test('ToolStore is the DurableToolStore the loop uses, and renders its known-tools block', async () => {
+  const root = await mkdtemp(path.join(tmpdir(), 'rlm-durable-'));
+  try {
+    const store: DurableToolStore = createToolStore({ root });
+    expect(await store.knownToolsPrompt()).toBe('');
+    await store.upsertTool('csv_parser', { purpose: 'parse CSV text into rows' });
+    await store.persistGeneration('csv_parser', 'parse', {
+      code: '(text) => text.split("\\n")',
+      contract: { purpose: 'parse CSV text into rows' },
+      model: 'scripted',
+      trigger: 'forge',
+      runtime: { runtimeVersion: '0.1.0', promptVersion: 'test' },
+    });
+    const block = await store.knownToolsPrompt();
+    expect(block).toContain('<known_tools>');
+    expect(block).toContain('csv_parser');
+    expect(block).toContain('parse CSV text into rows');
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
