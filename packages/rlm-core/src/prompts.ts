@@ -54,7 +54,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     options.recursion
       ? '- `await sub_rlm(query, context)`: start a full recursive solver, with its own REPL, on a\n  sub-question and a piece of the context; returns its answer.'
       : '- `await sub_rlm(query, context)`: answer a sub-question over a piece of the context with\n  one model call; returns its answer.',
-    '- `print(...)`: print values.',
+    '- `print(...)`: print values. `print(await SHOW_VARS())` lists the variables you made.',
     ...(options.artifacts
       ? [
           '- `await store(name, value, { type, description, purpose })`: keep a value as a named,',

@@ -70,7 +70,14 @@ export interface ResolvedSettings {
 }
 
 /** Host functions every sandbox gets, as model code calls them. */
-const coreFunctionNames = ['llm_query', 'llm_query_batched', 'sub_rlm', 'SUBMIT', 'FINAL_VAR'];
+const coreFunctionNames = [
+  'llm_query',
+  'llm_query_batched',
+  'sub_rlm',
+  'SUBMIT',
+  'FINAL_VAR',
+  'SHOW_VARS',
+];
 /** Host functions added when an artifact store is configured. */
 const artifactFunctionNames = ['store', 'load', 'list_artifacts'];
 /** Host functions added when a durable tool store is configured. */
@@ -469,6 +476,7 @@ export class Scheduler {
       llm_query: withCall('llm_query'),
       llm_query_batched: withCall('llm_query_batched'),
       sub_rlm: withCall('sub_rlm'),
+      SHOW_VARS: withCall('SHOW_VARS'),
       SUBMIT: recordFinal((value) =>
         value === undefined
           ? 'SUBMIT(value) needs a value'
@@ -647,6 +655,18 @@ export class Scheduler {
     const signal = AbortSignal.any([call.abort.signal, request.abort.signal]);
     if (this.#settings.tools.has(request.name)) {
       return this.#settings.tools.call(request.name, request.args, artifacts, signal);
+    }
+    if (request.name === 'SHOW_VARS') {
+      return call
+        .sandbox!.listVariables()
+        .then((variables) =>
+          formatVariables({
+            variables,
+            iteration: call.iteration,
+            syncedAt: Date.now(),
+            freshness: 'fresh',
+          }),
+        );
     }
     const durable = this.#durableTools;
     if (durable) {

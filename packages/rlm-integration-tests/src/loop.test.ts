@@ -269,3 +269,13 @@ describe('the RLM loop', () => {
     expect(types.at(-1)).toBe('final');
   });
 });
+
+test('SHOW_VARS lists the variables model code made, even in the same block', async () => {
+  const llm = createScriptedModel([
+    repl('const rows = [1, 2, 3];\nconst listing = await SHOW_VARS();\nSUBMIT(listing);'),
+  ]);
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+  const listing = String((await rlm.query('q', 'c')).answer);
+  expect(listing).toMatch(/^- context \(string/m);
+  expect(listing).toMatch(/^- rows \(array, size 3\)/m);
+});

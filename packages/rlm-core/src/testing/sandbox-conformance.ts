@@ -245,6 +245,22 @@ export function runSandboxConformance(
         },
       ));
 
+    test('listVariables answers while an execution awaits a host call', async () => {
+      let sandbox: Sandbox | undefined;
+      const listNames = async () =>
+        (await sandbox!.listVariables()).map((variable) => variable.name).join(',');
+      sandbox = await createSandbox({ hostFunctions: { listNames } });
+      try {
+        const result = await sandbox.execute(
+          'const early = 1;\nconst seen = await listNames();\nseen',
+        );
+        expect(result.error).toBeUndefined();
+        expect(result.output).toMatch(/early/);
+      } finally {
+        await sandbox.dispose();
+      }
+    });
+
     test('listVariables is sorted by name, shaped, and leaves host functions out', () =>
       withSandbox({ hostFunctions: { tool: async () => null } }, async (sandbox) => {
         await sandbox.setVariables({ zeta: 'z'.repeat(5000), alpha: [1, 2, 3] });
