@@ -279,3 +279,16 @@ test('SHOW_VARS lists the variables model code made, even in the same block', as
   expect(listing).toMatch(/^- context \(string/m);
   expect(listing).toMatch(/^- rows \(array, size 3\)/m);
 });
+
+test('persistent mode: the same context again is not sent again, a new one gets context_n', async () => {
+  const corpus = 'the corpus';
+  const llm = createScriptedModel([
+    repl('SUBMIT(context)'),
+    repl('SUBMIT([context, typeof context_1].join("|"))'),
+    repl('SUBMIT([context, context_0, context_1].join("|"))'),
+  ]);
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+  expect((await rlm.query('one', corpus)).answer).toBe('the corpus');
+  expect((await rlm.query('two', corpus)).answer).toBe('the corpus|undefined');
+  expect((await rlm.query('three', 'other')).answer).toBe('other|the corpus|other');
+});

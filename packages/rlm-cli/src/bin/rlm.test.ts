@@ -322,7 +322,7 @@ describe('rlm (built bin)', () => {
     server = await startFakeMessagesServer({
       replies: [
         fakeText(
-          '```repl\nconst numbers = context.split("\\n").map(Number);\nprint(numbers.length)\n```',
+          '```repl\nconst numbers = context.split("\\n").map(Number);\nawait store("numbers", numbers, { description: "the parsed numbers" });\nprint(numbers.length)\n```',
         ),
         fakeText('```repl\nconst total = numbers.reduce((a, b) => a + b, 0);\nprint(total)\n```'),
         { ...fakeText('FINAL(never sent)'), delayMs: 60_000 },
@@ -337,10 +337,17 @@ describe('rlm (built bin)', () => {
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
     await server.close();
 
-    server = await startFakeMessagesServer({ replies: [fakeText('FINAL_VAR(total)')] });
+    server = await startFakeMessagesServer({
+      replies: [
+        fakeText('```repl\nconst stored = await load("numbers");\nprint(stored.join("+"))\n```'),
+        fakeText('FINAL_VAR(total)'),
+      ],
+    });
     const resumed = await spawnRlm([...args, '--resume'], server.url, { cwd: workdir });
     expect(resumed).toMatchObject({ code: 0, stdout: '10\n' });
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    // The artifact stored before the crash is still loadable after it.
+    expect(JSON.stringify(server.requests[1]!.body)).toContain('1+2+3+4');
     const sent = JSON.stringify(server.requests[0]!.body);
     expect(sent).toContain('resumed after iteration 2');
     expect(sent).toContain('Variables restored: numbers, total');
