@@ -1,4 +1,9 @@
 import { boundHistory } from './bound-history.js';
+import {
+  artifactFunctionNames,
+  callArtifactFunction,
+  isArtifactFunction,
+} from './artifact-functions.js';
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { Budget } from './budget.js';
 import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
@@ -34,7 +39,12 @@ import {
 } from './prompts.js';
 import type { CommandQueueSettings } from './rlm-settings.js';
 import type { HostFunction, Sandbox, SandboxFactory, SandboxLimits } from './sandbox.js';
-import { buildSubmitTool, readSubmitCall, submitToolName } from './submit-tool.js';
+import {
+  buildSubmitTool,
+  readSubmitCall,
+  type SubmitRequest,
+  submitToolName,
+} from './submit-tool.js';
 import { redactLargeOutput, truncateOutput } from './truncate-output.js';
 import {
   formatVariables,
@@ -78,8 +88,6 @@ const coreFunctionNames = [
   'FINAL_VAR',
   'SHOW_VARS',
 ];
-/** Host functions added when an artifact store is configured. */
-const artifactFunctionNames = ['store', 'load', 'list_artifacts'];
 /** Host functions added when a durable tool store is configured. */
 const durableToolFunctionNames = ['delegate', '__tool_plan', '__tool_report'];
 
@@ -657,16 +665,14 @@ export class Scheduler {
       return this.#settings.tools.call(request.name, request.args, artifacts, signal);
     }
     if (request.name === 'SHOW_VARS') {
-      return call
-        .sandbox!.listVariables()
-        .then((variables) =>
-          formatVariables({
-            variables,
-            iteration: call.iteration,
-            syncedAt: Date.now(),
-            freshness: 'fresh',
-          }),
-        );
+      return call.sandbox!.listVariables().then((variables) =>
+        formatVariables({
+          variables,
+          iteration: call.iteration,
+          syncedAt: Date.now(),
+          freshness: 'fresh',
+        }),
+      );
     }
     const durable = this.#durableTools;
     if (durable) {
@@ -687,41 +693,13 @@ export class Scheduler {
           return durable.report(request.args);
       }
     }
-    if (!artifacts) return Promise.reject(new Error(`unknown host function ${request.name}`));
-    const [name, value, options] = request.args;
-    switch (request.name) {
-      case 'store': {
-        if (typeof name !== 'string' || name.length === 0 || value === undefined) {
-          return Promise.reject(
-            new Error(
-              'store(name, value, { type?, description?, purpose? }) needs a name and a value',
-            ),
-          );
-        }
-        const described = (typeof options === 'object' && options !== null ? options : {}) as {
-          type?: unknown;
-          description?: unknown;
-          purpose?: unknown;
-        };
-        return artifacts.put(name, {
-          type: typeof described.type === 'string' ? described.type : 'data',
-          value,
-          description: typeof described.description === 'string' ? described.description : name,
-          ...(typeof described.purpose === 'string' ? { purpose: described.purpose } : {}),
-          metadata: { callId: call.id, iteration: call.iteration },
-        });
-      }
-      case 'load':
-        if (typeof name !== 'string') return Promise.reject(new Error('load(name) needs a name'));
-        return artifacts.get(name).then((record) => {
-          if (!record) throw new Error(`no artifact named ${JSON.stringify(name)}`);
-          return record.value;
-        });
-      case 'list_artifacts':
-        return artifacts.catalog();
-      default:
-        return Promise.reject(new Error(`unknown host function ${request.name}`));
+    if (artifacts && isArtifactFunction(request.name)) {
+      return callArtifactFunction(request.name, request.args, artifacts, {
+        callId: call.id,
+        iteration: call.iteration,
+      });
     }
+    return Promise.reject(new Error(`unknown host function ${request.name}`));
   }
 
   #startChild(parent: CallState, requestId: string, query: string, context: unknown): void {
@@ -898,11 +876,7 @@ export class Scheduler {
           message: 'The response called SUBMIT and also wrote code: the code was not run.',
         });
       }
-      const final: PendingFinal =
-        submit.kind === 'answer'
-          ? { kind: 'value', value: submit.answer, source: 'submit-tool' }
-          : { kind: 'variable', variable: submit.variable, source: 'submit-tool' };
-      this.#resolveFinal(call, final, response, [], toolCall);
+      this.#resolveFinal(call, pendingFromSubmit(submit, 'submit-tool'), response, [], toolCall);
       return;
     }
     this.#spawn(call, async () => {
@@ -1081,11 +1055,9 @@ export class Scheduler {
       if (response.text.trim().length > 0) call.lastText = response.text;
       const submit = response.toolCalls.find((toolCall) => toolCall.name === submitToolName);
       const read = submit ? readSubmitCall(submit) : undefined;
-      const final: PendingFinal | undefined =
+      const final =
         read && !('problem' in read)
-          ? read.kind === 'answer'
-            ? { kind: 'value', value: read.answer, source: 'extract' }
-            : { kind: 'variable', variable: read.variable, source: 'extract' }
+          ? pendingFromSubmit(read, 'extract')
           : this.#proseFinal(response.text);
       if (!final) {
         throw this.#noFinalAnswer(call, 'the forced final prompt gave no answer');
@@ -1184,6 +1156,12 @@ export class Scheduler {
       call.sandbox.dispose().catch(() => {});
     }
   }
+}
+
+function pendingFromSubmit(submit: SubmitRequest, source: FinalSource): PendingFinal {
+  return submit.kind === 'answer'
+    ? { kind: 'value', value: submit.answer, source }
+    : { kind: 'variable', variable: submit.variable, source };
 }
 
 /** With an output schema, a FINAL(...) text answer is read as JSON when it parses. */

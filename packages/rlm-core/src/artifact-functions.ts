@@ -1,0 +1,58 @@
+import type { ArtifactStore } from './artifact-store.js';
+
+/** Host functions model code gets when an artifact store is configured. */
+export const artifactFunctionNames = ['store', 'load', 'list_artifacts'] as const;
+
+type ArtifactFunctionName = (typeof artifactFunctionNames)[number];
+
+export function isArtifactFunction(name: string): name is ArtifactFunctionName {
+  return (artifactFunctionNames as readonly string[]).includes(name);
+}
+
+/**
+ * Runs `store(name, value, { type?, description?, purpose? })`, `load(name)` or
+ * `list_artifacts()` against the run's store. Rejects with a message written for the model.
+ *
+ * @param origin recorded in a stored record's metadata.
+ */
+export function callArtifactFunction(
+  name: ArtifactFunctionName,
+  args: readonly unknown[],
+  artifacts: ArtifactStore,
+  origin: { readonly callId: string; readonly iteration: number },
+): Promise<unknown> {
+  const [recordName, value, options] = args;
+  switch (name) {
+    case 'store': {
+      if (typeof recordName !== 'string' || recordName.length === 0 || value === undefined) {
+        return Promise.reject(
+          new Error(
+            'store(name, value, { type?, description?, purpose? }) needs a name and a value',
+          ),
+        );
+      }
+      const described = (typeof options === 'object' && options !== null ? options : {}) as {
+        type?: unknown;
+        description?: unknown;
+        purpose?: unknown;
+      };
+      return artifacts.put(recordName, {
+        type: typeof described.type === 'string' ? described.type : 'data',
+        value,
+        description: typeof described.description === 'string' ? described.description : recordName,
+        ...(typeof described.purpose === 'string' ? { purpose: described.purpose } : {}),
+        metadata: { ...origin },
+      });
+    }
+    case 'load':
+      if (typeof recordName !== 'string') {
+        return Promise.reject(new Error('load(name) needs a name'));
+      }
+      return artifacts.get(recordName).then((record) => {
+        if (!record) throw new Error(`no artifact named ${JSON.stringify(recordName)}`);
+        return record.value;
+      });
+    case 'list_artifacts':
+      return artifacts.catalog();
+  }
+}
