@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { toModelCallError } from './to-model-call-error.js';
 
 const context = {
-  secrets: ['key-one', null, 'token-two'],
+  secrets: ['key-one-1234', null, 'token-two-5678'],
   baseURL: 'http://127.0.0.1:1',
   timeoutMs: 1000,
   maxRetries: 2,
@@ -22,10 +22,18 @@ describe('toModelCallError', () => {
   });
 
   test('a non-SDK error keeps its message on one line, with every secret scrubbed', () => {
-    const error = toModelCallError(new Error('saw key-one\nand token-two'), context);
+    const error = toModelCallError(new Error('saw key-one-1234\nand token-two-5678'), context);
     expect(error.message).toBe(
       '@rlm/core/anthropic: the request failed: saw [redacted] and [redacted]',
     );
     expect(error).toMatchObject({ status: undefined, retryable: false, cause: undefined });
+  });
+
+  test('a placeholder key of a few characters does not garble the message', () => {
+    const error = toModelCallError(new Error('maxRetries exceeded'), {
+      ...context,
+      secrets: ['x'],
+    });
+    expect(error.message).toBe('@rlm/core/anthropic: the request failed: maxRetries exceeded');
   });
 });

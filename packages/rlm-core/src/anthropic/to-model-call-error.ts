@@ -83,9 +83,16 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   return new ModelCallError(`${prefix} the request failed: ${oneLine(message)}`);
 }
 
+const minimumSecretLength = 8;
+
 function scrub(text: string, secrets: ModelCallErrorContext['secrets']): string {
   return secrets.reduce<string>(
-    (scrubbed, secret) => (secret ? scrubbed.split(secret).join('[redacted]') : scrubbed),
+    // A secret shorter than this is a placeholder (tests, proxies), not a credential: blanking
+    // it would garble ordinary words ("x" in "max").
+    (scrubbed, secret) =>
+      secret && secret.length >= minimumSecretLength
+        ? scrubbed.split(secret).join('[redacted]')
+        : scrubbed,
     text,
   );
 }

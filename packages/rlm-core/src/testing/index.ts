@@ -38,3 +38,7 @@ export {
   type ConformanceTestApi,
   runSandboxConformance,
 } from './sandbox-conformance.js';
+export {
+  runSandboxSecuritySuite,
+  type SandboxSecuritySuiteOptions,
+} from './sandbox-security-suite.js';
