@@ -1,5 +1,6 @@
 import type { SandboxFactory } from '@rlm/core';
 import { SesSandbox } from './ses-sandbox.js';
+import { WorkerPool } from './worker-pool.js';
 
 /** Settings of {@link createSesSandbox}. */
 export interface SesSandboxSettings {
@@ -19,7 +20,10 @@ export interface SesSandboxSettings {
 
 /**
  * A `SandboxFactory` for `createRLM` (or for direct use): each call starts a sandbox that runs
- * model code in a SES Compartment inside its own worker thread.
+ * model code in a SES Compartment inside its own worker thread. While one of its sandboxes is
+ * open, the factory keeps a spare worker started and locked down, so that the next sandbox (a
+ * `sub_rlm` child) or a restart after a timeout starts in milliseconds; the spare never keeps
+ * the process alive and ends with the last sandbox.
  *
  * @example
  * const sandbox = await createSesSandbox()({ hostFunctions: {} });
@@ -28,5 +32,6 @@ export interface SesSandboxSettings {
 export function createSesSandbox(settings: SesSandboxSettings = {}): SandboxFactory {
   const workerUrl = new URL(settings.workerUrl ?? new URL('./worker.js', import.meta.url));
   const snapshotLimitBytes = settings.snapshotLimitBytes ?? 16 * 1024 * 1024;
-  return (options) => SesSandbox.create(options, { workerUrl, snapshotLimitBytes });
+  const pool = new WorkerPool(workerUrl);
+  return (options) => SesSandbox.create(options, { pool, snapshotLimitBytes });
 }

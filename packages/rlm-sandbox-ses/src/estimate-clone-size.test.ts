@@ -13,6 +13,25 @@ describe('estimateCloneSize', () => {
     expect(estimateCloneSize(new Uint8Array(4096), 10_000)).toBeGreaterThan(4096);
   });
 
+  test('sizes primitives inside containers as if they were walked one by one', () => {
+    expect(estimateCloneSize(['ab', 1, null, { a: 'x' }], 1e6)).toBe(164);
+    expect(
+      estimateCloneSize(
+        new Map<unknown, unknown>([
+          ['k', 1],
+          [2, [true]],
+        ]),
+        1e6,
+      ),
+    ).toBe(113);
+    expect(estimateCloneSize(new Set(['a', 'bb']), 1e6)).toBe(67);
+    // biome-ignore lint/suspicious/noSparseArray: a hole clones like undefined.
+    expect(estimateCloneSize([undefined, , 1n], 1e6)).toBe(80);
+    const words = Array.from({ length: 100_000 }, (_, i) => `w${i}`);
+    expect(estimateCloneSize(words, 1e6)).toBeUndefined();
+    expect(estimateCloneSize(words, 1e8)).toBeGreaterThan(2_400_000);
+  });
+
   test('counts shared and cyclic objects once', () => {
     const shared = { name: 'shared' };
     const cyclic: Record<string, unknown> = { a: shared, b: shared };

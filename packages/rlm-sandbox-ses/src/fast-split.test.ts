@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { makeFastSplit } from './fast-split.js';
+import { makeRegExpToolkit } from './regexp-toolkit.js';
 
 const nativeSplit = String.prototype.split;
-const fastSplit = makeFastSplit(nativeSplit);
+const fastSplit = makeFastSplit(makeRegExpToolkit(), nativeSplit);
 
 /** Runs `split` and captures either its result or the error's constructor name. */
 function outcome(
@@ -33,6 +34,10 @@ const texts = [
   '\ud83d',
   'x-y+z',
   'AbCaBc',
+  ' lead and trail ',
+  'a\u00a0b\u2028c\ufeffd\u180ee\u3000f',
+  'a.b|c\nd\r\ne',
+  'one\n\ntwo\n',
 ];
 
 const regExps = [
@@ -61,6 +66,19 @@ const regExps = [
   /(?<=a)/,
   /😀/,
   /\ud83d/,
+  /\s/,
+  /\s+/u,
+  /\s+/g,
+  /\n/,
+  /\n/y,
+  /\./,
+  /\|/u,
+  /a/i,
+  /-/i,
+  /😀/u,
+  /\ud83d/u,
+  /\r\n/,
+  /[,]/,
 ];
 
 const limits = [undefined, 0, 1, 2, 3, -1, 2 ** 32 + 1, 1.5, '2', null, Number.NaN, Infinity];
@@ -184,6 +202,22 @@ describe('makeFastSplit', () => {
     separator.lastIndex = 3;
     Reflect.apply(fastSplit, 'a,b,c,d', [separator]);
     expect(separator.lastIndex).toBe(3);
+  });
+
+  test('splits on white space exactly where \\s matches', () => {
+    const spaces: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const character = String.fromCharCode(code);
+      if (/\s/.test(character)) spaces.push(character);
+    }
+    const text = `x${spaces.join('y')}z${spaces.join('')}w`;
+    expectSameAsNative(text, /\s/);
+    expectSameAsNative(text, /\s+/);
+    let others = '';
+    for (let code = 0; code <= 0xffff; code++) {
+      if (!spaces.includes(String.fromCharCode(code))) others += String.fromCharCode(code);
+    }
+    expect(Reflect.apply(fastSplit, others, [/\s+/])).toEqual([others]);
   });
 
   test('splits a long text like native split', () => {

@@ -1,124 +1,167 @@
 /**
  * A spec-exact `String.prototype.split` that stays fast after SES `lockdown()`.
  *
- * Freezing `RegExp.prototype` pushes V8's `RegExp.prototype[Symbol.split]` off its fast path:
- * `text.split(/\s+/)` runs 14-39x slower than in plain Node. This replacement handles the
- * common case, a pristine `RegExp` separator, with a loop over `RegExp.prototype.exec`, which
- * V8 keeps fast, and follows ECMA-262 (`String.prototype.split` and
- * `RegExp.prototype[@@split]`) step by step for everything else. It is a vetted shim: it must
- * be installed before `lockdown()`, which then freezes it with the other intrinsics.
+ * After `lockdown()` V8's `RegExp.prototype[Symbol.split]` leaves its fast path: `text.split(/\s+/)`
+ * runs 14-39x slower than in plain Node, `split(/\n/)` over 200x. This replacement handles the
+ * common case, a pristine RegExp separator (see `RegExpToolkit.isPristine`), without it:
+ *
+ * - a separator that matches one fixed string (`/\n/`, `/,/`, `/ \| /`) splits on that string,
+ *   with the native string `split`, which lockdown does not slow;
+ * - `/\s+/` and `/\s/` split with a scan for ECMAScript white space and line terminators;
+ * - any other pattern loops over `RegExp.prototype.exec` of a private global copy.
+ *
+ * Everything else follows ECMA-262 (`String.prototype.split`, `RegExp.prototype[@@split]`)
+ * step by step. A vetted shim: install before `lockdown()`, which then freezes it.
  */
+import { isUnicodeFlags, type RegExpToolkit } from './regexp-toolkit.js';
 
 const maxArrayLength = 2 ** 32 - 1;
+const maxCachedPlans = 256;
 
-/** `unicodeSets` (the `v` flag) is newer than the TypeScript lib in use. */
-type FlaggedRegExp = RegExp & { readonly unicodeSets?: boolean };
+/** How a pristine separator splits, decided once per source and flags. */
+type SplitPlan =
+  | { readonly kind: 'literal'; readonly literal: string }
+  | { readonly kind: 'whitespace'; readonly run: boolean }
+  | { readonly kind: 'general'; readonly matcher: RegExp; readonly unicode: boolean };
+
+const syntaxCharacters = '^$\\.*+?()[]{}|/';
+const controlEscapes: Readonly<Record<string, string>> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  f: '\f',
+  v: '\v',
+};
+
+/**
+ * The one string a pattern matches, when its source is only plain characters, escaped syntax
+ * characters and control escapes, and the flags cannot widen it: with `i`, only ASCII
+ * non-letters (they have no case variants); with `u` or `v`, no surrogates (those match code
+ * points, not code units).
+ */
+function literalOf(source: string, flags: string): string | undefined {
+  let literal = '';
+  for (let index = 0; index < source.length; index++) {
+    const character = source[index] as string;
+    if (character === '\\') {
+      const escaped = source[++index];
+      if (escaped === undefined) return undefined;
+      if (syntaxCharacters.includes(escaped)) literal += escaped;
+      else if (Object.hasOwn(controlEscapes, escaped)) literal += controlEscapes[escaped];
+      else return undefined;
+    } else if (syntaxCharacters.includes(character)) {
+      return undefined;
+    } else {
+      literal += character;
+    }
+  }
+  if (literal === '') return undefined;
+  for (let index = 0; index < literal.length; index++) {
+    const code = literal.charCodeAt(index);
+    if (isUnicodeFlags(flags) && code >= 0xd800 && code <= 0xdfff) {
+      return undefined;
+    }
+    const isLetter = (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+    if (flags.includes('i') && (code > 0x7f || isLetter)) return undefined;
+  }
+  return literal;
+}
+
+/** `\s`: ECMAScript WhiteSpace and LineTerminator code units. */
+function isWhiteSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/** `text.split(/\s+/, lim)` (`run`) or `text.split(/\s/, lim)`, by scanning. */
+function splitByWhiteSpace(text: string, lim: number, run: boolean): string[] {
+  const result: string[] = [];
+  if (lim === 0) return result;
+  const size = text.length;
+  let start = 0;
+  let index = 0;
+  while (index < size) {
+    if (!isWhiteSpace(text.charCodeAt(index))) {
+      index++;
+      continue;
+    }
+    let end = index + 1;
+    if (run) while (end < size && isWhiteSpace(text.charCodeAt(end))) end++;
+    result.push(text.slice(start, index));
+    if (result.length === lim) return result;
+    start = end;
+    index = end;
+  }
+  result.push(text.slice(start));
+  return result;
+}
 
 /**
  * Builds the replacement from the intrinsics it relies on, captured once.
  * `nativeSplit` is the original `String.prototype.split`.
  */
 export function makeFastSplit(
+  toolkit: RegExpToolkit,
   nativeSplit: typeof String.prototype.split,
 ): typeof String.prototype.split {
-  const OriginalRegExp = RegExp;
-  const regExpPrototype = RegExp.prototype;
-  const intrinsicSplit = regExpPrototype[Symbol.split];
-  const intrinsicExec = regExpPrototype.exec;
-  const { hasOwn } = Object;
-  const { getPrototypeOf } = Reflect;
-  // Own properties that would make the spec's reads of the separator observable: the species
-  // lookup, `flags` and the flag getters it reads, and `Symbol.match` (read by the RegExp
-  // constructor).
-  const observedKeys: PropertyKey[] = [
-    'constructor',
-    'flags',
-    'hasIndices',
-    'global',
-    'ignoreCase',
-    'multiline',
-    'dotAll',
-    'unicode',
-    'unicodeSets',
-    'sticky',
-    Symbol.match,
-  ];
-
-  /**
-   * True when splitting with `separator` can observe nothing but the spec's result: a plain
-   * `RegExp` without own properties that shadow what the spec reads, on a prototype whose
-   * `exec` is the intrinsic. (After `lockdown()` the prototype is frozen.)
-   */
-  const isPristineRegExp = (separator: RegExp): boolean => {
-    if (getPrototypeOf(separator) !== regExpPrototype || regExpPrototype.exec !== intrinsicExec) {
-      return false;
+  const plans = new Map<string, SplitPlan>();
+  const planFor = (separator: RegExp): SplitPlan => {
+    const { source, flags } = separator;
+    const key = `${flags}/${source}`;
+    let plan = plans.get(key);
+    if (plan !== undefined) return plan;
+    const literal = literalOf(source, flags);
+    if (literal !== undefined) plan = { kind: 'literal', literal };
+    else if (source === '\\s+' || source === '\\s') {
+      plan = { kind: 'whitespace', run: source === '\\s+' };
+    } else {
+      // `d`, `g` and `y` do not change the result: the matcher is always global.
+      const kept = [...flags].filter((flag) => !'dgy'.includes(flag)).join('');
+      const matcher = toolkit.matcher(source, `${kept}g`);
+      plan = { kind: 'general', matcher, unicode: isUnicodeFlags(kept) };
     }
-    for (const key of observedKeys) {
-      if (hasOwn(separator, key)) return false;
-    }
-    return true;
-  };
-
-  // A freshly built RegExp is slow on its first `exec`, so splitters are cached by source and
-  // flags. They are private and used synchronously: `exec` on them runs no user code.
-  const maxCachedSources = 256;
-  const splitters = new Map<string, (RegExp | undefined)[]>();
-  const splitterFor = (separator: RegExp): RegExp => {
-    const source = separator.source;
-    // `d`, `g` and `y` do not change the result: the splitter is always global.
-    const bits =
-      (separator.ignoreCase ? 1 : 0) |
-      (separator.multiline ? 2 : 0) |
-      (separator.dotAll ? 4 : 0) |
-      (separator.unicode ? 8 : 0) |
-      ((separator as FlaggedRegExp).unicodeSets ? 16 : 0);
-    let slots = splitters.get(source);
-    if (slots === undefined) {
-      if (splitters.size >= maxCachedSources) splitters.clear();
-      slots = [];
-      splitters.set(source, slots);
-    }
-    let splitter = slots[bits];
-    if (splitter === undefined) {
-      const flags = ['i', 'm', 's', 'u', 'v'].filter((_, i) => bits & (1 << i)).join('');
-      splitter = new OriginalRegExp(source, `${flags}g`);
-      slots[bits] = splitter;
-    }
-    return splitter;
-  };
-
-  const advance = (text: string, index: number, unicode: boolean): number => {
-    if (!unicode || index + 1 >= text.length) return index + 1;
-    const first = text.charCodeAt(index);
-    if (first < 0xd800 || first > 0xdbff) return index + 1;
-    const second = text.charCodeAt(index + 1);
-    return second >= 0xdc00 && second <= 0xdfff ? index + 2 : index + 1;
+    if (plans.size >= maxCachedPlans) plans.clear();
+    plans.set(key, plan);
+    return plan;
   };
 
   const splitByRegExp = (separator: RegExp, value: unknown, limit: unknown): string[] => {
     const text = `${value}`;
+    const plan = planFor(separator);
+    const lim = limit === undefined ? maxArrayLength : (limit as number) >>> 0;
+    if (plan.kind === 'literal') return Reflect.apply(nativeSplit, text, [plan.literal, lim]);
+    if (plan.kind === 'whitespace') return splitByWhiteSpace(text, lim, plan.run);
     // A global matcher searching from `q` finds the same first match as the spec's sticky
     // matcher tried at q, q + 1, ..., advancing by code points in unicode mode.
-    const splitter = splitterFor(separator);
-    const unicode = splitter.unicode || (splitter as FlaggedRegExp).unicodeSets === true;
-    const lim = limit === undefined ? maxArrayLength : (limit as number) >>> 0;
+    const { matcher, unicode } = plan;
     const result: string[] = [];
     if (lim === 0) return result;
     const size = text.length;
     if (size === 0) {
-      splitter.lastIndex = 0;
-      const match = splitter.exec(text);
+      matcher.lastIndex = 0;
+      const match = matcher.exec(text);
       return match !== null && match.index === 0 ? result : [text];
     }
     let p = 0;
     let q = 0;
     while (q < size) {
-      splitter.lastIndex = q;
-      const match = splitter.exec(text);
+      matcher.lastIndex = q;
+      const match = matcher.exec(text);
       if (match === null || match.index >= size) break;
-      const e = Math.min(splitter.lastIndex, size);
+      const e = Math.min(matcher.lastIndex, size);
       if (e === p) {
-        q = advance(text, match.index, unicode);
+        q = toolkit.advance(text, match.index, unicode);
         continue;
       }
       result.push(text.slice(p, match.index));
@@ -146,7 +189,7 @@ export function makeFastSplit(
           if (typeof splitter !== 'function') {
             throw new TypeError(`${String(splitter)} is not a function`);
           }
-          if (splitter === intrinsicSplit && isPristineRegExp(separator as RegExp)) {
+          if (splitter === toolkit.split && toolkit.isPristine(separator as object)) {
             return splitByRegExp(separator as RegExp, this, limit);
           }
           return Reflect.apply(splitter, separator, [this, limit]);
@@ -161,17 +204,4 @@ export function makeFastSplit(
     },
   };
   return split as typeof String.prototype.split;
-}
-
-/**
- * Replaces `String.prototype.split` with {@link makeFastSplit}'s version. Call once, before
- * `lockdown()`.
- */
-export function installFastSplit(): void {
-  Object.defineProperty(String.prototype, 'split', {
-    value: makeFastSplit(String.prototype.split),
-    writable: true,
-    enumerable: false,
-    configurable: true,
-  });
 }

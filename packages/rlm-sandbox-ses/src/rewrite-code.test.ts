@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { loadAcorn } from './load-acorn.js';
 import { type NameKind, rewriteEvalCode, rewriteReplCode } from './rewrite-code.js';
+
+beforeAll(() => loadAcorn());
 
 const sesRejects = [
   /<!--|-->/,

@@ -16,26 +16,25 @@
  *   are quoted; a real `import(...)` becomes a call that rejects, and `eval` names the
  *   compartment's evaluator.
  */
-import {
-  type AnonymousClassDeclaration,
-  type AnonymousFunctionDeclaration,
-  type AnyNode,
-  type ArrowFunctionExpression,
-  type ClassDeclaration,
-  type ClassExpression,
-  type Comment,
-  type FunctionDeclaration,
-  type FunctionExpression,
-  type Identifier,
-  type Pattern,
-  type Program,
-  parse,
-  type Statement,
-  type Token,
-  tokTypes,
-  type VariableDeclaration,
+import type {
+  AnonymousClassDeclaration,
+  AnonymousFunctionDeclaration,
+  AnyNode,
+  ArrowFunctionExpression,
+  ClassDeclaration,
+  ClassExpression,
+  Comment,
+  FunctionDeclaration,
+  FunctionExpression,
+  Identifier,
+  Pattern,
+  Program,
+  Statement,
+  Token,
+  VariableDeclaration,
 } from 'acorn';
 import { reservedPrefix } from './is-identifier-name.js';
+import { loadedAcorn } from './load-acorn.js';
 import { SourceEdits } from './source-edits.js';
 
 /** The lexical the runtime provides to REPL code: cells, checks, the global object. */
@@ -809,6 +808,7 @@ class Rewriter {
   /** Escapes hazards in literals and comments, and spaces operators that spell them. */
   neutralizeTokens(tokens: readonly Token[], comments: readonly Comment[]): void {
     const literalRanges: [number, number][] = [];
+    const { tokTypes } = loadedAcorn();
     for (const token of tokens) {
       if (token.type === tokTypes.string || token.type === tokTypes.template) {
         literalRanges.push([token.start, token.end]);
@@ -865,7 +865,7 @@ function parseProgram(
 ): { program: Program; tokens: Token[]; comments: Comment[] } {
   const tokens: Token[] = [];
   const comments: Comment[] = [];
-  const program = parse(code, {
+  const program = loadedAcorn().parse(code, {
     ecmaVersion: 'latest',
     sourceType,
     allowHashBang: false,
@@ -899,7 +899,7 @@ function localizableVariables(rewriter: Rewriter, scope: ReplScope): Set<string>
 /**
  * Rewrites one REPL input. Throws a `SyntaxError` (with a line number) when the code does not
  * parse, declares a protected or reserved name, or spells an SES-rejected sequence in a place
- * that cannot be rewritten.
+ * that cannot be rewritten. Needs the parser: await `loadAcorn()` first.
  */
 export function rewriteReplCode(code: string, scope: ReplScope): ReplRewrite {
   // Parsed as a module: strict, with top-level await, like the code will run.
@@ -953,7 +953,8 @@ export function rewriteReplCode(code: string, scope: ReplScope): ReplRewrite {
 
 /**
  * Rewrites code given to the sandbox's `eval` or `Function`: only what SES's source rules
- * require (no persistence). Throws a `SyntaxError` like {@link rewriteReplCode}.
+ * require (no persistence). Throws a `SyntaxError` like {@link rewriteReplCode}, and needs the
+ * parser loaded like it.
  */
 export function rewriteEvalCode(code: string): string {
   const { program, tokens, comments } = parseProgram(code, 'script');

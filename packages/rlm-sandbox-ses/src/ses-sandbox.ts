@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import {
   defaultSandboxLimits,
   type ExecuteOptions,
@@ -13,12 +13,14 @@ import {
 } from '@rlm/core';
 import { isIdentifierName } from './is-identifier-name.js';
 import { OutputBuffer } from './output-buffer.js';
+import type { WorkerPool } from './worker-pool.js';
 import type {
   HostMessage,
   SnapshotEntry,
   VariableRecord,
   WorkerMessage,
   WorkerSetup,
+  WorkerSetupMessage,
 } from './worker-protocol.js';
 
 /** How often the host samples memory while code runs, in milliseconds. */
@@ -28,10 +30,13 @@ const memoryProbeTimeoutMs = 100;
 const mebibyte = 1024 * 1024;
 /** Node fires longer timers at once; a longer timeout waits this long. */
 const maxTimerDelayMs = 2 ** 31 - 1;
+/** A request waits at least this long before a silent worker counts as held: large copies take time. */
+const minRequestWaitMs = 1_000;
 
 /** Settings of {@link SesSandbox} besides the `SandboxOptions` of each sandbox. */
 export interface SesSandboxConfig {
-  readonly workerUrl: URL;
+  /** Starts the workers (and keeps a spare); shared by the sandboxes of one factory. */
+  readonly pool: WorkerPool;
   readonly snapshotLimitBytes: number;
 }
 
@@ -43,6 +48,12 @@ interface WorkerState {
   markReady(unrestored: string[]): void;
   failStart(error: Error): void;
 }
+
+/** A request to the worker that `#request` answers. */
+type RequestMessage =
+  | { readonly type: 'list' }
+  | { readonly type: 'get'; readonly name: string }
+  | { readonly type: 'set'; readonly variables: readonly VariableRecord[] };
 
 /** How an execution ended, seen from the host. */
 type Outcome =
@@ -57,6 +68,20 @@ type Outcome =
 interface PendingRequest {
   resolve(value: unknown): void;
   reject(error: Error): void;
+  /** Restarts a worker that leaves the request unanswered (see `#watchRequest`). */
+  readonly watchdog: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Errors that failed requests because their worker was replaced, not because of the request:
+ * such a request is sent once more, to the new worker.
+ */
+const replacedWorkerErrors = new WeakSet<Error>();
+
+/** An execution's error, cut to `maxChars` like its output. */
+function boundError(error: string | undefined, maxChars: number): string | undefined {
+  if (error === undefined || error.length <= maxChars) return error;
+  return `${error.slice(0, maxChars)}\n[… ${error.length - maxChars} more characters of the error dropped]`;
 }
 
 function describe(error: unknown): string {
@@ -86,9 +111,12 @@ export class SesSandbox implements Sandbox {
   readonly #output: OutputBuffer;
   /** Variables set by the host: restored into every new worker. */
   readonly #hostVariables = new Map<string, { value: unknown; readOnly: boolean }>();
-  /** Copies of model variables as of the last execution, restored into a new worker. */
-  readonly #snapshot = new Map<string, { value: unknown; isConst: boolean }>();
-  readonly #incomingSnapshot = new Map<string, unknown>();
+  /**
+   * Copies of model variables as of the last execution, restored into a new worker: their
+   * structured clones as bytes, which the host never decodes.
+   */
+  readonly #snapshot = new Map<string, { bytes: Uint8Array; isConst: boolean }>();
+  readonly #incomingSnapshot = new Map<string, Uint8Array>();
   /** Model variables after the last execution, to tell which a restart loses. */
   #modelVariables: readonly string[] = [];
   readonly #requests = new Map<number, PendingRequest>();
@@ -135,7 +163,13 @@ export class SesSandbox implements Sandbox {
       }
     }
     const sandbox = new SesSandbox(options, config);
-    await sandbox.#hold(sandbox.#ensureWorker().ready);
+    config.pool.open();
+    try {
+      await sandbox.#hold(sandbox.#ensureWorker().ready);
+    } catch (error) {
+      await sandbox.dispose();
+      throw error;
+    }
     return sandbox;
   }
 
@@ -232,6 +266,8 @@ export class SesSandbox implements Sandbox {
           finish({ kind: 'fault', reason: this.#memoryFault() }),
         ),
       );
+      // A worker held by code an earlier execution left running never resets it.
+      this.#output.reset();
       this.#post(state, { type: 'execute', id, code });
     });
     for (const cleanup of cleanups) cleanup();
@@ -240,7 +276,8 @@ export class SesSandbox implements Sandbox {
     const output = this.#output.read();
     if (outcome.kind === 'executed') {
       if (outcome.arrayBufferBytes <= memoryLimitBytes) {
-        return { output, error: outcome.error, durationMs: durationMs() };
+        const error = boundError(outcome.error, this.#limits.maxOutputChars);
+        return { output, error, durationMs: durationMs() };
       }
       const note = await this.#restart(state);
       return { output, error: `${this.#memoryFault()}; ${note}`, durationMs: durationMs() };
@@ -293,7 +330,9 @@ export class SesSandbox implements Sandbox {
         (name) => !this.#snapshot.has(name) && !this.#hostVariables.has(name),
       ),
     );
-    this.#stop(state, new SandboxError('@rlm/sandbox-ses: the sandbox restarted'));
+    const restarted = new SandboxError('@rlm/sandbox-ses: the sandbox restarted');
+    replacedWorkerErrors.add(restarted);
+    this.#stop(state, restarted);
     if (this.#disposal) return 'the sandbox was disposed.';
     try {
       for (const name of await this.#ensureWorker().ready) lost.add(name);
@@ -317,13 +356,9 @@ export class SesSandbox implements Sandbox {
       guestHelpers: this.#guestHelpers,
       snapshotLimitBytes: this.#config.snapshotLimitBytes,
     };
-    const worker = new Worker(this.#config.workerUrl, {
-      workerData: setup,
-      env: {},
-      argv: [],
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: this.#limits.memoryMb },
-    });
+    const { pool } = this.#config;
+    const { memoryMb } = this.#limits;
+    const worker = pool.take(memoryMb);
     let markReady!: (unrestored: string[]) => void;
     let failStart!: (error: Error) => void;
     const ready = new Promise<string[]>((resolve, reject) => {
@@ -331,6 +366,11 @@ export class SesSandbox implements Sandbox {
       failStart = reject;
     });
     ready.catch(() => undefined);
+    // Once this worker is ready, a spare starts for the next sandbox (or restart).
+    void ready.then(
+      () => pool.prepareSpare(memoryMb),
+      () => undefined,
+    );
     const state: WorkerState = { worker, ready, markReady, failStart };
     this.#current = state;
     worker.on('message', (message: WorkerMessage) => {
@@ -338,7 +378,8 @@ export class SesSandbox implements Sandbox {
     });
     worker.on('error', (error) => this.#onFailure(state, error));
     worker.on('exit', (code) => this.#onFailure(state, new Error(`it exited with code ${code}`)));
-    if (this.#busy === 0) worker.unref();
+    if (this.#busy > 0) worker.ref();
+    worker.postMessage({ type: 'setup', setup } satisfies WorkerSetupMessage);
     this.#post(state, { type: 'restore', variables: this.#restoreRecords() });
     return state;
   }
@@ -348,19 +389,30 @@ export class SesSandbox implements Sandbox {
     for (const [name, { value, readOnly }] of this.#hostVariables) {
       records.push({ name, value, owner: 'host', readOnly, isConst: false });
     }
-    for (const [name, { value, isConst }] of this.#snapshot) {
-      records.push({ name, value, owner: 'model', readOnly: false, isConst });
+    for (const [name, { bytes, isConst }] of this.#snapshot) {
+      records.push({
+        name,
+        value: bytes,
+        owner: 'model',
+        readOnly: false,
+        isConst,
+        serialized: true,
+      });
     }
     return records;
   }
 
   #onMessage(state: WorkerState, message: WorkerMessage): void {
     switch (message.type) {
+      case 'started':
+      case 'code-cache':
+        // The pool's business.
+        return;
       case 'ready':
         state.markReady([...message.unrestored]);
         return;
       case 'snapshot-value':
-        this.#incomingSnapshot.set(message.name, message.value);
+        this.#incomingSnapshot.set(message.name, message.bytes);
         return;
       case 'memory':
         this.#onMemoryReport?.(message.arrayBufferBytes);
@@ -379,6 +431,7 @@ export class SesSandbox implements Sandbox {
         const request = this.#requests.get(message.id);
         if (request === undefined) return;
         this.#requests.delete(message.id);
+        clearTimeout(request.watchdog);
         if (message.ok) request.resolve(message.value);
         else request.reject(new SandboxError(`@rlm/sandbox-ses: ${message.message}`));
         return;
@@ -394,10 +447,9 @@ export class SesSandbox implements Sandbox {
     for (const entry of entries) {
       names.add(entry.name);
       if (entry.state === 'copied') {
-        this.#snapshot.set(entry.name, {
-          value: this.#incomingSnapshot.get(entry.name),
-          isConst: entry.isConst,
-        });
+        const bytes = this.#incomingSnapshot.get(entry.name);
+        if (bytes === undefined) this.#snapshot.delete(entry.name);
+        else this.#snapshot.set(entry.name, { bytes, isConst: entry.isConst });
       } else if (entry.state === 'unchanged') {
         const previous = this.#snapshot.get(entry.name);
         if (previous) previous.isConst = entry.isConst;
@@ -429,7 +481,10 @@ export class SesSandbox implements Sandbox {
   #stop(state: WorkerState, error: Error): void {
     if (this.#current === state) this.#current = undefined;
     this.#incomingSnapshot.clear();
-    for (const request of this.#requests.values()) request.reject(error);
+    for (const request of this.#requests.values()) {
+      clearTimeout(request.watchdog);
+      request.reject(error);
+    }
     this.#requests.clear();
     state.failStart(error);
     const stopping = state.worker.terminate();
@@ -478,12 +533,20 @@ export class SesSandbox implements Sandbox {
     );
   }
 
-  async #request(
-    message:
-      | { readonly type: 'list' }
-      | { readonly type: 'get'; readonly name: string }
-      | { readonly type: 'set'; readonly variables: readonly VariableRecord[] },
-  ): Promise<unknown> {
+  /**
+   * Sends a request to the worker; when the worker is replaced before it answers (a timeout,
+   * or code left running by an earlier execution), sends it once more, to the new worker.
+   */
+  async #request(message: RequestMessage): Promise<unknown> {
+    try {
+      return await this.#send(message);
+    } catch (error) {
+      if (this.#disposal || !replacedWorkerErrors.has(error as Error)) throw error;
+      return this.#send(message);
+    }
+  }
+
+  async #send(message: RequestMessage): Promise<unknown> {
     if (this.#disposal) throw disposedError();
     const state = this.#ensureWorker();
     return this.#hold(
@@ -492,10 +555,12 @@ export class SesSandbox implements Sandbox {
           new Promise<unknown>((resolve, reject) => {
             if (this.#disposal) throw disposedError();
             const id = this.#nextId++;
-            this.#requests.set(id, { resolve, reject });
+            const watchdog = this.#watchRequest(state, id);
+            this.#requests.set(id, { resolve, reject, watchdog });
             try {
               this.#post(state, { ...message, id });
             } catch (error) {
+              clearTimeout(watchdog);
               this.#requests.delete(id);
               reject(
                 new SandboxError(
@@ -507,6 +572,31 @@ export class SesSandbox implements Sandbox {
           }),
       ),
     );
+  }
+
+  /**
+   * A worker answers requests between executions at once, unless code that an earlier execution
+   * left running holds it: a promise chain that never yields, the getters of an unhandled
+   * rejection's reason, the getters of a variable being copied. A request unanswered for
+   * `timeoutMs` (at least {@link minRequestWaitMs}) while no execution runs restarts the worker,
+   * as a timeout would.
+   */
+  #watchRequest(state: WorkerState, id: number): ReturnType<typeof setTimeout> {
+    const waitMs = Math.min(Math.max(this.#limits.timeoutMs, minRequestWaitMs), maxTimerDelayMs);
+    return setTimeout(() => {
+      const request = this.#requests.get(id);
+      if (request === undefined || this.#current !== state) return;
+      if (this.#execution !== undefined) {
+        // The execution's own limits hold the worker meanwhile; wait again after it.
+        this.#requests.set(id, { ...request, watchdog: this.#watchRequest(state, id) });
+        return;
+      }
+      const error = new SandboxError(
+        `@rlm/sandbox-ses: the sandbox did not answer within ${waitMs} ms (code an earlier execution left running held it) and restarted`,
+      );
+      replacedWorkerErrors.add(error);
+      this.#stop(state, error);
+    }, waitMs);
   }
 
   /** Keeps the worker referenced (the process alive) while `work` runs. */
@@ -522,6 +612,6 @@ export class SesSandbox implements Sandbox {
   async #shutDown(): Promise<void> {
     this.#execution?.finish({ kind: 'disposed' });
     if (this.#current) this.#stop(this.#current, disposedError());
-    await Promise.all(this.#stopping);
+    await Promise.all([...this.#stopping, this.#config.pool.close()]);
   }
 }

@@ -1,8 +1,25 @@
 /**
- * Messages between the host (`SesSandbox`) and its worker (`GuestRuntime`). Values cross by
- * structured clone; output crosses through the shared {@link OutputBuffer}.
+ * Messages between the host (`SesSandbox`, `WorkerPool`) and its worker (`GuestRuntime`).
+ * Values cross by structured clone; output crosses through the shared {@link OutputBuffer}.
+ *
+ * A worker starts before it knows its sandbox (a pool keeps one ready): it loads SES, locks
+ * down, says `started`, and waits for a {@link WorkerSetupMessage}; every later message is a
+ * {@link HostMessage}.
  */
+
 /** `workerData` of the sandbox worker. */
+export interface WorkerStart {
+  /** V8's code cache of SES, made by an earlier worker of this process, if any. */
+  readonly sesCodeCache: Uint8Array | undefined;
+}
+
+/** The first message a worker gets: which sandbox it serves. */
+export interface WorkerSetupMessage {
+  readonly type: 'setup';
+  readonly setup: WorkerSetup;
+}
+
+/** What a worker needs to know of its sandbox. */
 export interface WorkerSetup {
   /** The shared memory of the worker's `OutputBuffer`. */
   readonly outputBuffer: SharedArrayBuffer;
@@ -22,6 +39,8 @@ export interface VariableRecord {
   readonly owner: 'host' | 'model';
   readonly readOnly: boolean;
   readonly isConst: boolean;
+  /** `value` is a snapshot copy's bytes (see `serializeValue`), decoded by the worker. */
+  readonly serialized?: boolean;
 }
 
 export type HostMessage =
@@ -55,6 +74,13 @@ export type SnapshotEntry =
   | { readonly name: string; readonly state: 'lost' };
 
 export type WorkerMessage =
+  /**
+   * SES is loaded and locked down: the worker waits for its setup. `usedCodeCache`: SES was
+   * compiled from the code cache in `WorkerStart`.
+   */
+  | { readonly type: 'started'; readonly usedCodeCache: boolean }
+  /** V8's code cache of SES, for the pool to hand to later workers. */
+  | { readonly type: 'code-cache'; readonly data: Uint8Array }
   | {
       readonly type: 'ready';
       /** Variables of the `restore` message that could not be defined. */
@@ -64,7 +90,8 @@ export type WorkerMessage =
       /** Sent before `executed`, one per copied variable, so one bad value spoils nothing else. */
       readonly type: 'snapshot-value';
       readonly name: string;
-      readonly value: unknown;
+      /** The value's structured clone as bytes (see `serializeValue`). */
+      readonly bytes: Uint8Array;
     }
   | {
       readonly type: 'executed';

@@ -237,13 +237,19 @@ attackReach(attackTry(() => Function('return this')()), 'Function("return this")
   {
     family: 'constructor chain',
     name: 'caller and arguments',
-    attack: `function attackCaller() { return attackTry(() => attackCaller.caller) ?? attackTry(() => arguments.callee.caller); }
-attackReach(attackCaller(), 'function.caller');
-attackReach(attackTry(() => print.caller), 'print.caller');
-attackReach(attackTry(() => hostEcho.arguments), 'hostEcho.arguments');
-attackReach(attackTry(() => Function('return arguments.callee.caller')()), 'Function caller');
-attackReach(await attackSettle(() => new Promise((resolve) => setTimeout(function timerCallback() { resolve(attackTry(() => timerCallback.caller)); }, 0))), 'timer callback caller');
-[3, 1, 2].sort(function comparator(a, b) { attackReach(attackTry(() => comparator.caller), 'sort comparator caller'); return a - b; });`,
+    attack: `async function attackCallers(found, via) {
+  attackReach(found, via);
+  await attackConstructor(attackGet(found, 'constructor'), via + '.constructor');
+}
+function attackCaller() { return attackTry(() => attackCaller.caller) ?? attackTry(() => arguments.callee.caller); }
+await attackCallers(attackCaller(), 'function.caller');
+await attackCallers(attackTry(() => print.caller), 'print.caller');
+await attackCallers(attackTry(() => hostEcho.arguments), 'hostEcho.arguments');
+await attackCallers(attackTry(() => Function('return arguments.callee.caller')()), 'Function caller');
+await attackCallers(await attackSettle(() => new Promise((resolve) => setTimeout(function timerCallback() { resolve(attackTry(() => timerCallback.caller)); }, 0))), 'timer callback caller');
+const attackSortCallers = [];
+[3, 1, 2].sort(function comparator(a, b) { attackSortCallers.push(attackTry(() => comparator.caller)); return a - b; });
+for (const found of attackSortCallers) await attackCallers(found, 'sort comparator caller');`,
   },
   {
     family: 'constructor chain',

@@ -424,6 +424,8 @@ export function runSandboxSecuritySuite(
   const memoryMarginMb = options.memoryMarginMb ?? 512;
   const bridgeStormMs = options.bridgeStormMs ?? 10_000;
   const stopBoundMs = limits.timeoutMs + stopMarginMs;
+  /** A request to a sandbox held by leftover code: noticed after a timeout, retried once. */
+  const heldBoundMs = 2 * limits.timeoutMs + stopMarginMs;
 
   async function runEscape(payload: EscapePayload): Promise<void> {
     const canaries = plantHostCanaries();
@@ -544,7 +546,7 @@ export function runSandboxSecuritySuite(
         await expectStopped(sandbox, 'for (;;) await null;', /time/i);
         await expectStopped(
           sandbox,
-          'const spin = () => Promise.resolve().then(spin); await spin();',
+          'const spin = () => void Promise.resolve().then(spin);\nspin();\nawait new Promise(() => {});',
           /time/i,
         );
         await expectStopped(
@@ -670,7 +672,7 @@ export function runSandboxSecuritySuite(
         await expectAlive(sandbox);
       }));
 
-    test(`code left running after its execution does not hold the sandbox past timeoutMs + ${stopMarginMs} ms`, () =>
+    test(`code left running after its execution does not hold the sandbox past 2 × timeoutMs + ${stopMarginMs} ms`, () =>
       withSandbox({}, {}, async (sandbox) => {
         await sandbox.execute('const kept = "kept"');
         const detached = await timed(() =>
@@ -678,25 +680,28 @@ export function runSandboxSecuritySuite(
         );
         expect(detached.value.output).toBe('returned');
         expect(detached.elapsedMs).toBeLessThan(stopBoundMs);
-        expect(await settlesWithin(sandbox.listVariables(), stopBoundMs)).toBe('resolved');
-        expect(await settlesWithin(sandbox.getVariable('kept'), stopBoundMs)).toBe('resolved');
+        expect(await settlesWithin(sandbox.listVariables(), heldBoundMs)).toBe('resolved');
+        expect(await settlesWithin(sandbox.getVariable('kept'), heldBoundMs)).toBe('resolved');
         await expectAlive(sandbox);
+        // An execution sent to a worker still held may time out itself; the one after works.
         await sandbox.execute('(async () => { for (;;) await null; })();');
+        const next = await timed(() => sandbox.execute('"next"'));
+        expect(next.elapsedMs).toBeLessThan(heldBoundMs);
         await expectAlive(sandbox);
       }));
 
-    test(`an unhandled rejection with hostile getters does not hold the sandbox past timeoutMs + ${stopMarginMs} ms`, () =>
+    test(`an unhandled rejection with hostile getters does not hold the sandbox past 2 × timeoutMs + ${stopMarginMs} ms`, () =>
       withSandbox({}, {}, async (sandbox) => {
         await sandbox.execute('const kept = "kept"');
         const rejected = await timed(() =>
           sandbox.execute('Promise.reject(new Proxy({}, { get() { for (;;) {} } }));\n"returned"'),
         );
         expect(rejected.elapsedMs).toBeLessThan(stopBoundMs);
-        expect(await settlesWithin(sandbox.listVariables(), stopBoundMs)).toBe('resolved');
+        expect(await settlesWithin(sandbox.listVariables(), heldBoundMs)).toBe('resolved');
         await expectAlive(sandbox);
       }));
 
-    test(`hostile variables do not break listing, copying or the next execution`, () =>
+    test(`hostile variables do not hold listing, copying or the next execution past 2 × timeoutMs + ${stopMarginMs} ms`, () =>
       withSandbox({}, {}, async (sandbox) => {
         await sandbox.execute('const kept = "kept"');
         const defined = await timed(() =>
@@ -715,9 +720,9 @@ export function runSandboxSecuritySuite(
         expect(defined.value.error).toBeUndefined();
         expect(defined.value.output).toBe('defined');
         expect(defined.elapsedMs).toBeLessThan(stopBoundMs);
-        expect(await settlesWithin(sandbox.listVariables(), stopBoundMs)).toBe('resolved');
+        expect(await settlesWithin(sandbox.listVariables(), heldBoundMs)).toBe('resolved');
         for (const name of ['slow', 'revoked', 'trap']) {
-          expect(await settlesWithin(sandbox.getVariable(name), stopBoundMs)).not.toBe('pending');
+          expect(await settlesWithin(sandbox.getVariable(name), heldBoundMs)).not.toBe('pending');
         }
         await expectAlive(sandbox);
       }));

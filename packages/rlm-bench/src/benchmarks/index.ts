@@ -1,0 +1,23 @@
+import type { Benchmark } from '../benchmark.js';
+import { artifactStoreBenchmark } from './artifact-store-benchmark.js';
+import { bridgeBenchmark } from './bridge-benchmark.js';
+import { checkpointBenchmark } from './checkpoint-benchmark.js';
+import { coldStartBenchmark } from './cold-start-benchmark.js';
+import { computeBenchmark } from './compute-benchmark.js';
+import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
+import { executeBenchmark } from './execute-benchmark.js';
+import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
+import { quickjsBenchmark } from './quickjs-benchmark.js';
+
+/** Every benchmark, in the order the table shows them. */
+export const benchmarks: readonly Benchmark[] = [
+  artifactStoreBenchmark,
+  checkpointBenchmark,
+  promptGrowthBenchmark,
+  coldStartBenchmark,
+  executeBenchmark,
+  computeBenchmark,
+  contextHandOverBenchmark,
+  bridgeBenchmark,
+  quickjsBenchmark,
+];

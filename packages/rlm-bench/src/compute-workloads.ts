@@ -1,0 +1,34 @@
+/** Code one compute workload runs; the same text in every environment compared. */
+export interface ComputeWorkload {
+  readonly name: string;
+  readonly code: string;
+}
+
+/**
+ * Run once per environment after `context` is set, untimed: the persisted variables the
+ * workloads use (`words` is defined here and looped over in a later run).
+ */
+export const computeSetupCode = "let result; let total = 0; const words = context.split(' ');";
+
+/** Regex-heavy, loop-heavy and persisted-variable workloads over a string `context`. */
+export const computeWorkloads: readonly ComputeWorkload[] = [
+  { name: 'split(/\\s+/)', code: 'result = context.split(/\\s+/).length;' },
+  { name: 'split(/\\n/)', code: 'result = context.split(/\\n/).length;' },
+  {
+    name: 'match(/\\d{4}-\\d{2}-\\d{2}/g)',
+    code: 'result = context.match(/\\d{4}-\\d{2}-\\d{2}/g).length;',
+  },
+  { name: "replace(/\\s+/g, ' ')", code: "result = context.replace(/\\s+/g, ' ').length;" },
+  {
+    name: "split('\\n').filter(regex test)",
+    code: "result = context.split('\\n').filter((line) => /risk|audit/.test(line)).length;",
+  },
+  {
+    name: 'charCodeAt scan',
+    code: '{ let lines = 0; for (let i = 0; i < context.length; i++) { if (context.charCodeAt(i) === 10) lines++; } result = lines; }',
+  },
+  {
+    name: 'loop over a persisted array',
+    code: 'total = 0; for (let i = 0; i < words.length; i++) { total += words[i].length; } result = total;',
+  },
+];

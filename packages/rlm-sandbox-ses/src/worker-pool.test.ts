@@ -1,0 +1,147 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { Worker } from 'node:worker_threads';
+import { describe, expect, test } from 'vitest';
+import { SesSandbox } from './ses-sandbox.js';
+import { WorkerPool } from './worker-pool.js';
+import type { WorkerMessage } from './worker-protocol.js';
+
+// Tests run the built worker: `pnpm build` (turbo runs it before `test`).
+const workerUrl = new URL('../dist/worker.js', import.meta.url);
+
+/** Resolves when `worker` has loaded SES and locked down: with whether it used a code cache. */
+function started(worker: Worker): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: WorkerMessage) => {
+      if (message.type !== 'started') return;
+      worker.off('message', onMessage);
+      resolve(message.usedCodeCache);
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+}
+
+const exited = (worker: Worker) => worker.threadId === -1;
+
+describe('WorkerPool', () => {
+  test('take hands out the spare of the same memory limit; prepareSpare makes a fresh one', async () => {
+    const pool = new WorkerPool(workerUrl);
+    pool.open();
+    const first = pool.take(256);
+    expect(pool.spare).toBeUndefined();
+    pool.prepareSpare(256);
+    const spare = pool.spare as Worker;
+    expect(spare).toBeDefined();
+    await started(spare);
+    expect(pool.take(256)).toBe(spare);
+    expect(pool.spare).toBeUndefined();
+    pool.prepareSpare(256);
+    const next = pool.spare as Worker;
+    expect(next).toBeDefined();
+    expect(next).not.toBe(spare);
+    await Promise.all([first.terminate(), spare.terminate()]);
+    await pool.close();
+    expect(exited(next)).toBe(true);
+  });
+
+  test('a spare of another memory limit is not handed out, and is replaced', async () => {
+    const pool = new WorkerPool(workerUrl);
+    pool.open();
+    pool.prepareSpare(256);
+    const small = pool.spare as Worker;
+    const large = pool.take(512);
+    expect(large).not.toBe(small);
+    pool.prepareSpare(512);
+    expect(pool.spare).not.toBe(small);
+    await large.terminate();
+    await pool.close();
+    expect(exited(small)).toBe(true);
+  });
+
+  test('workers after the first of the process compile SES from its code cache', async () => {
+    const pool = new WorkerPool(workerUrl);
+    pool.open();
+    const first = pool.take(256);
+    const cacheSent = new Promise<void>((resolve) => {
+      first.on('message', (message: WorkerMessage) => {
+        if (message.type === 'code-cache') resolve();
+      });
+    });
+    // An earlier test may have made the process's cache already; else this worker makes it.
+    if (!(await started(first))) await cacheSent;
+    const second = pool.take(256);
+    expect(await started(second)).toBe(true);
+    await Promise.all([first.terminate(), second.terminate()]);
+    await pool.close();
+  });
+
+  test('keeps no spare while no sandbox is open, and the last close ends it', async () => {
+    const pool = new WorkerPool(workerUrl);
+    pool.prepareSpare(256);
+    expect(pool.spare).toBeUndefined();
+    pool.open();
+    pool.open();
+    pool.prepareSpare(256);
+    const spare = pool.spare as Worker;
+    await pool.close();
+    expect(exited(spare)).toBe(false);
+    await pool.close();
+    expect(pool.spare).toBeUndefined();
+    expect(exited(spare)).toBe(true);
+  });
+});
+
+describe('sandboxes and their pool', () => {
+  const config = (pool: WorkerPool) => ({ pool, snapshotLimitBytes: 1024 * 1024 });
+
+  test('a second sandbox takes the spare its first left ready, and disposing ends both', async () => {
+    const pool = new WorkerPool(workerUrl);
+    const parent = await SesSandbox.create({ hostFunctions: {} }, config(pool));
+    const spare = pool.spare as Worker;
+    expect(spare).toBeDefined();
+    const child = await SesSandbox.create({ hostFunctions: {} }, config(pool));
+    expect(exited(spare)).toBe(false);
+    expect(pool.spare).not.toBe(spare);
+    expect((await child.execute('1 + 1')).output).toBe('2');
+    const nextSpare = pool.spare as Worker;
+    await child.dispose();
+    expect(exited(spare)).toBe(true);
+    expect(exited(nextSpare)).toBe(false);
+    await parent.dispose();
+    expect(exited(nextSpare)).toBe(true);
+    expect(pool.spare).toBeUndefined();
+  });
+
+  test('a restart after a timeout takes the spare', async () => {
+    const pool = new WorkerPool(workerUrl);
+    const sandbox = await SesSandbox.create({ hostFunctions: {} }, config(pool));
+    try {
+      await sandbox.execute('const kept = 41');
+      const spare = pool.spare as Worker;
+      await started(spare);
+      const result = await sandbox.execute('while (true) {}', { timeoutMs: 100 });
+      expect(result.error).toMatch(/timed out/);
+      expect(pool.spare).not.toBe(spare);
+      expect(exited(spare)).toBe(false);
+      expect((await sandbox.execute('kept + 1')).output).toBe('42');
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
+  test('neither a sandbox left open nor its spare keeps the process alive', async () => {
+    const index = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const script = `
+      const { createSesSandbox } = await import(${JSON.stringify(index)});
+      const sandbox = await createSesSandbox()({ hostFunctions: {} });
+      await sandbox.execute('1');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    `;
+    const run = promisify(execFile);
+    await expect(
+      run(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }),
+    ).resolves.toBeDefined();
+  });
+});
