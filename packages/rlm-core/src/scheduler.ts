@@ -148,7 +148,7 @@ interface BridgeRequest {
   readonly name: string;
   readonly args: readonly unknown[];
   readonly startedAt: number;
-  /** Aborts this request's model calls (used when the sliding policy drops it). */
+  /** Aborts this request's model calls when it ends early: dropped, or its call ended. */
   readonly abort: AbortController;
   /** True until a model slot is granted: only waiting requests may be dropped. */
   waiting: boolean;
@@ -579,7 +579,9 @@ export class Scheduler {
     const request = this.#bridgeRequests.get(requestId);
     if (!request || request.settled) return;
     request.settled = true;
-    request.abort.abort();
+    // A request ended early (dropped, or its call ended) stops its model call; a normal
+    // settle has nothing left to stop.
+    if (!('value' in outcome)) request.abort.abort();
     this.#bridgeRequests.delete(requestId);
     if (this.#bridgeRequests.size < this.#settings.commandQueue.maxPending)
       this.#overloaded = false;
@@ -660,7 +662,7 @@ export class Scheduler {
   /** Artifact functions and host tools: no model involved. */
   #hostCall(call: CallState, request: BridgeRequest): Promise<unknown> {
     const artifacts = this.#resources.storage?.artifacts;
-    const signal = AbortSignal.any([call.abort.signal, request.abort.signal]);
+    const signal = request.abort.signal;
     if (this.#settings.tools.has(request.name)) {
       return this.#settings.tools.call(request.name, request.args, artifacts, signal);
     }
@@ -744,7 +746,7 @@ export class Scheduler {
   ): Promise<GenerateResult> {
     const { budget, gate } = this.#resources;
     const signal = bridgeRequest
-      ? AbortSignal.any([call.abort.signal, bridgeRequest.abort.signal])
+      ? bridgeRequest.abort.signal
       : call.abort.signal;
     const result = await gate.run(() => {
       if (bridgeRequest) bridgeRequest.waiting = false;
