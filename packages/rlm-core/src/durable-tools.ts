@@ -17,40 +17,51 @@ export const toolPromptVersion = 'rlm-tools-1';
  * (`__tool_plan`), runs it right there (same sandbox, same limits as any model code), reports
  * the outcome (`__tool_report`) and, when the host says so, tries a repaired version.
  */
-export const toolGuestHelper = `(role) => {
-  if (typeof role !== 'string') throw new TypeError('tool(role) needs the role name as a string');
+export const toolGuestHelper = `(() => {
+  // The globals this helper needs, taken when it is installed: model code may later reassign
+  // intrinsic globals, which must not change how tool calls behave.
+  const { Proxy, Date, Array, Object, String, TypeError } = globalThis;
+  const evaluate = eval;
+  const isArray = Array.isArray;
+  const keysOf = Object.keys;
+  const now = Date.now;
+  const plan = __tool_plan;
+  const report = __tool_report;
   const shape = (value) =>
     value === null ? 'null'
-    : Array.isArray(value) ? 'array(' + value.length + ')'
+    : isArray(value) ? 'array(' + value.length + ')'
     : typeof value === 'string' ? 'string(' + value.length + ' chars)'
-    : typeof value === 'object' ? 'object{' + Object.keys(value).slice(0, 12).join(',') + '}'
+    : typeof value === 'object' ? 'object{' + keysOf(value).slice(0, 12).join(',') + '}'
     : typeof value;
-  return new Proxy({}, {
-    get(_target, method) {
-      if (typeof method !== 'string' || method === 'then') return undefined;
-      return async (...args) => {
-        let failure;
-        for (;;) {
-          const plan = await __tool_plan(role, method, args.map(shape), failure);
-          const started = Date.now();
-          try {
-            const run = (0, eval)('(' + plan.code + ')');
-            if (typeof run !== 'function') throw new TypeError('the code of ' + role + '.' + method + ' is not a function');
-            const result = await run(...args);
-            await __tool_report(role, method, { plan: plan.id, ok: true, durationMs: Date.now() - started });
-            return result;
-          } catch (error) {
-            const name = error && typeof error.name === 'string' ? error.name : 'Error';
-            const message = error && typeof error.message === 'string' ? error.message : String(error);
-            const verdict = await __tool_report(role, method, { plan: plan.id, ok: false, name, message, durationMs: Date.now() - started });
-            if (!verdict.retry) throw error;
-            failure = { plan: plan.id, name, message };
+  return (role) => {
+    if (typeof role !== 'string') throw new TypeError('tool(role) needs the role name as a string');
+    return new Proxy({}, {
+      get(_target, method) {
+        if (typeof method !== 'string' || method === 'then') return undefined;
+        return async (...args) => {
+          let failure;
+          for (;;) {
+            const planned = await plan(role, method, args.map(shape), failure);
+            const started = now();
+            try {
+              const run = evaluate('(' + planned.code + ')');
+              if (typeof run !== 'function') throw new TypeError('the code of ' + role + '.' + method + ' is not a function');
+              const result = await run(...args);
+              await report(role, method, { plan: planned.id, ok: true, durationMs: now() - started });
+              return result;
+            } catch (error) {
+              const name = error && typeof error.name === 'string' ? error.name : 'Error';
+              const message = error && typeof error.message === 'string' ? error.message : String(error);
+              const verdict = await report(role, method, { plan: planned.id, ok: false, name, message, durationMs: now() - started });
+              if (!verdict.retry) throw error;
+              failure = { plan: planned.id, name, message };
+            }
           }
-        }
-      };
-    },
-  });
-}`;
+        };
+      },
+    });
+  };
+})()`;
 
 interface Plan {
   readonly id: string;

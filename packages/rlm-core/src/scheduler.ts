@@ -745,9 +745,7 @@ export class Scheduler {
     bridgeRequest?: BridgeRequest,
   ): Promise<GenerateResult> {
     const { budget, gate } = this.#resources;
-    const signal = bridgeRequest
-      ? bridgeRequest.abort.signal
-      : call.abort.signal;
+    const signal = bridgeRequest ? bridgeRequest.abort.signal : call.abort.signal;
     const result = await gate.run(() => {
       if (bridgeRequest) bridgeRequest.waiting = false;
       budget.reserveModelCall();

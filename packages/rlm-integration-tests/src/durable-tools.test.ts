@@ -171,3 +171,19 @@ describe('durable tools across runs', () => {
     expect(calls.map((line) => JSON.parse(line).failure_class)).toContain('extrinsic');
   });
 });
+
+test('model code reassigning intrinsics cannot change how tool calls run', async () => {
+  const forge = model(
+    [
+      repl(
+        'await delegate("csv_parser", { purpose: "parse CSV text into rows of cells" });\nglobalThis.Proxy = function () { return { parse: () => "hijacked" }; };\nglobalThis.Array = { isArray: () => { throw new Error("hijacked"); } };\nSUBMIT(await tool("csv_parser").parse(context));',
+      ),
+    ],
+    [parserCode],
+  );
+  const final = await run(forge.llm);
+  expect(final.answer).toEqual([
+    ['a', 'b'],
+    ['1', '2'],
+  ]);
+});
