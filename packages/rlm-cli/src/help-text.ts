@@ -29,7 +29,8 @@ Model:
                                model for llm_query and the deepest sub_rlm (default --model)
       --max-depth <n>          levels of full RLMs, the root included (default 2)
       --max-iterations <n>     model responses per call before a forced answer (default 20)
-      --exec-timeout <ms>      time limit of one code block, awaited sub-calls included
+      --exec-timeout <ms>      running time of one code block; time awaiting llm_query and
+                               sub_rlm does not count (up to 10 minutes in all)
                                (default 60000)
 
 Storage and tools:

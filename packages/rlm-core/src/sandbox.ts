@@ -14,8 +14,16 @@ export type HostFunction = (...args: unknown[]) => Promise<unknown>;
 
 /** Resource limits for one sandbox. */
 export interface SandboxLimits {
-  /** Default wall-clock limit of one `execute`, in milliseconds. */
+  /**
+   * Default limit of one `execute`, in milliseconds, on the code's own running time: time spent
+   * awaiting host functions (model calls) while the environment stays responsive does not count.
+   */
   readonly timeoutMs: number;
+  /**
+   * Longest one `execute` may take in all while it awaits host functions, in milliseconds.
+   * A host call that never settles is cut off here.
+   */
+  readonly hostWaitMs: number;
   /** Heap limit for model code, in megabytes. */
   readonly memoryMb: number;
   /** Output kept per `execute`, in characters; the rest is dropped and counted. */
@@ -24,6 +32,7 @@ export interface SandboxLimits {
 
 export const defaultSandboxLimits: SandboxLimits = {
   timeoutMs: 30_000,
+  hostWaitMs: 600_000,
   memoryMb: 1024,
   maxOutputChars: 1_000_000,
 };

@@ -262,7 +262,7 @@ describe('the host bridge', () => {
       answered++;
       return 'late';
     };
-    await withSandbox({ hostFunctions: { slow } }, async (sandbox) => {
+    await withSandbox({ hostFunctions: { slow }, limits: { hostWaitMs: 200 } }, async (sandbox) => {
       const result = await sandbox.execute('await slow()', { timeoutMs: 200 });
       expect(result.error).toMatch(/timed out/);
       release();
@@ -280,6 +280,38 @@ describe('resource limits', () => {
       expect(result.error).toMatch(/timed out after 200 ms/);
       expect((await sandbox.execute('1')).output).toBe('1');
     }));
+
+  test('time spent awaiting host calls does not count; code spinning while one is pending does', () =>
+    withSandbox(
+      {
+        hostFunctions: {
+          slowModel: () => new Promise((resolve) => setTimeout(() => resolve('answer'), 700)),
+        },
+      },
+      async (sandbox) => {
+        const waited = await sandbox.execute(
+          'const first = await slowModel();\nconst second = await slowModel();\nfirst + " " + second',
+          { timeoutMs: 300 },
+        );
+        expect(waited.error).toBeUndefined();
+        expect(waited.output).toBe('answer answer');
+        expect(waited.durationMs).toBeGreaterThanOrEqual(1_300);
+        const spinning = await sandbox.execute('slowModel();\nwhile (true) {}', {
+          timeoutMs: 300,
+        });
+        expect(spinning.error).toMatch(/timed out after 300 ms/);
+        expect(spinning.durationMs).toBeLessThan(2_000);
+        const microtasks = await sandbox.execute('slowModel();\nwhile (true) { await null }', {
+          timeoutMs: 300,
+        });
+        expect(microtasks.error).toMatch(/timed out after 300 ms/);
+        const never = await sandbox.execute('await new Promise(() => slowModel())', {
+          timeoutMs: 300,
+        });
+        expect(never.error).toMatch(/timed out/);
+        expect((await sandbox.execute('first')).output).toBe('answer');
+      },
+    ));
 
   test('a heap bomb hits the memory limit and the sandbox continues', () =>
     withSandbox({ limits: { memoryMb: 96 } }, async (sandbox) => {

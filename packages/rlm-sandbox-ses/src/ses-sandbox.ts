@@ -27,6 +27,8 @@ import type {
 const memoryCheckIntervalMs = 20;
 /** How long a worker gets to report its memory before it counts as busy allocating. */
 const memoryProbeTimeoutMs = 100;
+/** How long a worker awaiting host calls may take to answer before it counts as stuck. */
+const responsivenessProbeTimeoutMs = 250;
 const mebibyte = 1024 * 1024;
 /** Node fires longer timers at once; a longer timeout waits this long. */
 const maxTimerDelayMs = 2 ** 31 - 1;
@@ -124,6 +126,10 @@ export class SesSandbox implements Sandbox {
   #current: WorkerState | undefined;
   #execution: { readonly id: number; finish(outcome: Outcome): void } | undefined;
   #onMemoryReport: ((arrayBufferBytes: number) => void) | undefined;
+  /** Set while the execution clock waits for the worker to show it is not stuck. */
+  #onProbeAnswer: (() => void) | undefined;
+  /** Host calls made by the current worker and not yet answered. */
+  #hostCallsPending = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   #busy = 0;
@@ -251,11 +257,9 @@ export class SesSandbox implements Sandbox {
     const cleanups: (() => void)[] = [];
     const outcome = await new Promise<Outcome>((finish) => {
       this.#execution = { id, finish };
-      const timer = setTimeout(
-        () => finish({ kind: 'fault', reason: `Execution timed out after ${timeoutMs} ms` }),
-        Math.min(timeoutMs, maxTimerDelayMs),
+      cleanups.push(
+        this.#watchTime(state, timeoutMs, (reason) => finish({ kind: 'fault', reason })),
       );
-      cleanups.push(() => clearTimeout(timer));
       if (signal) {
         const onAbort = () => finish({ kind: 'fault', reason: 'Execution aborted' });
         signal.addEventListener('abort', onAbort, { once: true });
@@ -316,6 +320,54 @@ export class SesSandbox implements Sandbox {
     return () => {
       clearInterval(check);
       this.#onMemoryReport = undefined;
+    };
+  }
+
+  /**
+   * The execution's clock. When `timeoutMs` has passed while host calls (`llm_query`,
+   * `sub_rlm`, ...) are still pending, the code may simply be awaiting them: the worker is asked
+   * to answer, and if it does (its event loop is free, so no code is spinning) the clock starts
+   * a new `timeoutMs`. A worker that does not answer is stuck in running code, and the execution
+   * times out. So `timeoutMs` bounds the code's own running time, not the models it waits on.
+   * Returns the cleanup.
+   */
+  #watchTime(
+    state: WorkerState,
+    timeoutMs: number,
+    onTimeout: (reason: string) => void,
+  ): () => void {
+    const started = performance.now();
+    const { hostWaitMs } = this.#limits;
+    let timer: NodeJS.Timeout;
+    const arm = (delayMs = timeoutMs) => {
+      timer = setTimeout(check, Math.min(delayMs, maxTimerDelayMs));
+    };
+    const check = () => {
+      if (this.#hostCallsPending === 0) {
+        onTimeout(`Execution timed out after ${timeoutMs} ms`);
+        return;
+      }
+      if (performance.now() - started >= hostWaitMs) {
+        onTimeout(
+          `Execution timed out after ${Math.round(performance.now() - started)} ms awaiting host calls (limit hostWaitMs ${hostWaitMs} ms)`,
+        );
+        return;
+      }
+      let answered = false;
+      this.#onProbeAnswer = () => {
+        answered = true;
+        this.#onProbeAnswer = undefined;
+        arm(Math.max(1, Math.min(timeoutMs, hostWaitMs - (performance.now() - started))));
+      };
+      this.#post(state, { type: 'probe' });
+      timer = setTimeout(() => {
+        if (!answered) onTimeout(`Execution timed out after ${timeoutMs} ms`);
+      }, responsivenessProbeTimeoutMs);
+    };
+    arm();
+    return () => {
+      clearTimeout(timer);
+      this.#onProbeAnswer = undefined;
     };
   }
 
@@ -416,6 +468,7 @@ export class SesSandbox implements Sandbox {
         return;
       case 'memory':
         this.#onMemoryReport?.(message.arrayBufferBytes);
+        this.#onProbeAnswer?.();
         return;
       case 'executed':
         this.#commitSnapshot(message.snapshot);
@@ -479,7 +532,11 @@ export class SesSandbox implements Sandbox {
 
   /** Terminates a worker and fails what waits on it. The next use starts a new one. */
   #stop(state: WorkerState, error: Error): void {
-    if (this.#current === state) this.#current = undefined;
+    if (this.#current === state) {
+      this.#current = undefined;
+      // Calls of a stopped worker are abandoned: nobody answers them any more.
+      this.#hostCallsPending = 0;
+    }
     this.#incomingSnapshot.clear();
     for (const request of this.#requests.values()) {
       clearTimeout(request.watchdog);
@@ -507,9 +564,11 @@ export class SesSandbox implements Sandbox {
     } catch (error) {
       pending = Promise.reject(error);
     }
+    this.#hostCallsPending += 1;
     const answer = (message: HostMessage) => {
       // A restarted or disposed sandbox abandons the calls of its old worker.
       if (this.#current !== state || this.#disposal) return;
+      this.#hostCallsPending -= 1;
       try {
         this.#post(state, message);
       } catch (error) {

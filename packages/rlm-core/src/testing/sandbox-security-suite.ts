@@ -415,8 +415,11 @@ export function runSandboxSecuritySuite(
 ): void {
   const { expect } = api;
   const test = (name: string, fn: () => Promise<void>) => api.test(name, fn, testTimeoutMs);
+  const timeoutMs = options.timeoutMs ?? 500;
   const limits: SandboxLimits = {
-    timeoutMs: options.timeoutMs ?? 500,
+    timeoutMs,
+    // Host calls that never settle are cut off at the same bound as running code.
+    hostWaitMs: timeoutMs,
     memoryMb: options.memoryMb ?? 128,
     maxOutputChars: options.maxOutputChars ?? 10_000,
   };
