@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createSqliteArtifactStore } from '@rlm/artifacts';
 import { type ArtifactStore, createRLM, type RLM, type RlmEvent } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/core/anthropic';
 import { createSesSandbox } from '@rlm/sandbox-ses';
@@ -137,6 +136,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
 /** Opens the SQLite artifact store; a failure is a usage error naming the flags to change it. */
 async function openStore(storePath: string): Promise<ArtifactStore> {
   try {
+    // Loaded on demand: SQLite's native module is not needed (or even present) with --no-store.
+    const { createSqliteArtifactStore } = await import('@rlm/artifacts');
     return await createSqliteArtifactStore({ path: storePath });
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^@rlm\/artifacts: /, '') : '';
