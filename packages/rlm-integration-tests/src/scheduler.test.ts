@@ -250,6 +250,38 @@ describe('scheduler hardening', () => {
     expect(counter.open()).toBe(1); // only the persistent root sandbox stays, for the next query
   });
 
+  test('abort while 1,000 bridge calls are in flight: every call is released', async () => {
+    const counter = countingFactory();
+    const model = hangingModel();
+    const llm = createScriptedModel([
+      repl('await Promise.all(Array.from({ length: 1000 }, (_, i) => llm_query("p" + i)));'),
+    ]);
+    await using rlm = createRLM({
+      llm,
+      subLlm: model,
+      sandbox: counter.factory,
+      maxConcurrency: 64,
+    });
+    const abort = new AbortController();
+    const events: RlmEvent[] = [];
+    const run = (async () => {
+      for await (const event of rlm.queryStream('q', 'c', { signal: abort.signal })) {
+        events.push(event);
+      }
+    })().catch((caught: unknown) => caught);
+    await waitFor(() => events.filter((event) => event.type === 'bridge-call').length === 1000);
+    expect(model.signals).toHaveLength(64);
+    abort.abort();
+    expect(AbortedError.isInstance(await run)).toBe(true);
+    expect(model.signals.every((signal) => signal.aborted)).toBe(true);
+    const settled = new Set(
+      events.filter((event) => event.type === 'bridge-result').map((event) => event.requestId),
+    );
+    expect(settled.size).toBe(1000);
+    expect(model.signals).toHaveLength(64);
+    expect(counter.open()).toBe(1);
+  });
+
   test('finalize and failure release child sandboxes too', async () => {
     const counter = countingFactory();
     const llm = createScriptedModel([], {
