@@ -300,7 +300,7 @@ describe('resource limits', () => {
           timeoutMs: 300,
         });
         expect(spinning.error).toMatch(/timed out after 300 ms/);
-        expect(spinning.durationMs).toBeLessThan(2_000);
+        expect(spinning.durationMs).toBeLessThan(5_000);
         const microtasks = await sandbox.execute('slowModel();\nwhile (true) { await null }', {
           timeoutMs: 300,
         });

@@ -27,8 +27,11 @@ import type {
 const memoryCheckIntervalMs = 20;
 /** How long a worker gets to report its memory before it counts as busy allocating. */
 const memoryProbeTimeoutMs = 100;
-/** How long a worker awaiting host calls may take to answer before it counts as stuck. */
-const responsivenessProbeTimeoutMs = 250;
+/**
+ * How long a worker awaiting host calls may take to answer before it counts as stuck: generous,
+ * as a loaded machine can leave a free worker unscheduled for a while.
+ */
+const responsivenessProbeTimeoutMs = 1_000;
 const mebibyte = 1024 * 1024;
 /** Node fires longer timers at once; a longer timeout waits this long. */
 const maxTimerDelayMs = 2 ** 31 - 1;
@@ -130,6 +133,10 @@ export class SesSandbox implements Sandbox {
   #onProbeAnswer: (() => void) | undefined;
   /** Host calls made by the current worker and not yet answered. */
   #hostCallsPending = 0;
+  /** When the pending count last went from 0 to 1. */
+  #hostWaitSince = 0;
+  /** Time with host calls pending, up to the last time the count went back to 0. */
+  #hostWaitClosedMs = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   #busy = 0;
@@ -324,12 +331,12 @@ export class SesSandbox implements Sandbox {
   }
 
   /**
-   * The execution's clock. When `timeoutMs` has passed while host calls (`llm_query`,
-   * `sub_rlm`, ...) are still pending, the code may simply be awaiting them: the worker is asked
-   * to answer, and if it does (its event loop is free, so no code is spinning) the clock starts
-   * a new `timeoutMs`. A worker that does not answer is stuck in running code, and the execution
-   * times out. So `timeoutMs` bounds the code's own running time, not the models it waits on.
-   * Returns the cleanup.
+   * The execution's clock. `timeoutMs` bounds the code's own running time: time during which
+   * host calls (`llm_query`, `sub_rlm`, ...) are pending is not counted, as long as the worker
+   * shows it is not spinning meanwhile (asked when the clock runs out with calls pending: a
+   * worker whose event loop is free answers; one stuck in running code does not, and the
+   * execution times out). `hostWaitMs` bounds the whole execution while it awaits host calls,
+   * so a call that never settles is still cut off. Returns the cleanup.
    */
   #watchTime(
     state: WorkerState,
@@ -338,18 +345,24 @@ export class SesSandbox implements Sandbox {
   ): () => void {
     const started = performance.now();
     const { hostWaitMs } = this.#limits;
+    const waitedBefore = this.#hostWaitMs();
+    /** The code's own running time so far: elapsed time less the time spent awaiting the host. */
+    const ownTime = () => performance.now() - started - (this.#hostWaitMs() - waitedBefore);
     let timer: NodeJS.Timeout;
-    const arm = (delayMs = timeoutMs) => {
-      timer = setTimeout(check, Math.min(delayMs, maxTimerDelayMs));
+    const arm = (delayMs: number) => {
+      timer = setTimeout(check, Math.max(1, Math.min(delayMs, maxTimerDelayMs)));
     };
     const check = () => {
+      const elapsed = performance.now() - started;
       if (this.#hostCallsPending === 0) {
-        onTimeout(`Execution timed out after ${timeoutMs} ms`);
+        const left = timeoutMs - ownTime();
+        if (left <= 0) onTimeout(`Execution timed out after ${timeoutMs} ms`);
+        else arm(left);
         return;
       }
-      if (performance.now() - started >= hostWaitMs) {
+      if (elapsed >= hostWaitMs) {
         onTimeout(
-          `Execution timed out after ${Math.round(performance.now() - started)} ms awaiting host calls (limit hostWaitMs ${hostWaitMs} ms)`,
+          `Execution timed out after ${Math.round(elapsed)} ms awaiting host calls (limit hostWaitMs ${hostWaitMs} ms)`,
         );
         return;
       }
@@ -357,18 +370,24 @@ export class SesSandbox implements Sandbox {
       this.#onProbeAnswer = () => {
         answered = true;
         this.#onProbeAnswer = undefined;
-        arm(Math.max(1, Math.min(timeoutMs, hostWaitMs - (performance.now() - started))));
+        arm(Math.min(timeoutMs, hostWaitMs - (performance.now() - started)));
       };
       this.#post(state, { type: 'probe' });
       timer = setTimeout(() => {
         if (!answered) onTimeout(`Execution timed out after ${timeoutMs} ms`);
       }, responsivenessProbeTimeoutMs);
     };
-    arm();
+    arm(timeoutMs);
     return () => {
       clearTimeout(timer);
       this.#onProbeAnswer = undefined;
     };
+  }
+
+  /** Total time, in ms, during which at least one host call was pending. */
+  #hostWaitMs(): number {
+    const open = this.#hostCallsPending > 0 ? performance.now() - this.#hostWaitSince : 0;
+    return this.#hostWaitClosedMs + open;
   }
 
   #memoryFault(): string {
@@ -535,7 +554,10 @@ export class SesSandbox implements Sandbox {
     if (this.#current === state) {
       this.#current = undefined;
       // Calls of a stopped worker are abandoned: nobody answers them any more.
-      this.#hostCallsPending = 0;
+      if (this.#hostCallsPending > 0) {
+        this.#hostWaitClosedMs += performance.now() - this.#hostWaitSince;
+        this.#hostCallsPending = 0;
+      }
     }
     this.#incomingSnapshot.clear();
     for (const request of this.#requests.values()) {
@@ -564,11 +586,13 @@ export class SesSandbox implements Sandbox {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    this.#hostCallsPending += 1;
+    if (this.#hostCallsPending++ === 0) this.#hostWaitSince = performance.now();
     const answer = (message: HostMessage) => {
       // A restarted or disposed sandbox abandons the calls of its old worker.
       if (this.#current !== state || this.#disposal) return;
-      this.#hostCallsPending -= 1;
+      if (--this.#hostCallsPending === 0) {
+        this.#hostWaitClosedMs += performance.now() - this.#hostWaitSince;
+      }
       try {
         this.#post(state, message);
       } catch (error) {
