@@ -203,9 +203,7 @@ describe('scheduler hardening', () => {
     expect(first.value).toMatchObject({ type: 'call-start' });
     // The consumer reads nothing more while the run goes on: the run must reach its end
     // (every sub-call and the final model call made) without it.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(subLlm.requests).toHaveLength(200);
-    expect(llm.requests).toHaveLength(2);
+    await waitFor(() => subLlm.requests.length === 200 && llm.requests.length === 2, 20_000);
     const rest: RlmEvent[] = [];
     for (let next = await stream.next(); !next.done; next = await stream.next())
       rest.push(next.value);
