@@ -42,6 +42,9 @@ Storage and tools:
                                { name, description, inputSchema, execute }
       --toolstore <dir>        durable tools built by runs (default $RLM_TOOLSTORE, else the
                                platform's state directory); see rlm tools --help
+      --no-tool-reads          never run persisted tool code (it is still written)
+      --no-tool-repair         regenerate failing tool methods instead of repairing them
+      --tool-generation-only   act as if there were no tool store
 
 Output:
       --json                   one JSON object per query on stdout:

@@ -41,6 +41,7 @@ describe('parseArguments', () => {
       toolsModule: undefined,
       outFile: undefined,
       toolStoreRoot: undefined,
+      toolSwitches: { readArtifacts: true, repair: true, generationOnly: false },
     });
     expect(defaultMaxContextBytes).toBe(256 * 1024 * 1024);
   });
@@ -74,6 +75,9 @@ describe('parseArguments', () => {
       'answer.md',
       '--toolstore',
       '/var/tools',
+      '--no-tool-reads',
+      '--no-tool-repair',
+      '--tool-generation-only',
       'lines?',
     ]);
     expect(options).toEqual({
@@ -94,6 +98,7 @@ describe('parseArguments', () => {
       toolsModule: './tools.mjs',
       outFile: 'answer.md',
       toolStoreRoot: '/var/tools',
+      toolSwitches: { readArtifacts: false, repair: false, generationOnly: true },
     });
   });
 

@@ -46,6 +46,16 @@ export interface CliOptions {
   readonly outFile: string | undefined;
   /** `--toolstore`: the durable tool store's directory; `undefined` means the default. */
   readonly toolStoreRoot: string | undefined;
+  /**
+   * Kill switches of the durable tool store: `--no-tool-reads` (never run persisted code),
+   * `--no-tool-repair` (regenerate instead of repairing), `--tool-generation-only` (act as if
+   * there were no store).
+   */
+  readonly toolSwitches: {
+    readonly readArtifacts: boolean;
+    readonly repair: boolean;
+    readonly generationOnly: boolean;
+  };
 }
 
 /** What the command line asks for. */
@@ -83,6 +93,9 @@ const optionDefinitions = {
   tools: { type: 'string' },
   out: { type: 'string', short: 'o' },
   toolstore: { type: 'string' },
+  'no-tool-reads': { type: 'boolean' },
+  'no-tool-repair': { type: 'boolean' },
+  'tool-generation-only': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -165,6 +178,11 @@ export function parseArguments(
       toolsModule: values.tools,
       outFile: values.out,
       toolStoreRoot: values.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
+      toolSwitches: {
+        readArtifacts: !values['no-tool-reads'],
+        repair: !values['no-tool-repair'],
+        generationOnly: values['tool-generation-only'] ?? false,
+      },
     },
   };
 }

@@ -108,7 +108,10 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,
       tools,
-      toolStore: createToolStore(cli.toolStoreRoot ? { root: cli.toolStoreRoot } : {}),
+      toolStore: createToolStore({
+        switches: cli.toolSwitches,
+        ...(cli.toolStoreRoot ? { root: cli.toolStoreRoot } : {}),
+      }),
       ...(store ? { artifacts: store } : {}),
     });
     const session = new Session(rlm, context, cli, options, quitNow);

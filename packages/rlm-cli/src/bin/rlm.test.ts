@@ -431,5 +431,11 @@ describe('rlm (built bin)', () => {
     expect(server!.requests).toHaveLength(1);
     const listed = await spawnRlm(['--toolstore', toolstore, 'tools', 'list'], server!.url, {});
     expect(listed.stdout).toContain('csv_parser');
+    await server!.close();
+
+    // The kill switch: persisted code is not read, so the model writes it again.
+    const shadow = await runRlm([...args, '--no-tool-reads'], [step, code]);
+    expect(shadow).toMatchObject({ code: 0 });
+    expect(server!.requests).toHaveLength(2);
   });
 });
