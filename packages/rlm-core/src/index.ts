@@ -9,3 +9,11 @@ export type * from './events.js';
 export type * from './language-model.js';
 export type * from './rlm-settings.js';
 export * from './sandbox.js';
+export {
+  formatVariables,
+  type VariableSnapshot,
+  VariableSpace,
+  type VariableSyncOutcome,
+  type VariableSyncReason,
+  type VariableSyncSettings,
+} from './variable-space.js';
