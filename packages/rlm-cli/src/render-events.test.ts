@@ -112,6 +112,39 @@ describe('createEventRenderer', () => {
     );
   });
 
+  test('an error that names its own type is not printed twice; resumes and sync failures show', () => {
+    const text = render([
+      {
+        ...root,
+        type: 'execution',
+        iteration: 3,
+        index: 0,
+        output: 'before\nTypeError: rows is not iterable',
+        error: 'TypeError: rows is not iterable',
+        durationMs: 2,
+      },
+      { ...root, type: 'resumed', iteration: 2, restored: ['numbers', 'total'], lost: ['parse'] },
+      {
+        ...root,
+        type: 'variable-sync-failed',
+        reason: 'code-executed',
+        message: 'worker busy',
+        retries: 3,
+        timedOut: false,
+      },
+      { ...root, type: 'checkpoint', iteration: 3, checkpointId: 'c1', durationMs: 4 },
+    ]);
+    expect(text).toBe(
+      [
+        '  → before',
+        '  ✗ TypeError: rows is not iterable',
+        '↻ resumed after step 2 (restored: numbers, total; lost: parse)',
+        "⚠ could not list the sandbox's variables: worker busy",
+        '',
+      ].join('\n'),
+    );
+  });
+
   test('long blocks are cut to a few lines, long lines to the width', () => {
     const code = Array.from({ length: 20 }, (_, index) => `line ${index}`).join('\n');
     const text = render(

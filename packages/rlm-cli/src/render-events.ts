@@ -80,12 +80,12 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         emit('cyan', '  ┃ ', event.code.replace(/\n+$/, '').split('\n'), maxLines.code);
         return;
       case 'execution': {
-        // The model sees the error appended to the output; it is shown once, on its own line.
-        const errorText = event.error === undefined ? undefined : `Error: ${event.error}`;
+        // The model sees the error appended to the output (prefixed with "Error: " unless it
+        // names its own error type); it is shown once, on its own line.
+        const errorTexts = event.error === undefined ? [] : [`Error: ${event.error}`, event.error];
+        const errorText = errorTexts.find((text) => event.output.endsWith(text));
         const withoutError =
-          errorText !== undefined && event.output.endsWith(errorText)
-            ? event.output.slice(0, -errorText.length)
-            : event.output;
+          errorText !== undefined ? event.output.slice(0, -errorText.length) : event.output;
         const output = withoutError.replace(/\n+$/, '');
         if (output !== '') emit('dim', '  → ', output.split('\n'), maxLines.output);
         if (event.error !== undefined) emit('red', '  ✗ ', [event.error.split('\n')[0]!]);
@@ -111,8 +111,20 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       case 'call-error':
         if (event.depth > 0) emit('red', '✗ sub_rlm failed: ', [oneLine(event.message)]);
         return;
+      case 'resumed': {
+        const lost = event.lost.length > 0 ? `; lost: ${event.lost.join(', ')}` : '';
+        emit('magenta', '↻ ', [
+          `resumed after step ${event.iteration} (restored: ${event.restored.join(', ') || 'none'}${lost})`,
+        ]);
+        return;
+      }
+      case 'variable-sync-failed':
+        emit('yellow', '⚠ ', [`could not list the sandbox's variables: ${oneLine(event.message)}`]);
+        return;
       case 'step-complete':
       case 'usage':
+      case 'checkpoint':
+      case 'variables-updated':
         return;
     }
   };
