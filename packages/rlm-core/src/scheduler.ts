@@ -101,6 +101,18 @@ export function hostFunctionNames(settings: ResolvedSettings, withArtifacts: boo
   ];
 }
 
+/** Host functions that record a final answer instead of going through the bridge. */
+const finalRecorders: Readonly<Record<string, (arg: unknown) => PendingFinal | string>> = {
+  SUBMIT: (value) =>
+    value === undefined
+      ? 'SUBMIT(value) needs a value'
+      : { kind: 'value', value, source: 'submit-code' },
+  FINAL_VAR: (name) =>
+    typeof name === 'string' && name.length > 0
+      ? { kind: 'variable', variable: name, source: 'final-var' }
+      : 'FINAL_VAR(name) needs the variable name as a string, e.g. FINAL_VAR("answer")',
+};
+
 /** Functions written in JavaScript that every sandbox gets under these settings. */
 export function guestHelpersFor(settings: ResolvedSettings): Record<string, string> {
   return settings.toolStore ? { tool: toolGuestHelper } : {};
@@ -461,48 +473,24 @@ export class Scheduler {
    * persistent sandbox's functions always reach the call that is running now.
    */
   hostFunctionsFor(resolveCallId: () => string | undefined): Record<string, HostFunction> {
-    const withCall = (name: string) => {
-      return (...args: unknown[]) => {
-        const callId = resolveCallId();
-        const call = callId ? this.#liveCall(callId) : undefined;
-        if (!call) return Promise.reject(new Error(`${name}: no query is running`));
-        return this.#bridge(call, name, args);
-      };
-    };
-    const recordFinal = (build: (arg: unknown) => PendingFinal | string) => {
-      return (arg: unknown) => {
-        const callId = resolveCallId();
-        const call = callId ? this.#liveCall(callId) : undefined;
-        if (!call) return Promise.reject(new Error('no query is running'));
-        const final = build(arg);
-        if (typeof final === 'string') return Promise.reject(new Error(final));
-        call.pendingFinal ??= final;
-        return Promise.resolve(undefined);
-      };
-    };
-    const functions: Record<string, HostFunction> = {
-      llm_query: withCall('llm_query'),
-      llm_query_batched: withCall('llm_query_batched'),
-      sub_rlm: withCall('sub_rlm'),
-      SHOW_VARS: withCall('SHOW_VARS'),
-      SUBMIT: recordFinal((value) =>
-        value === undefined
-          ? 'SUBMIT(value) needs a value'
-          : { kind: 'value', value, source: 'submit-code' },
-      ),
-      FINAL_VAR: recordFinal((name) =>
-        typeof name === 'string' && name.length > 0
-          ? { kind: 'variable', variable: name, source: 'final-var' }
-          : 'FINAL_VAR(name) needs the variable name as a string, e.g. FINAL_VAR("answer")',
-      ),
-    };
-    const bridged = [
-      ...(this.#resources.storage ? artifactFunctionNames : []),
-      ...(this.#settings.toolStore ? durableToolFunctionNames : []),
-      ...this.#settings.tools.names,
-    ];
-    for (const name of bridged) functions[name] = withCall(name);
-    return functions;
+    const names = hostFunctionNames(this.#settings, this.#resources.storage !== undefined);
+    return Object.fromEntries(
+      names.map((name) => {
+        const recordFinal = finalRecorders[name];
+        const hostFunction: HostFunction = (...args) => {
+          const callId = resolveCallId();
+          const call = callId ? this.#liveCall(callId) : undefined;
+          if (!call) return Promise.reject(new Error(`${name}: no query is running`));
+          if (!recordFinal) return this.#bridge(call, name, args);
+          // SUBMIT and FINAL_VAR only record the answer: it is read once the code has run.
+          const final = recordFinal(args[0]);
+          if (typeof final === 'string') return Promise.reject(new Error(final));
+          call.pendingFinal ??= final;
+          return Promise.resolve(undefined);
+        };
+        return [name, hostFunction];
+      }),
+    );
   }
 
   #hostFunctions(callId: string): Record<string, HostFunction> {
