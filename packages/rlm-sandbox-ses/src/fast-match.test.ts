@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { makeFastMatch } from './fast-match.js';
 import { makeRegExpToolkit } from './regexp-toolkit.js';
+import { copyPattern, sampleTexts } from './string-method-samples.js';
 
 type Match = (this: unknown, regexp: unknown) => unknown;
 
@@ -17,16 +18,9 @@ function outcome(method: Match, receiver: unknown, args: unknown[]): unknown {
   }
 }
 
-function copy(value: unknown): unknown {
-  if (!(value instanceof RegExp)) return value;
-  const regExp = new RegExp(value.source, value.flags);
-  regExp.lastIndex = value.lastIndex;
-  return regExp;
-}
-
 function expectSameAsNative(receiver: unknown, pattern: unknown): void {
-  const nativePattern = copy(pattern);
-  const fastPattern = copy(pattern);
+  const nativePattern = copyPattern(pattern);
+  const fastPattern = copyPattern(pattern);
   expect(outcome(fastMatch, receiver, [fastPattern])).toEqual(
     outcome(nativeMatch, receiver, [nativePattern]),
   );
@@ -34,8 +28,6 @@ function expectSameAsNative(receiver: unknown, pattern: unknown): void {
     expect((fastPattern as RegExp).lastIndex).toBe(nativePattern.lastIndex);
   }
 }
-
-const texts = ['', 'a', 'abc', 'aaa', 'a-b-c', 'x1y22z333', 'ab😀cd😀', '😀', '\ud83d', 'AbCaBc'];
 
 const patterns: unknown[] = [
   /a/,
@@ -76,7 +68,7 @@ describe('makeFastMatch', () => {
   });
 
   test('matches native for every pattern, with its result object and lastIndex', () => {
-    for (const text of texts) {
+    for (const text of sampleTexts) {
       for (const pattern of patterns) expectSameAsNative(text, pattern);
     }
   });

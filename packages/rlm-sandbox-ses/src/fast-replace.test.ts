@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { makeFastReplace } from './fast-replace.js';
 import { makeRegExpToolkit } from './regexp-toolkit.js';
+import { copyPattern, sampleTexts } from './string-method-samples.js';
 
 type Replace = (this: unknown, searchValue: unknown, replaceValue: unknown) => string;
 
@@ -23,22 +24,14 @@ function outcome(method: Replace, receiver: unknown, args: unknown[]): unknown {
   }
 }
 
-/** Fresh copies of a RegExp for each side, so `lastIndex` effects can be compared. */
-function copy(value: unknown): unknown {
-  if (!(value instanceof RegExp)) return value;
-  const regExp = new RegExp(value.source, value.flags);
-  regExp.lastIndex = value.lastIndex;
-  return regExp;
-}
-
 function expectSameAsNative(
   name: 'replace' | 'replaceAll',
   receiver: unknown,
   searchValue: unknown,
   replaceValue: unknown,
 ): void {
-  const nativeSearch = copy(searchValue);
-  const fastSearch = copy(searchValue);
+  const nativeSearch = copyPattern(searchValue);
+  const fastSearch = copyPattern(searchValue);
   const nativeCalls: unknown[][] = [];
   const fastCalls: unknown[][] = [];
   const replacer = (calls: unknown[][]) =>
@@ -56,8 +49,6 @@ function expectSameAsNative(
     expect((fastSearch as RegExp).lastIndex).toBe(nativeSearch.lastIndex);
   }
 }
-
-const texts = ['', 'a', 'abc', 'aaa', 'a-b-c', 'x1y22z333', 'ab😀cd😀', '😀', '\ud83d', 'AbCaBc'];
 
 const patterns: unknown[] = [
   /a/,
@@ -131,7 +122,7 @@ describe('makeFastReplace', () => {
   });
 
   test('replace matches native for every pattern, template and replacer', () => {
-    for (const text of texts) {
+    for (const text of sampleTexts) {
       for (const pattern of patterns) {
         for (const replacement of replacements) {
           expectSameAsNative('replace', text, pattern, replacement);
@@ -141,7 +132,7 @@ describe('makeFastReplace', () => {
   });
 
   test('replaceAll matches native, including its TypeError for a non-global RegExp', () => {
-    for (const text of texts) {
+    for (const text of sampleTexts) {
       for (const pattern of patterns) {
         for (const replacement of replacements) {
           expectSameAsNative('replaceAll', text, pattern, replacement);
