@@ -1162,14 +1162,9 @@ function parseJsonAnswer(answer: unknown): unknown {
   }
 }
 
-/** Whether a model error says the provider does not accept the tools we sent. */
+/** Whether the adapter classified a model error as the provider refusing our tools. */
 function isToolRejection(error: unknown): boolean {
-  return (
-    ModelCallError.isInstance(error) &&
-    !error.retryable &&
-    (error.status === 400 || error.status === 422) &&
-    /tool/i.test(error.message)
-  );
+  return ModelCallError.isInstance(error) && error.reason === 'tools-unsupported';
 }
 
 /** `Omit` that distributes over a union. */

@@ -124,7 +124,10 @@ describe('SUBMIT, the primary way to finish', () => {
       [
         (request) => ({
           error: request.tools
-            ? new ModelCallError('tools are not supported by this model', { status: 400 })
+            ? new ModelCallError('tools are not supported by this model', {
+                status: 400,
+                reason: 'tools-unsupported',
+              })
             : new Error('unexpected'),
         }),
         (request) => {

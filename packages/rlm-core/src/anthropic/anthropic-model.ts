@@ -63,6 +63,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
   if (!settings.client && !apiKey) {
     throw new ModelCallError(
       '@rlm/core/anthropic: no API key; set ANTHROPIC_API_KEY (or pass apiKey to createAnthropicModel)',
+      { reason: 'authentication' },
     );
   }
   const client =

@@ -36,4 +36,19 @@ describe('toModelCallError', () => {
     });
     expect(error.message).toBe('@rlm/core/anthropic: the request failed: maxRetries exceeded');
   });
+
+  test.each([
+    [400, 'tools: unsupported for this model', 'tools-unsupported'],
+    [400, 'max_tokens: must be positive', 'invalid-request'],
+    [401, 'invalid x-api-key', 'authentication'],
+    [429, 'rate limited', 'rate-limited'],
+    [529, 'overloaded', 'server'],
+  ] as const)('status %i (%s) is classified as %s', (status, message, reason) => {
+    const body = { type: 'error', error: { type: 'error', message } };
+    const error = toModelCallError(
+      Anthropic.APIError.generate(status, body, message, new Headers()),
+      context,
+    );
+    expect(error.reason).toBe(reason);
+  });
 });

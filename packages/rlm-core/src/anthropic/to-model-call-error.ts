@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ModelCallError } from '../errors/model-call-error.js';
+import { ModelCallError, type ModelCallErrorReason } from '../errors/model-call-error.js';
 
 /** What the error message may mention about the failed call. */
 export interface ModelCallErrorContext {
@@ -33,6 +33,16 @@ function advice(status: number, maxRetries: number): string {
   }
 }
 
+/** Classifies an API error status (and, for 400/422, whether it is about tools). */
+function reasonFor(status: number, detail: string): ModelCallErrorReason {
+  if (status === 401 || status === 403) return 'authentication';
+  if (status === 429) return 'rate-limited';
+  if (status === 408) return 'timeout';
+  if (status >= 500 || status === 409) return 'server';
+  if ((status === 400 || status === 422) && /\btool/i.test(detail)) return 'tools-unsupported';
+  return 'invalid-request';
+}
+
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
@@ -55,16 +65,16 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return new ModelCallError(
       `${prefix} the Messages API did not answer within timeoutMs (${context.timeoutMs} ms); ${retries}. Raise timeoutMs, lower maxTokens, or check the network.`,
-      { retryable: true },
+      { retryable: true, reason: 'timeout' },
     );
   }
   if (error instanceof Anthropic.APIUserAbortError) {
-    return new ModelCallError(`${prefix} the request was aborted.`);
+    return new ModelCallError(`${prefix} the request was aborted.`, { reason: 'aborted' });
   }
   if (error instanceof Anthropic.APIConnectionError) {
     return new ModelCallError(
       `${prefix} could not reach the Messages API at ${context.baseURL} (${oneLine(rootCause(error))}); ${retries}. Check the network and ANTHROPIC_BASE_URL (or the baseURL setting).`,
-      { retryable: true },
+      { retryable: true, reason: 'network' },
     );
   }
   if (error instanceof Anthropic.APIError && error.status !== undefined) {
@@ -76,7 +86,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
     const requestId = error.requestID ? ` (request-id ${error.requestID})` : '';
     return new ModelCallError(
       `${prefix} the Messages API answered ${status} ${type}: ${detail}. ${advice(status, context.maxRetries)}${requestId}`,
-      { status, retryable: isRetryableStatus(status) },
+      { status, retryable: isRetryableStatus(status), reason: reasonFor(status, detail) },
     );
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -110,5 +120,6 @@ export function toModelCallError(error: unknown, context: ModelCallErrorContext)
   return new ModelCallError(message, {
     status: described.status,
     retryable: described.retryable,
+    reason: described.reason,
   });
 }
