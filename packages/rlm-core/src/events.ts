@@ -32,6 +32,16 @@ export interface TextEvent extends EventBase {
   readonly text: string;
 }
 
+/**
+ * A piece of the model's text as it streams in (only when the adapter streams). The full text
+ * of the response still arrives once, as a `text` event; a retried request may repeat pieces.
+ */
+export interface TextDeltaEvent extends EventBase {
+  readonly type: 'text-delta';
+  readonly iteration: number;
+  readonly text: string;
+}
+
 /** A code block about to run. */
 export interface CodeEvent extends EventBase {
   readonly type: 'code';
@@ -161,6 +171,7 @@ export type RlmEvent =
   | CallStartEvent
   | StepStartEvent
   | TextEvent
+  | TextDeltaEvent
   | CodeEvent
   | ExecutionEvent
   | StepCompleteEvent

@@ -74,8 +74,13 @@ export type StopReason = 'end' | 'max-tokens' | 'tool-call' | 'stop-sequence' | 
 
 /** Token usage of one or more model calls. */
 export interface Usage {
+  /** Input tokens billed at the full price (not read from or written to a prompt cache). */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the provider's prompt cache; absent when the provider says nothing. */
+  readonly cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache; absent when the provider says nothing. */
+  readonly cacheWriteTokens?: number;
 }
 
 export interface GenerateResult {
@@ -89,6 +94,13 @@ export interface GenerateResult {
 export interface GenerateOptions {
   /** Aborts the request; the promise then rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * Called with each piece of the response's text as it streams in, in order. Adapters that
+   * do not stream call it once with the whole text (or not at all when there is none). A
+   * retried request starts over: the callback may then see text again. A throw from the
+   * callback is ignored.
+   */
+  readonly onText?: (delta: string) => void;
 }
 
 /** A chat model the RLM loop drives. */
