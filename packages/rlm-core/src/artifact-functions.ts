@@ -1,4 +1,5 @@
 import type { ArtifactStore } from './artifact-store.js';
+import { describeValue } from './bridge/describe-value.js';
 
 /** Host functions model code gets when an artifact store is configured. */
 export const artifactFunctionNames = ['store', 'load', 'list_artifacts'] as const;
@@ -27,7 +28,7 @@ export function callArtifactFunction(
       if (typeof recordName !== 'string' || recordName.length === 0 || value === undefined) {
         return Promise.reject(
           new Error(
-            'store(name, value, { type?, description?, purpose? }) needs a name and a value',
+            `store(name, value, { type?, description?, purpose? }) needs a name string and a value; got ${describeValue(recordName)} and ${describeValue(value)}`,
           ),
         );
       }
@@ -45,11 +46,17 @@ export function callArtifactFunction(
       });
     }
     case 'load':
-      if (typeof recordName !== 'string') {
-        return Promise.reject(new Error('load(name) needs a name'));
+      if (typeof recordName !== 'string' || recordName.length === 0) {
+        return Promise.reject(
+          new Error(`load(name) needs an artifact name string; got ${describeValue(recordName)}`),
+        );
       }
       return artifacts.get(recordName).then((record) => {
-        if (!record) throw new Error(`no artifact named ${JSON.stringify(recordName)}`);
+        if (!record) {
+          throw new Error(
+            `load(name): no artifact named ${JSON.stringify(recordName)}; list_artifacts() lists them`,
+          );
+        }
         return record.value;
       });
     case 'list_artifacts':

@@ -1,3 +1,4 @@
+import { describeValue } from './bridge/describe-value.js';
 import type {
   DurableToolContract,
   DurableToolRuntime,
@@ -27,12 +28,20 @@ export const toolGuestHelper = `(() => {
   const now = Date.now;
   const plan = __tool_plan;
   const report = __tool_report;
-  const shape = (value) =>
+  const describe = (value) =>
     value === null ? 'null'
     : isArray(value) ? 'array(' + value.length + ')'
     : typeof value === 'string' ? 'string(' + value.length + ' chars)'
     : typeof value === 'object' ? 'object{' + keysOf(value).slice(0, 12).join(',') + '}'
     : typeof value;
+  // A revoked proxy or a throwing getter must not stop the call before it starts.
+  const shape = (value) => {
+    try {
+      return describe(value);
+    } catch {
+      return typeof value + ' (unreadable)';
+    }
+  };
   return (role) => {
     if (typeof role !== 'string') throw new TypeError('tool(role) needs the role name as a string');
     return new Proxy({}, {
@@ -98,13 +107,23 @@ export class DurableToolSession {
 
   /** `delegate(role, contract)`: declares or updates a role's contract. */
   async declare([role, contract]: readonly unknown[]): Promise<string> {
-    if (typeof role !== 'string') throw new Error('delegate(role, contract) needs a role name');
-    if (typeof contract !== 'object' || contract === null || Array.isArray(contract)) {
+    if (typeof role !== 'string') {
       throw new Error(
-        'delegate(role, contract) needs a contract object: { purpose, deliverable, acceptance, failurePolicy }',
+        `delegate(role, contract) needs a role name string; got ${describeValue(role)}`,
       );
     }
-    await this.#store.upsertTool(role, contract as DurableToolContract);
+    if (typeof contract !== 'object' || contract === null || Array.isArray(contract)) {
+      throw new Error(
+        `delegate(role, contract) needs a contract object: { purpose, deliverable, acceptance, failurePolicy }; got ${describeValue(contract)}`,
+      );
+    }
+    try {
+      await this.#store.upsertTool(role, contract as DurableToolContract);
+    } catch (error) {
+      throw new Error(
+        `delegate(role, contract): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
     return `${role} declared`;
   }
 

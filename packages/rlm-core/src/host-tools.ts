@@ -1,4 +1,5 @@
 import type { ArtifactStore } from './artifact-store.js';
+import { measurePlainData } from './bridge/measure-plain-data.js';
 import { JsonSchemaCheck } from './json-schema-check.js';
 import type { HostTool, ToolOutput } from './rlm-settings.js';
 
@@ -75,6 +76,10 @@ export class HostToolRegistry {
     const entry = this.#tools.get(name);
     if (!entry) throw new Error(`unknown tool ${name}`);
     const [rawInput, options] = args;
+    // Measured before any walk: "@name" resolution and the schema check visit every place.
+    const measured = measurePlainData(rawInput);
+    if (!measured.ok)
+      throw new Error(`${name}: input must be plain JSON data: ${measured.problem}`);
     const outputs = readOutputs(name, options);
     if (outputs.length > 0 && !artifacts) {
       throw new Error(`${name}: outputs need an artifact store (createRLM({ artifacts }))`);

@@ -1,4 +1,5 @@
 import { Validator } from '@cfworker/json-schema';
+import { describeValue } from './bridge/describe-value.js';
 import type { JsonSchema } from './language-model.js';
 
 /** Validates values against a JSON Schema: final answers (`outputSchema`), host tool inputs. */
@@ -21,7 +22,13 @@ export class JsonSchemaCheck {
    * five) in one readable line, e.g. `#/count: Instance type "string" is invalid.`
    */
   check(value: unknown): string | undefined {
-    const result = this.#validator.validate(value);
+    let result: ReturnType<Validator['validate']>;
+    try {
+      result = this.#validator.validate(value);
+    } catch {
+      // The validator throws on what JSON has no type for (undefined, a bigint, a function).
+      return `#: ${describeValue(value)} is not JSON data`;
+    }
     if (result.valid) return undefined;
     const leaves = result.errors.filter(
       (error) =>

@@ -1,4 +1,7 @@
 import { boundHistory } from './bound-history.js';
+import { type BridgeHandler, type BridgeRequest, BridgeRouter } from './bridge/bridge-router.js';
+import { describeValue } from './bridge/describe-value.js';
+import { readPrompt, readPrompts, toJsonText } from './bridge/read-prompt.js';
 import {
   artifactFunctionNames,
   callArtifactFunction,
@@ -105,12 +108,12 @@ export function hostFunctionNames(settings: ResolvedSettings, withArtifacts: boo
 const finalRecorders: Readonly<Record<string, (arg: unknown) => PendingFinal | string>> = {
   SUBMIT: (value) =>
     value === undefined
-      ? 'SUBMIT(value) needs a value'
+      ? 'SUBMIT(value) needs a value; got undefined'
       : { kind: 'value', value, source: 'submit-code' },
   FINAL_VAR: (name) =>
-    typeof name === 'string' && name.length > 0
+    typeof name === 'string' && name.trim().length > 0
       ? { kind: 'variable', variable: name, source: 'final-var' }
-      : 'FINAL_VAR(name) needs the variable name as a string, e.g. FINAL_VAR("answer")',
+      : `FINAL_VAR(name) needs the variable name as a string, e.g. FINAL_VAR("answer"); got ${describeValue(name)}`,
 };
 
 /** Functions written in JavaScript that every sandbox gets under these settings. */
@@ -130,7 +133,7 @@ type Command =
       readonly outputs: readonly string[];
       readonly toolResults: readonly ToolResultPart[];
     }
-  | { readonly type: 'HandleBridgeCall'; readonly requestId: string }
+  | { readonly type: 'HandleBridgeCall'; readonly callId: string; readonly requestId: string }
   | {
       readonly type: 'Finalize';
       readonly callId: string;
@@ -152,21 +155,6 @@ export interface CallSetup {
   readonly resume?: ResumeState;
   /** Names the host sets (context, history): never checkpointed. */
   readonly hostVariables: ReadonlySet<string>;
-}
-
-interface BridgeRequest {
-  readonly id: string;
-  readonly callId: string;
-  readonly name: string;
-  readonly args: readonly unknown[];
-  readonly startedAt: number;
-  /** Aborts this request's model calls when it ends early: dropped, or its call ended. */
-  readonly abort: AbortController;
-  /** True until a model slot is granted: only waiting requests may be dropped. */
-  waiting: boolean;
-  settled: boolean;
-  resolve(value: unknown): void;
-  reject(error: Error): void;
 }
 
 /** Shared state of one top-level run: the budget, gate and event sink all calls use. */
@@ -192,9 +180,8 @@ export class Scheduler {
   readonly #resources: RunResources;
   readonly #queue: Command[] = [];
   readonly #calls = new Map<string, CallState>();
-  readonly #bridgeRequests = new Map<string, BridgeRequest>();
+  readonly #bridge: BridgeRouter;
   #draining = false;
-  #overloaded = false;
   #toolsDisabled = false;
   #submitToolDefinition: ToolDefinition | undefined;
   #nextId = 0;
@@ -207,6 +194,18 @@ export class Scheduler {
   constructor(settings: ResolvedSettings, resources: RunResources) {
     this.#settings = settings;
     this.#resources = resources;
+    this.#bridge = new BridgeRouter(settings.commandQueue, {
+      settled: (request, outcome) => this.#bridgeSettled(request, outcome),
+      overloaded: (callId, backlog) => {
+        const call = this.#calls.get(callId);
+        if (!call) return;
+        this.#emit(call, {
+          type: 'warning',
+          code: 'queue-overload',
+          message: `${backlog} host calls are pending (commandQueue.maxPending is ${settings.commandQueue.maxPending})`,
+        });
+      },
+    });
     this.#durableTools = settings.toolStore
       ? new DurableToolSession(settings.toolStore, {
           runtime: { runtimeVersion: coreVersion, promptVersion: toolPromptVersion },
@@ -222,7 +221,7 @@ export class Scheduler {
 
   /** Calls and bridge requests still open: both 0 once a run has ended. */
   get openCounts(): { calls: number; bridgeRequests: number } {
-    return { calls: this.#calls.size, bridgeRequests: this.#bridgeRequests.size };
+    return { calls: this.#calls.size, bridgeRequests: this.#bridge.size };
   }
 
   /**
@@ -309,7 +308,9 @@ export class Scheduler {
         try {
           this.#handle(next);
         } catch (error) {
-          if ('callId' in next) this.#queue.push({ type: 'FailCall', callId: next.callId, error });
+          // A handler's throw fails the call the command names: it is never lost.
+          const callId = next.type === 'StartCall' ? next.call.id : next.callId;
+          this.#queue.push({ type: 'FailCall', callId, error });
         }
       }
     } finally {
@@ -481,7 +482,7 @@ export class Scheduler {
           const callId = resolveCallId();
           const call = callId ? this.#liveCall(callId) : undefined;
           if (!call) return Promise.reject(new Error(`${name}: no query is running`));
-          if (!recordFinal) return this.#bridge(call, name, args);
+          if (!recordFinal) return this.#openBridgeRequest(call, name, args);
           // SUBMIT and FINAL_VAR only record the answer: it is read once the code has run.
           const final = recordFinal(args[0]);
           if (typeof final === 'string') return Promise.reject(new Error(final));
@@ -506,144 +507,78 @@ export class Scheduler {
     return this.#rootHostFunctions;
   }
 
-  #bridge(call: CallState, name: string, args: readonly unknown[]): Promise<unknown> {
-    const refusal = this.#admitBridgeRequest(call);
-    if (refusal) return Promise.reject(new Error(refusal));
-    return new Promise((resolve, reject) => {
-      this.#nextId += 1;
-      const request: BridgeRequest = {
-        id: `bridge-${this.#nextId}`,
-        callId: call.id,
-        name,
-        args,
-        startedAt: Date.now(),
-        abort: new AbortController(),
-        waiting: true,
-        settled: false,
-        resolve,
-        reject,
-      };
-      this.#bridgeRequests.set(request.id, request);
-      call.bridgeRequests.add(request.id);
-      this.#emit(call, { type: 'bridge-call', requestId: request.id, name });
-      this.#enqueue({ type: 'HandleBridgeCall', requestId: request.id });
+  /** Admits a host call from model code and queues its dispatch; settles exactly once. */
+  #openBridgeRequest(call: CallState, name: string, args: readonly unknown[]): Promise<unknown> {
+    const admission = this.#bridge.admit(call.id, name, args);
+    if ('refusal' in admission) return Promise.reject(admission.refusal);
+    const { request, result } = admission;
+    call.bridgeRequests.add(request.id);
+    this.#emit(call, { type: 'bridge-call', requestId: request.id, name });
+    this.#enqueue({ type: 'HandleBridgeCall', callId: call.id, requestId: request.id });
+    return result;
+  }
+
+  /** Publishes a settled request and forgets it on its call. */
+  #bridgeSettled(request: BridgeRequest, outcome: { ok: boolean; error?: Error }): void {
+    const call = this.#calls.get(request.callId);
+    if (!call) return;
+    call.bridgeRequests.delete(request.id);
+    this.#emit(call, {
+      type: 'bridge-result',
+      requestId: request.id,
+      name: request.name,
+      ok: outcome.ok,
+      durationMs: Date.now() - request.startedAt,
+      ...(outcome.error === undefined ? {} : { error: outcome.error.message }),
     });
   }
 
-  /**
-   * Applies the overload policy before a new bridge request is queued. Returns why the new
-   * request is refused, or `undefined` to admit it.
-   */
-  #admitBridgeRequest(call: CallState): string | undefined {
-    const { strategy, maxPending } = this.#settings.commandQueue;
-    const backlog = this.#bridgeRequests.size;
-    if (backlog < maxPending) return undefined;
-    if (strategy === 'unbounded') {
-      if (!this.#overloaded) {
-        this.#overloaded = true;
-        this.#emit(call, {
-          type: 'warning',
-          code: 'queue-overload',
-          message: `${backlog} host calls are pending (commandQueue.maxPending is ${maxPending})`,
-        });
-      }
-      return undefined;
-    }
-    const refusal = `host call refused: ${backlog} calls are already pending (commandQueue.maxPending is ${maxPending}); await some before starting more`;
-    if (strategy === 'sliding') {
-      const oldest = [...this.#bridgeRequests.values()].find((request) => request.waiting);
-      if (oldest) {
-        this.#settleBridge(oldest.id, {
-          error: new Error(`${oldest.name} dropped: newer host calls replaced it (sliding queue)`),
-        });
-        return undefined;
-      }
-    }
-    return refusal;
-  }
-
-  /** Settles a bridge request exactly once; later attempts are ignored. */
-  #settleBridge(requestId: string, outcome: { value: unknown } | { error: unknown }): void {
-    const request = this.#bridgeRequests.get(requestId);
-    if (!request || request.settled) return;
-    request.settled = true;
-    // A request ended early (dropped, or its call ended) stops its model call; a normal
-    // settle has nothing left to stop.
-    if (!('value' in outcome)) request.abort.abort();
-    this.#bridgeRequests.delete(requestId);
-    if (this.#bridgeRequests.size < this.#settings.commandQueue.maxPending)
-      this.#overloaded = false;
-    const call = this.#calls.get(request.callId);
-    call?.bridgeRequests.delete(requestId);
-    const ok = 'value' in outcome;
-    const message = ok ? undefined : errorMessage(outcome.error);
-    if (call) {
-      this.#emit(call, {
-        type: 'bridge-result',
-        requestId,
-        name: request.name,
-        ok,
-        durationMs: Date.now() - request.startedAt,
-        ...(message === undefined ? {} : { error: message }),
-      });
-    }
-    if (ok) request.resolve(outcome.value);
-    else request.reject(new Error(message));
+  /** Ends a request with an error model code sees. */
+  #refuseBridge(requestId: string, message: string): void {
+    this.#bridge.settle(requestId, { ok: false, error: new Error(message) });
   }
 
   #handleBridgeCall(requestId: string): void {
-    const request = this.#bridgeRequests.get(requestId);
+    const request = this.#bridge.get(requestId);
     if (!request) return;
     const call = this.#liveCall(request.callId);
     if (!call) {
-      this.#settleBridge(requestId, { error: new Error('the calling query has ended') });
+      this.#refuseBridge(requestId, 'the calling query has ended');
       return;
     }
-    const settleWith = (work: Promise<unknown>) =>
-      work.then(
-        (value) => this.#settleBridge(requestId, { value }),
-        (error: unknown) => this.#settleBridge(requestId, { error }),
-      );
-    switch (request.name) {
+    this.#bridge.dispatch(requestId, this.#bridgeHandler(call, request.name));
+  }
+
+  /** The handler of one host function for `call`: it may throw or reject; the router settles. */
+  #bridgeHandler(call: CallState, name: string): BridgeHandler {
+    switch (name) {
       case 'llm_query':
-        settleWith(this.#plainCall(call, toPrompt(request.args[0], 'llm_query'), request));
-        return;
-      case 'llm_query_batched': {
-        const prompts = request.args[0];
-        if (!Array.isArray(prompts)) {
-          this.#settleBridge(requestId, {
-            error: new Error('llm_query_batched(prompts) needs an array of prompt strings'),
-          });
-          return;
-        }
-        settleWith(
-          Promise.all(
-            prompts.map((prompt) =>
-              this.#plainCall(call, toPrompt(prompt, 'llm_query_batched'), request),
-            ),
-          ),
-        );
-        return;
-      }
-      case 'sub_rlm': {
-        const [query, context] = request.args;
-        if (typeof query !== 'string' || query.trim().length === 0) {
-          this.#settleBridge(requestId, {
-            error: new Error('sub_rlm(query, context) needs a non-empty query string'),
-          });
-          return;
-        }
-        if (call.depth + 1 >= this.#settings.maxDepth) {
-          settleWith(this.#plainCall(call, plainSubQueryPrompt(query, context), request));
-          return;
-        }
-        request.waiting = false;
-        this.#startChild(call, requestId, query, context);
-        return;
-      }
+        return (request) =>
+          this.#plainCall(call, readPrompt(request.args[0], 'llm_query(prompt)'), request);
+      case 'llm_query_batched':
+        return (request) => {
+          const prompts = readPrompts(request.args[0], 'llm_query_batched(prompts)');
+          return Promise.all(prompts.map((prompt) => this.#plainCall(call, prompt, request)));
+        };
+      case 'sub_rlm':
+        return (request) => {
+          const [query, context] = request.args;
+          if (typeof query !== 'string' || query.trim().length === 0) {
+            throw new Error(
+              `sub_rlm(query, context) needs a non-empty query string; got ${describeValue(query)}`,
+            );
+          }
+          if (call.depth + 1 >= this.#settings.maxDepth) {
+            return this.#plainCall(call, plainSubQueryPrompt(query, context), request);
+          }
+          request.waiting = false;
+          return this.#startChild(call, query, context);
+        };
       default:
-        request.waiting = false;
-        settleWith(this.#hostCall(call, request));
+        return (request) => {
+          request.waiting = false;
+          return this.#hostCall(call, request);
+        };
     }
   }
 
@@ -692,19 +627,22 @@ export class Scheduler {
     return Promise.reject(new Error(`unknown host function ${request.name}`));
   }
 
-  #startChild(parent: CallState, requestId: string, query: string, context: unknown): void {
-    const child = this.#createCall(query, context, parent.depth + 1, parent.id, {
-      resolve: ({ answer }) => this.#settleBridge(requestId, { value: answer }),
-      reject: (error) => this.#settleBridge(requestId, { error }),
-    });
-    this.#enqueue({
-      type: 'StartCall',
-      call: child,
-      setup: {
-        variables: { context },
-        hostVariables: new Set(['context']),
-        counts: { contexts: 1, histories: 0 },
-      },
+  /** Starts a `sub_rlm` child call; resolves with its answer, rejects with its error. */
+  #startChild(parent: CallState, query: string, context: unknown): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const child = this.#createCall(query, context, parent.depth + 1, parent.id, {
+        resolve: ({ answer }) => resolve(answer),
+        reject,
+      });
+      this.#enqueue({
+        type: 'StartCall',
+        call: child,
+        setup: {
+          variables: { context },
+          hostVariables: new Set(['context']),
+          counts: { contexts: 1, histories: 0 },
+        },
+      });
     });
   }
 
@@ -1103,7 +1041,7 @@ export class Scheduler {
     const text = typeof answer === 'string' ? answer : undefined;
     let artifact: ArtifactRef | undefined;
     if (storage && call.parentId === undefined) {
-      const content = text ?? JSON.stringify(answer) ?? '';
+      const content = text ?? jsonTextOrEmpty(answer);
       if (content.length > this.#settings.largeAnswerChars) {
         artifact = await storage.artifacts.store(content);
       }
@@ -1135,7 +1073,7 @@ export class Scheduler {
       this.#failCall(childId, new AbortedError('@rlm/core: the parent query ended'));
     }
     for (const requestId of [...call.bridgeRequests]) {
-      this.#settleBridge(requestId, { error: new Error('the calling query has ended') });
+      this.#refuseBridge(requestId, 'the calling query has ended');
     }
     if (call.parentId) this.#calls.get(call.parentId)?.children.delete(call.id);
     this.#calls.delete(call.id);
@@ -1174,18 +1112,21 @@ function toolError(toolCall: ToolCall, content: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: toolCall.id, content, isError: true };
 }
 
-function toPrompt(value: unknown, functionName: string): string {
-  const prompt = typeof value === 'string' ? value : JSON.stringify(value);
-  if (prompt === undefined || prompt.trim().length === 0) {
-    throw new Error(`${functionName}(prompt) needs a non-empty prompt`);
-  }
-  return prompt;
-}
-
+/** The prompt of a `sub_rlm` at the last depth: the query, then the context as text. */
 function plainSubQueryPrompt(query: string, context: unknown): string {
   if (context === undefined || context === null) return query;
-  const text = typeof context === 'string' ? context : JSON.stringify(context);
+  const text =
+    typeof context === 'string' ? context : toJsonText(context, 'sub_rlm(query, context)');
   return `${query}\n\nContext:\n${text}`;
+}
+
+/** The JSON text of an answer, or `''` when it has none (a bigint, a cycle). */
+function jsonTextOrEmpty(answer: unknown): string {
+  try {
+    return JSON.stringify(answer) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 function errorMessage(error: unknown): string {

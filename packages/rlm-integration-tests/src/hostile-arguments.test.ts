@@ -1,0 +1,225 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createMemoryArtifactStore } from '@rlm/artifacts';
+import { createRLM, type GenerateRequest, type HostTool, type RLMSettings } from '@rlm/core';
+import { createScriptedModel } from '@rlm/core/testing';
+import { createToolStore } from '@rlm/toolstore';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sandboxFactory } from './sandbox-under-test.js';
+
+const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+
+/**
+ * Hostile values as guest expressions: each is built fresh inside the sandbox, so proxies,
+ * getters and functions are the guest's own.
+ */
+const hostileValues: Readonly<Record<string, string>> = {
+  undefined: 'undefined',
+  null: 'null',
+  empty: "''",
+  whitespace: "' \\n\\t '",
+  bigint: '1n',
+  symbol: "Symbol('s')",
+  function: '() => 1',
+  cyclic: '(() => { const o = { a: 1 }; o.self = o; return o; })()',
+  shared: '(() => { const s = { x: "y" }; return [s, s, { s }]; })()',
+  proxy: 'new Proxy({ a: 1 }, {})',
+  revokedProxy: '(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy; })()',
+  throwingGetter: "({ get a() { throw new Error('getter boom'); } })",
+  throwingToJSON: "({ toJSON() { throw new Error('toJSON boom'); } })",
+  hugeString: "'x'.repeat(8 * 1024 * 1024)",
+};
+
+/** What the guest reports for one hostile value. */
+interface Outcome {
+  readonly label: string;
+  readonly ok: boolean;
+  readonly message?: string;
+}
+
+/** A block that calls `call(value)` for every hostile value and SUBMITs what happened. */
+function tableBlock(call: string): string {
+  const makers = Object.entries(hostileValues)
+    .map(([label, expression]) => `  ${JSON.stringify(label)}: () => ${expression},`)
+    .join('\n');
+  return repl(
+    [
+      `const makers = {\n${makers}\n};`,
+      'const outcomes = [];',
+      'for (const [label, make] of Object.entries(makers)) {',
+      `  try { await (${call})(make()); outcomes.push({ label, ok: true }); }`,
+      '  catch (error) { outcomes.push({ label, ok: false, message: String(error?.message) }); }',
+      '}',
+      'SUBMIT(JSON.stringify(outcomes));',
+    ].join('\n'),
+  );
+}
+
+const echo: HostTool = {
+  name: 'echo',
+  description: 'Returns its input.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  execute: (input) => input,
+};
+
+let toolRoot: string;
+beforeAll(async () => {
+  toolRoot = await mkdtemp(path.join(tmpdir(), 'rlm-hostile-arguments-'));
+});
+afterAll(async () => {
+  await rm(toolRoot, { recursive: true, force: true });
+});
+
+const isRoot = (request: GenerateRequest) =>
+  JSON.stringify(request.messages[0]).includes('root question');
+const isCodeWriter = (request: GenerateRequest) =>
+  request.system.startsWith('You write the code of one method');
+
+/**
+ * One run with every feature installed (artifacts, a host tool, durable tools): the root
+ * answers with `steps`, `sub_rlm` children answer FINAL(child), durable-tool code is
+ * `typeof input`, plain model calls answer ok.
+ */
+async function run(steps: string[], settings: Partial<RLMSettings> = {}) {
+  const llm = createScriptedModel([], {
+    fallback: (request) => {
+      if (isCodeWriter(request)) return '```js\n(input) => typeof input\n```';
+      if (!isRoot(request)) return 'FINAL(child)';
+      const step = steps.shift();
+      if (step === undefined) throw new Error('the root script ran out');
+      return step;
+    },
+  });
+  await using rlm = createRLM({
+    llm,
+    subLlm: createScriptedModel([], { fallback: () => 'ok' }),
+    sandbox: sandboxFactory,
+    artifacts: createMemoryArtifactStore(),
+    tools: [echo],
+    toolStore: createToolStore({ root: toolRoot }),
+    ...settings,
+  });
+  return await rlm.query('root question', 'some context');
+}
+
+/** Every host function, as model code calls it with one hostile argument. */
+const calls: ReadonlyArray<{ readonly call: string; readonly settings?: Partial<RLMSettings> }> = [
+  { call: '(v) => llm_query(v)' },
+  { call: '(v) => llm_query_batched(v)' },
+  { call: "(v) => llm_query_batched(['ok', v])" },
+  { call: "(v) => sub_rlm(v, 'c')", settings: { maxDepth: 1 } },
+  { call: "(v) => sub_rlm('child question', v)", settings: { maxDepth: 1 } },
+  { call: "(v) => sub_rlm(v, 'c')", settings: { maxDepth: 2 } },
+  { call: "(v) => sub_rlm('child question', v)", settings: { maxDepth: 2 } },
+  { call: '(v) => SHOW_VARS(v)' },
+  { call: '(v) => store(v, "x")' },
+  { call: '(v) => store("key", v)' },
+  { call: '(v) => store("key", "x", v)' },
+  { call: '(v) => load(v)' },
+  { call: '(v) => list_artifacts(v)' },
+  { call: '(v) => echo(v)' },
+  { call: '(v) => echo({ text: "a" }, v)' },
+  { call: '(v) => delegate(v, { purpose: "p" })' },
+  { call: '(v) => delegate("role", v)' },
+  { call: '(v) => tool(v)' },
+  { call: '(v) => tool("role").parse(v)' },
+];
+
+/** Arguments that are never a usable prompt, query or name. */
+const neverText = ['undefined', 'null', 'empty', 'whitespace'];
+
+describe('every host function settles every hostile argument with a catchable error', () => {
+  test.each(calls)(
+    '$call (maxDepth $settings.maxDepth)',
+    async ({ call, settings }) => {
+      const result = await run([tableBlock(call)], settings);
+      const outcomes = JSON.parse(result.answer as string) as Outcome[];
+      expect(outcomes.map((outcome) => outcome.label)).toEqual(Object.keys(hostileValues));
+      const functionName = /\(v\) => (\w+)/.exec(call)![1]!;
+      for (const outcome of outcomes) {
+        if (outcome.ok) continue;
+        // The message names the function and says what it needs, not a bare "failed".
+        expect(outcome.message, outcome.label).toContain(functionName);
+        expect(outcome.message, outcome.label).not.toMatch(/ failed$/);
+      }
+      const byLabel = new Map(outcomes.map((outcome) => [outcome.label, outcome]));
+      if (/^\(v\) => (llm_query|sub_rlm)\(v/.test(call)) {
+        for (const label of neverText) expect(byLabel.get(label)?.ok, label).toBe(false);
+      }
+    },
+    120_000,
+  );
+
+  test('llm_query explains what to pass for values without text', async () => {
+    const result = await run([tableBlock('(v) => llm_query(v)')]);
+    const byLabel = new Map(
+      (JSON.parse(result.answer as string) as Outcome[]).map((outcome) => [outcome.label, outcome]),
+    );
+    expect(byLabel.get('undefined')?.message).toBe(
+      'llm_query(prompt) needs a non-empty string; got undefined',
+    );
+    expect(byLabel.get('bigint')?.message).toMatch(
+      /^llm_query\(prompt\) needs a string or plain JSON data; got a bigint/,
+    );
+    expect(byLabel.get('cyclic')?.message).toMatch(/needs a string or plain JSON data/);
+    expect(byLabel.get('shared')).toEqual({ label: 'shared', ok: true });
+    expect(byLabel.get('hugeString')).toEqual({ label: 'hugeString', ok: true });
+  }, 120_000);
+
+  test('sub_rlm at the last depth with a bigint in its context is refused, not lost', async () => {
+    const result = await run(
+      [
+        repl(
+          "let message; try { await sub_rlm('q', { n: 1n }); } catch (error) { message = error.message; }\nSUBMIT(message);",
+        ),
+      ],
+      { maxDepth: 1 },
+    );
+    expect(result.answer).toMatch(
+      /^sub_rlm\(query, context\) needs a string or plain JSON data; got an object/,
+    );
+  }, 60_000);
+});
+
+describe('SUBMIT and FINAL_VAR end the run or refuse, whatever they are given', () => {
+  test.each(Object.entries(hostileValues))(
+    'SUBMIT(%s)',
+    async (label, expression) => {
+      const result = await run([
+        repl(
+          `try { await SUBMIT(${expression}); } catch (error) { SUBMIT('refused: ' + error.message); }`,
+        ),
+      ]);
+      if (typeof result.answer === 'string' && result.answer.startsWith('refused: ')) {
+        expect(result.answer).toContain('SUBMIT');
+      }
+      if (label === 'undefined') {
+        expect(result.answer).toBe('refused: SUBMIT(value) needs a value; got undefined');
+      }
+      if (label === 'bigint') expect(result.answer).toBe(1n);
+    },
+    60_000,
+  );
+
+  test.each(Object.entries(hostileValues))(
+    'FINAL_VAR(%s)',
+    async (label, expression) => {
+      const result = await run([
+        repl(
+          `try { await FINAL_VAR(${expression}); } catch (error) { SUBMIT('refused: ' + error.message); }`,
+        ),
+        'FINAL(recovered)',
+      ]);
+      // No hostile value names a defined variable: each is refused at once, or read and
+      // rejected after the block, and the model answers on the next step.
+      expect(result.answer === 'recovered' || String(result.answer).startsWith('refused: ')).toBe(
+        true,
+      );
+      if (neverText.includes(label) || label === 'bigint') {
+        expect(result.answer).toMatch(/^refused: FINAL_VAR\(name\) needs the variable name/);
+      }
+    },
+    60_000,
+  );
+});
