@@ -37,6 +37,9 @@ Storage and tools:
       --store <file>           SQLite artifact store: artifacts, checkpoints after every
                                step, large answers (default ${defaultStorePath})
       --no-store               keep nothing on disk
+      --max-artifact-bytes <n> bytes model code may store per query; suffixes K, M, G
+                               (default 1G)
+      --max-artifacts <n>      artifacts model code may store per query (default 10000)
       --resume                 continue the latest checkpoint of the same query and context
       --tools <module>         host tools: a module exporting \`tools\`, an array of
                                { name, description, inputSchema, execute }

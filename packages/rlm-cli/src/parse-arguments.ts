@@ -32,6 +32,14 @@ export interface CliOptions {
   readonly maxContextBytes: number;
   /** `--exec-timeout`, in milliseconds per code block; `undefined` keeps the core's default. */
   readonly execTimeoutMs: number | undefined;
+  /**
+   * `--max-artifact-bytes` (byte suffixes allowed) and `--max-artifacts`: the run's artifact
+   * quotas; `undefined` keeps the core's defaults (1 GiB, 10,000).
+   */
+  readonly quotas: {
+    readonly artifactBytes: number | undefined;
+    readonly artifactCount: number | undefined;
+  };
   /** `--json`: print `{ answer, iterations, depthReached, usage, durationMs }` per query. */
   readonly json: boolean;
   /** `--quiet`: no progress on stderr. */
@@ -85,6 +93,8 @@ const optionDefinitions = {
   'max-iterations': { type: 'string' },
   'max-context-bytes': { type: 'string' },
   'exec-timeout': { type: 'string' },
+  'max-artifact-bytes': { type: 'string' },
+  'max-artifacts': { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   store: { type: 'string' },
@@ -171,6 +181,13 @@ export function parseArguments(
           ? defaultMaxContextBytes
           : parseByteCount(values['max-context-bytes'], '--max-context-bytes'),
       execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
+      quotas: {
+        artifactBytes:
+          values['max-artifact-bytes'] === undefined
+            ? undefined
+            : parseByteCount(values['max-artifact-bytes'], '--max-artifact-bytes'),
+        artifactCount: optionalInteger(values['max-artifacts'], '--max-artifacts'),
+      },
       json: values.json ?? false,
       quiet: values.quiet ?? false,
       storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),

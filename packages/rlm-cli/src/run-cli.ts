@@ -107,6 +107,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,
+      quotas: cli.quotas,
       tools,
       toolStore: createToolStore({
         switches: cli.toolSwitches,

@@ -1,5 +1,6 @@
 import type { ArtifactStore } from './artifact-store.js';
 import { describeValue } from './bridge/describe-value.js';
+import type { ArtifactQuota } from './quotas/artifact-quota.js';
 
 /** Host functions model code gets when an artifact store is configured. */
 export const artifactFunctionNames = ['store', 'load', 'list_artifacts'] as const;
@@ -13,6 +14,7 @@ export function isArtifactFunction(name: string): name is ArtifactFunctionName {
 /**
  * Runs `store(name, value, { type?, description?, purpose? })`, `load(name)` or
  * `list_artifacts()` against the run's store. Rejects with a message written for the model.
+ * `store` counts against the run's `quota` before it writes.
  *
  * @param origin recorded in a stored record's metadata.
  */
@@ -21,6 +23,7 @@ export function callArtifactFunction(
   args: readonly unknown[],
   artifacts: ArtifactStore,
   origin: { readonly callId: string; readonly iteration: number },
+  quota: ArtifactQuota,
 ): Promise<unknown> {
   const [recordName, value, options] = args;
   switch (name) {
@@ -37,13 +40,25 @@ export function callArtifactFunction(
         description?: unknown;
         purpose?: unknown;
       };
-      return artifacts.put(recordName, {
-        type: typeof described.type === 'string' ? described.type : 'data',
-        value,
-        description: typeof described.description === 'string' ? described.description : recordName,
-        ...(typeof described.purpose === 'string' ? { purpose: described.purpose } : {}),
-        metadata: { ...origin },
-      });
+      let reserved: number;
+      try {
+        reserved = quota.reserve(value, 'store(name, value)');
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return artifacts
+        .put(recordName, {
+          type: typeof described.type === 'string' ? described.type : 'data',
+          value,
+          description:
+            typeof described.description === 'string' ? described.description : recordName,
+          ...(typeof described.purpose === 'string' ? { purpose: described.purpose } : {}),
+          metadata: { ...origin },
+        })
+        .catch((error: unknown) => {
+          quota.cancel(reserved);
+          throw error;
+        });
     }
     case 'load':
       if (typeof recordName !== 'string' || recordName.length === 0) {

@@ -46,4 +46,33 @@ describe('ConcurrencyGate', () => {
     await expect(gate.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(gate.run(async () => 'ok')).resolves.toBe('ok');
   });
+
+  test('hold keeps a slot until released; releasing twice frees one slot only', async () => {
+    const gate = new ConcurrencyGate(1);
+    const release = await gate.hold();
+    let second = false;
+    const waiting = gate.hold().then((releaseSecond) => {
+      second = true;
+      return releaseSecond;
+    });
+    await Promise.resolve();
+    expect(second).toBe(false);
+    release();
+    release();
+    const releaseSecond = await waiting;
+    expect(gate.active).toBe(1);
+    releaseSecond();
+    expect(gate.active).toBe(0);
+  });
+
+  test('a hold whose signal aborts while waiting holds nothing', async () => {
+    const gate = new ConcurrencyGate(1);
+    const release = await gate.hold();
+    const abort = new AbortController();
+    const waiting = gate.hold(abort.signal);
+    abort.abort();
+    await expect(waiting).rejects.toSatisfy(AbortedError.isInstance);
+    release();
+    expect(gate.active).toBe(0);
+  });
 });

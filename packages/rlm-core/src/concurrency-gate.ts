@@ -34,6 +34,21 @@ export class ConcurrencyGate {
     }
   }
 
+  /**
+   * Waits for a slot and holds it until the returned function is called (calling it again does
+   * nothing): for work whose end is not one promise, such as a sandbox's life. Rejects with
+   * `AbortedError`, holding nothing, when `signal` aborts first.
+   */
+  async hold(signal?: AbortSignal): Promise<() => void> {
+    await this.#acquire(signal);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.#release();
+    };
+  }
+
   #acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     if (this.#active < this.#limit) {

@@ -1,3 +1,4 @@
+import { defaultQuotas } from './quotas/artifact-quota.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { Budget } from './budget.js';
 import { type ResumeState, resumeStateOf } from './checkpoints.js';
@@ -80,6 +81,20 @@ class RecursiveLanguageModel implements RLM {
       toolStore: settings.toolStore,
       largeAnswerChars: positiveInteger(settings.largeAnswerChars ?? 65_536, 'largeAnswerChars'),
       catalogChars: positiveInteger(settings.catalogChars ?? 4_000, 'catalogChars'),
+      quotas: {
+        artifactBytes: positiveInteger(
+          settings.quotas?.artifactBytes ?? defaultQuotas.artifactBytes,
+          'quotas.artifactBytes',
+        ),
+        artifactCount: positiveInteger(
+          settings.quotas?.artifactCount ?? defaultQuotas.artifactCount,
+          'quotas.artifactCount',
+        ),
+      },
+      maxConcurrentChildren: positiveInteger(
+        settings.maxConcurrentChildren ?? 8,
+        'maxConcurrentChildren',
+      ),
     };
     this.#persistent = settings.persistent ?? true;
     this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');

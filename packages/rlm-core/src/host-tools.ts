@@ -1,5 +1,6 @@
 import type { ArtifactStore } from './artifact-store.js';
 import { measurePlainData } from './bridge/measure-plain-data.js';
+import type { ArtifactQuota } from './quotas/artifact-quota.js';
 import { JsonSchemaCheck } from './json-schema-check.js';
 import type { HostTool, ToolOutput } from './rlm-settings.js';
 
@@ -64,14 +65,15 @@ export class HostToolRegistry {
 
   /**
    * Runs one tool call from model code: resolves `"@name"` references in the input, validates
-   * it, executes the tool, and stores each requested output as a named artifact record. Rejects
-   * with a message written for the model.
+   * it, executes the tool, and stores each requested output as a named artifact record (counted
+   * against `quota`). Rejects with a message written for the model.
    */
   async call(
     name: string,
     args: readonly unknown[],
     artifacts: ArtifactStore | undefined,
     signal: AbortSignal,
+    quota: ArtifactQuota,
   ): Promise<unknown> {
     const entry = this.#tools.get(name);
     if (!entry) throw new Error(`unknown tool ${name}`);
@@ -93,13 +95,19 @@ export class HostToolRegistry {
         outputs.length > 1 && isRecord(result) && output.name in result
           ? result[output.name]
           : result;
-      await artifacts!.put(output.name, {
-        type: output.type ?? 'data',
-        value,
-        description: output.description ?? `output of ${name}`,
-        ...(output.purpose ? { purpose: output.purpose } : {}),
-        metadata: { tool: name, inputReferences: references(rawInput) },
-      });
+      const reserved = quota.reserve(value, `${name}(input, { outputs })`);
+      try {
+        await artifacts!.put(output.name, {
+          type: output.type ?? 'data',
+          value,
+          description: output.description ?? `output of ${name}`,
+          ...(output.purpose ? { purpose: output.purpose } : {}),
+          metadata: { tool: name, inputReferences: references(rawInput) },
+        });
+      } catch (error) {
+        quota.cancel(reserved);
+        throw error;
+      }
     }
     return result;
   }

@@ -2,6 +2,7 @@ import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import type { RlmEvent } from './events.js';
 import type { JsonSchema, LanguageModel, Usage } from './language-model.js';
+import type { QuotaSettings } from './quotas/artifact-quota.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
 import type { VariableSyncSettings } from './variable-space.js';
 
@@ -136,6 +137,13 @@ export interface RLMSettings {
    * `<known_tools>` block.
    */
   readonly toolStore?: DurableToolStore;
+  /** Per-run limits on artifacts written by model code. See {@link QuotaSettings}. */
+  readonly quotas?: QuotaSettings;
+  /**
+   * Most `sub_rlm` child sandboxes alive at once in one `query()`; children beyond it wait for
+   * a slot (in order) before their sandbox is created. Default 8.
+   */
+  readonly maxConcurrentChildren?: number;
 }
 
 /** Options of one query. */

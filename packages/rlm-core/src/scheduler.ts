@@ -11,7 +11,6 @@ import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { Budget } from './budget.js';
 import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
 import { type ResumeState, resumeNote, takeCheckpoint } from './checkpoints.js';
-import type { ConcurrencyGate } from './concurrency-gate.js';
 import { describeContext, measure } from './describe-context.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
@@ -40,7 +39,9 @@ import {
   buildSystemPrompt,
   formatExecution,
 } from './prompts.js';
+import { ArtifactQuota, type QuotaSettings } from './quotas/artifact-quota.js';
 import type { CommandQueueSettings } from './rlm-settings.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
 import type { HostFunction, Sandbox, SandboxFactory, SandboxLimits } from './sandbox.js';
 import {
   buildSubmitTool,
@@ -80,6 +81,8 @@ export interface ResolvedSettings {
   readonly toolStore: DurableToolStore | undefined;
   readonly largeAnswerChars: number;
   readonly catalogChars: number;
+  readonly quotas: Required<QuotaSettings>;
+  readonly maxConcurrentChildren: number;
 }
 
 /** Host functions every sandbox gets, as model code calls them. */
@@ -134,6 +137,7 @@ type Command =
       readonly toolResults: readonly ToolResultPart[];
     }
   | { readonly type: 'HandleBridgeCall'; readonly callId: string; readonly requestId: string }
+  | { readonly type: 'BlockEnded'; readonly callId: string }
   | {
       readonly type: 'Finalize';
       readonly callId: string;
@@ -181,6 +185,11 @@ export class Scheduler {
   readonly #queue: Command[] = [];
   readonly #calls = new Map<string, CallState>();
   readonly #bridge: BridgeRouter;
+  readonly #artifactQuota: ArtifactQuota;
+  /** Slots for child sandboxes: one is held from before a child's sandbox is created until it is disposed. */
+  readonly #childSandboxSlots: ConcurrencyGate;
+  /** Gives back the slot of each child call holding one. */
+  readonly #childSlotReleases = new Map<string, () => void>();
   #draining = false;
   #toolsDisabled = false;
   #submitToolDefinition: ToolDefinition | undefined;
@@ -194,6 +203,8 @@ export class Scheduler {
   constructor(settings: ResolvedSettings, resources: RunResources) {
     this.#settings = settings;
     this.#resources = resources;
+    this.#artifactQuota = new ArtifactQuota(settings.quotas);
+    this.#childSandboxSlots = new ConcurrencyGate(settings.maxConcurrentChildren);
     this.#bridge = new BridgeRouter(settings.commandQueue, {
       settled: (request, outcome) => this.#bridgeSettled(request, outcome),
       overloaded: (callId, backlog) => {
@@ -358,6 +369,9 @@ export class Scheduler {
       case 'HandleBridgeCall':
         this.#handleBridgeCall(command.requestId);
         break;
+      case 'BlockEnded':
+        this.#cancelBlockRequests(command.callId);
+        break;
       case 'Finalize':
         this.#finalize(command);
         break;
@@ -385,15 +399,8 @@ export class Scheduler {
         call.sandbox = setup.sandbox;
         call.ownsSandbox = false;
       } else {
-        const sandbox = await this.#settings.sandboxFactory({
-          hostFunctions: this.#hostFunctions(call.id),
-          guestHelpers: guestHelpersFor(this.#settings),
-          limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
-        });
-        if (call.done) {
-          await sandbox.dispose();
-          return undefined;
-        }
+        const sandbox = await this.#createSandbox(call);
+        if (!sandbox) return undefined;
         call.sandbox = sandbox;
       }
       call.variables = new VariableSpace(call.sandbox, this.#settings.variableSync);
@@ -403,6 +410,43 @@ export class Scheduler {
       return { type: 'GenerateStep', callId: call.id };
     });
     this.#hostVariables.set(call.id, setup.hostVariables);
+  }
+
+  /**
+   * Creates a call's own sandbox. A child first waits for a slot (`maxConcurrentChildren`),
+   * held until its sandbox is disposed. Returns `undefined` when the call ended meanwhile.
+   */
+  async #createSandbox(call: CallState): Promise<Sandbox | undefined> {
+    if (call.parentId !== undefined) {
+      const release = await this.#childSandboxSlots.hold(call.abort.signal);
+      if (call.done) {
+        release();
+        return undefined;
+      }
+      this.#childSlotReleases.set(call.id, release);
+    }
+    let sandbox: Sandbox;
+    try {
+      sandbox = await this.#settings.sandboxFactory({
+        hostFunctions: this.#hostFunctions(call.id),
+        guestHelpers: guestHelpersFor(this.#settings),
+        limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
+      });
+    } catch (error) {
+      this.#releaseChildSlot(call.id);
+      throw error;
+    }
+    if (call.done) {
+      await sandbox.dispose().catch(() => {});
+      this.#releaseChildSlot(call.id);
+      return undefined;
+    }
+    return sandbox;
+  }
+
+  #releaseChildSlot(callId: string): void {
+    this.#childSlotReleases.get(callId)?.();
+    this.#childSlotReleases.delete(callId);
   }
 
   /** Restores a checkpoint's transcript, iteration and variables into a starting call. */
@@ -533,6 +577,22 @@ export class Scheduler {
     });
   }
 
+  /**
+   * A code block has ended: host calls it started and did not await are cancelled, so their
+   * model calls, children and host work stop (the sandbox has already abandoned them).
+   */
+  #cancelBlockRequests(callId: string): void {
+    const call = this.#liveCall(callId);
+    if (!call) return;
+    for (const requestId of [...call.bridgeRequests]) {
+      const name = this.#bridge.get(requestId)?.name ?? 'the host call';
+      this.#refuseBridge(
+        requestId,
+        `${name} was cancelled: the code block that started it ended first; await host calls inside the block`,
+      );
+    }
+  }
+
   /** Ends a request with an error model code sees. */
   #refuseBridge(requestId: string, message: string): void {
     this.#bridge.settle(requestId, { ok: false, error: new Error(message) });
@@ -572,7 +632,7 @@ export class Scheduler {
             return this.#plainCall(call, plainSubQueryPrompt(query, context), request);
           }
           request.waiting = false;
-          return this.#startChild(call, query, context);
+          return this.#startChild(call, query, context, request.abort.signal);
         };
       default:
         return (request) => {
@@ -587,7 +647,13 @@ export class Scheduler {
     const artifacts = this.#resources.storage?.artifacts;
     const signal = request.abort.signal;
     if (this.#settings.tools.has(request.name)) {
-      return this.#settings.tools.call(request.name, request.args, artifacts, signal);
+      return this.#settings.tools.call(
+        request.name,
+        request.args,
+        artifacts,
+        signal,
+        this.#artifactQuota,
+      );
     }
     if (request.name === 'SHOW_VARS') {
       return call.sandbox!.listVariables().then((variables) =>
@@ -619,21 +685,42 @@ export class Scheduler {
       }
     }
     if (artifacts && isArtifactFunction(request.name)) {
-      return callArtifactFunction(request.name, request.args, artifacts, {
-        callId: call.id,
-        iteration: call.iteration,
-      });
+      return callArtifactFunction(
+        request.name,
+        request.args,
+        artifacts,
+        { callId: call.id, iteration: call.iteration },
+        this.#artifactQuota,
+      );
     }
     return Promise.reject(new Error(`unknown host function ${request.name}`));
   }
 
-  /** Starts a `sub_rlm` child call; resolves with its answer, rejects with its error. */
-  #startChild(parent: CallState, query: string, context: unknown): Promise<unknown> {
+  /**
+   * Starts a `sub_rlm` child call; resolves with its answer, rejects with its error. When
+   * `signal` aborts (its request ended early), the child fails and releases what it holds.
+   */
+  #startChild(
+    parent: CallState,
+    query: string,
+    context: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const child = this.#createCall(query, context, parent.depth + 1, parent.id, {
         resolve: ({ answer }) => resolve(answer),
         reject,
       });
+      signal.addEventListener(
+        'abort',
+        () =>
+          this.#enqueue({
+            type: 'FailCall',
+            callId: child.id,
+            error: new AbortedError('@rlm/core: the sub_rlm call that started it ended early'),
+          }),
+        { once: true },
+      );
       this.#enqueue({
         type: 'StartCall',
         call: child,
@@ -814,6 +901,7 @@ export class Scheduler {
           timeoutMs: this.#settings.execTimeoutMs,
           signal: call.abort.signal,
         });
+        this.#enqueue({ type: 'BlockEnded', callId: call.id });
         const output = this.#presentOutput(call, result.output, result.error);
         outputs.push(formatExecution(block.code, output, block.language));
         this.#emit(call, {
@@ -1079,7 +1167,12 @@ export class Scheduler {
     this.#calls.delete(call.id);
     this.#hostVariables.delete(call.id);
     if (call.ownsSandbox && call.sandbox) {
-      call.sandbox.dispose().catch(() => {});
+      call.sandbox
+        .dispose()
+        .catch(() => {})
+        .finally(() => this.#releaseChildSlot(call.id));
+    } else if (call.sandbox) {
+      this.#releaseChildSlot(call.id);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { CommandQueueSettings } from '../rlm-settings.js';
 
 /** One host call from model code, from admission until it settles. */
@@ -116,6 +117,8 @@ export class BridgeRouter {
       abort: new AbortController(),
       waiting: true,
     };
+    // One request may wait on many model slots at once (llm_query_batched).
+    setMaxListeners(0, request.abort.signal);
     const result = new Promise<unknown>((resolve, reject) => {
       this.#open.set(request.id, { request, resolve, reject });
     });
