@@ -1,7 +1,16 @@
 import type { ArtifactStore, Checkpoint, CheckpointSummary } from './artifact-store.js';
 import type { Budget } from './budget.js';
 import type { CallState } from './call-state.js';
+import { measurePlainData, type PlainDataLimits } from './bridge/measure-plain-data.js';
 import type { Message } from './language-model.js';
+
+/** What one variable may be to be saved in a checkpoint; a larger one is reported lost. */
+const checkpointValueLimits: PlainDataLimits = {
+  maxNodes: 1_000_000,
+  maxChars: 256 * 1024 * 1024,
+  maxDepth: 1_000,
+  strict: true,
+};
 
 /** What a call needs to continue where a checkpoint left off. */
 export interface ResumeState {
@@ -78,17 +87,11 @@ export function resumeNote(state: ResumeState): string {
   ].join('\n');
 }
 
-/** Whether a value survives a JSON round trip unchanged: plain objects, arrays and primitives. */
-function isJsonData(value: unknown, seen = new Set<object>()): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (typeof value !== 'object') return false;
-  if (seen.has(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return false;
-  seen.add(value);
-  const items = Array.isArray(value) ? value : Object.values(value);
-  const ok = items.every((item) => isJsonData(item, seen));
-  seen.delete(value);
-  return ok;
+/**
+ * Whether a value survives a JSON round trip unchanged (plain objects, arrays and primitives)
+ * and is small enough to save: checked in work bounded by the node limit, whatever the value's
+ * shared references or depth.
+ */
+function isJsonData(value: unknown): boolean {
+  return measurePlainData(value, checkpointValueLimits).ok;
 }

@@ -1,3 +1,5 @@
+import { measurePlainData, type PlainDataLimits } from './bridge/measure-plain-data.js';
+
 /** What the prompt says about a context, without including it. */
 export interface ContextDescription {
   /** `string`, `array`, `object`, or `none`. */
@@ -23,7 +25,7 @@ export function describeContext(context: unknown, previewChars = 300): ContextDe
     return { type: 'string', totalChars: context.length, preview: context.slice(0, previewChars) };
   }
   if (Array.isArray(context)) {
-    const lengths = context.map(measure);
+    const lengths = measureItems(context);
     return {
       type: 'array',
       totalChars: lengths.reduce((sum, length) => sum + length, 0),
@@ -45,17 +47,48 @@ export function describeContext(context: unknown, previewChars = 300): ContextDe
   return { type: 'string', totalChars: text.length, preview: text.slice(0, previewChars) };
 }
 
-/** Characters of a value: its length for strings, its JSON length otherwise. */
+/** Limits of measuring a context: past them it is not measured (0) and not previewed. */
+const contextLimits: PlainDataLimits = {
+  maxNodes: 1_000_000,
+  maxChars: 512 * 1024 * 1024,
+  maxDepth: 1_000,
+};
+
+/**
+ * Characters of a value: its length for strings, about its JSON length otherwise (see
+ * {@link measurePlainData}), without building the text; 0 when it cannot be measured (a cycle,
+ * a bigint, too many values).
+ */
 export function measure(value: unknown): number {
   if (typeof value === 'string') return value.length;
-  try {
-    return JSON.stringify(value)?.length ?? 0;
-  } catch {
-    return 0;
-  }
+  const measured = measurePlainData(value, contextLimits);
+  return measured.ok ? measured.chars : 0;
 }
 
+/**
+ * The length of each item (as {@link measure}), all items sharing one node budget, so an array
+ * of many items each holding many shared references is still measured in bounded work; items
+ * past the budget count 0.
+ */
+export function measureItems(items: readonly unknown[]): number[] {
+  let nodesLeft = contextLimits.maxNodes;
+  return items.map((item) => {
+    if (typeof item === 'string') return item.length;
+    if (nodesLeft <= 0) return 0;
+    const measured = measurePlainData(item, { ...contextLimits, maxNodes: nodesLeft });
+    if (!measured.ok) {
+      nodesLeft = 0;
+      return 0;
+    }
+    nodesLeft -= measured.nodes;
+    return measured.chars;
+  });
+}
+
+/** The first `previewChars` of the value's JSON, built only when the value is small enough. */
 function previewOf(value: unknown, previewChars: number): string {
+  const measured = measurePlainData(value, contextLimits);
+  if (!measured.ok) return '';
   let text: string;
   try {
     text = JSON.stringify(value) ?? '';

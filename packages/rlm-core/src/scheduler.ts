@@ -1,6 +1,7 @@
 import { boundHistory } from './bound-history.js';
 import { type BridgeHandler, type BridgeRequest, BridgeRouter } from './bridge/bridge-router.js';
 import { describeValue } from './bridge/describe-value.js';
+import { measurePlainData } from './bridge/measure-plain-data.js';
 import { readPrompt, readPrompts, toJsonText } from './bridge/read-prompt.js';
 import {
   artifactFunctionNames,
@@ -1048,7 +1049,8 @@ export class Scheduler {
     const schema = this.#settings.outputSchema;
     if (!schema) return { answer };
     const structured = final.source === 'final-text' ? parseJsonAnswer(answer) : answer;
-    const problem = schema.check(structured);
+    const measured = measurePlainData(structured, answerLimits);
+    const problem = measured.ok ? schema.check(structured) : measured.problem;
     return problem === undefined
       ? { answer: structured }
       : {
@@ -1213,8 +1215,12 @@ function plainSubQueryPrompt(query: string, context: unknown): string {
   return `${query}\n\nContext:\n${text}`;
 }
 
-/** The JSON text of an answer, or `''` when it has none (a bigint, a cycle). */
+/** Limits of walking a final answer: the schema check and the JSON text of a stored answer. */
+const answerLimits = { maxNodes: 1_000_000, maxChars: 512 * 1024 * 1024, maxDepth: 1_000 };
+
+/** The JSON text of an answer, or `''` when it has none (a bigint, a cycle, too large). */
 function jsonTextOrEmpty(answer: unknown): string {
+  if (!measurePlainData(answer, answerLimits).ok) return '';
   try {
     return JSON.stringify(answer) ?? '';
   } catch {

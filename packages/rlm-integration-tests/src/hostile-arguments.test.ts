@@ -223,3 +223,32 @@ describe('SUBMIT and FINAL_VAR end the run or refuse, whatever they are given', 
     60_000,
   );
 });
+
+describe('the host never walks a guest value path by path', () => {
+  test('shared references 60 levels deep: checkpoint, llm_query, a host tool and SUBMIT stay prompt', async () => {
+    const result = await run([
+      repl(
+        [
+          'let deep = ["leaf"];',
+          'for (let level = 0; level < 60; level += 1) deep = [deep, deep];',
+          'const refused = [];',
+          'for (const call of [() => llm_query(deep), () => echo({ text: "a", deep })]) {',
+          '  try { await call(); refused.push("accepted"); } catch (error) { refused.push(error.message); }',
+          '}',
+        ].join('\n'),
+      ),
+      repl('SUBMIT({ refused, deep });'),
+    ]);
+    const { refused, deep } = result.answer as { refused: string[]; deep: unknown[] };
+    expect(refused[0]).toMatch(
+      /^llm_query\(prompt\) needs a string or plain JSON data; got an array: it has more than 1000000 values/,
+    );
+    expect(refused[1]).toMatch(/^echo: input must be plain JSON data: it has more than/);
+    // The answer is the guest's structure itself (shared, not expanded).
+    let node = deep;
+    for (let level = 0; level < 60; level += 1) {
+      expect(node[0]).toBe(node[1]);
+      node = node[0] as unknown[];
+    }
+  }, 120_000);
+});

@@ -4,11 +4,11 @@ import { measurePlainData } from './measure-plain-data.js';
 const limits = { maxNodes: 1_000, maxChars: 10_000, maxDepth: 50 };
 
 describe('measurePlainData', () => {
-  test('plain data: the count is an upper bound of the JSON length', () => {
+  test('plain data: the count is the JSON length', () => {
     const value = { a: [1, 'two', null, true], b: { c: 'x'.repeat(100) } };
     const measured = measurePlainData(value, limits);
     expect(measured.ok).toBe(true);
-    if (measured.ok) expect(measured.chars).toBeGreaterThanOrEqual(JSON.stringify(value).length);
+    if (measured.ok) expect(measured.chars).toBe(JSON.stringify(value).length);
   });
 
   test('a cycle, a bigint and a function are refused with their path', () => {
@@ -23,6 +23,20 @@ describe('measurePlainData', () => {
       problem: '$.n[1] is a bigint, which JSON cannot hold',
     });
     expect(measurePlainData({ f: () => 1 }, limits)).toMatchObject({ ok: false });
+  });
+
+  test('strict: what a JSON round trip would change is refused', () => {
+    const strict = { ...limits, strict: true };
+    expect(measurePlainData({ when: new Date(0) }, strict)).toEqual({
+      ok: false,
+      problem: '$.when is not a plain object or array',
+    });
+    expect(measurePlainData([Number.NaN], strict)).toEqual({
+      ok: false,
+      problem: '$[0] is NaN, which JSON cannot hold',
+    });
+    expect(measurePlainData({ a: undefined }, strict)).toMatchObject({ ok: false });
+    expect(measurePlainData({ a: [1, { b: null }] }, strict)).toMatchObject({ ok: true });
   });
 
   test('a shared reference is fine when small; it counts at each place', () => {

@@ -6,6 +6,11 @@ export interface PlainDataLimits {
   readonly maxChars: number;
   /** Deepest nesting of arrays and objects. */
   readonly maxDepth: number;
+  /**
+   * Also refuse what a JSON round trip would change: non-finite numbers, `undefined`, and
+   * objects that are not plain (a Date, a Map, a class instance). Default false.
+   */
+  readonly strict?: boolean;
 }
 
 /** Limits for a guest value the host will turn into JSON text or walk. */
@@ -20,15 +25,13 @@ export type PlainDataMeasure =
   | { readonly ok: true; readonly chars: number; readonly nodes: number }
   | { readonly ok: false; readonly problem: string };
 
-/** A number's JSON text is at most this long (`-1.2345678901234567e-308`). */
-const maxNumberChars = 24;
-
 /**
  * Measures a guest value as JSON text before anything stringifies or walks it, in work bounded
  * by `limits.maxNodes`: visits each place a value appears (as JSON would write it) with an
  * explicit stack, so neither deep nesting nor shared references can exhaust the stack or the
  * heap. Refuses cycles, bigints, and values over a limit, naming the path (`$.a[2]`). The
- * character count is an upper bound of `JSON.stringify(value).length`.
+ * character count is an upper bound of `JSON.stringify(value).length`, escapes inside strings
+ * aside.
  */
 export function measurePlainData(
   value: unknown,
@@ -58,9 +61,19 @@ export function measurePlainData(
         chars += item.length + 2;
         break;
       case 'number':
+        if (limits.strict && !Number.isFinite(item)) {
+          return { ok: false, problem: `${frame.path} is ${item}, which JSON cannot hold` };
+        }
+        chars += Number.isFinite(item) ? String(item).length : 4;
+        break;
       case 'boolean':
+        chars += item ? 4 : 5;
+        break;
       case 'undefined':
-        chars += maxNumberChars;
+        if (limits.strict) {
+          return { ok: false, problem: `${frame.path} is undefined, which JSON cannot hold` };
+        }
+        chars += 4;
         break;
       case 'bigint':
         return { ok: false, problem: `${frame.path} is a bigint, which JSON cannot hold` };
@@ -75,6 +88,9 @@ export function measurePlainData(
         if (ancestors.has(item)) {
           return { ok: false, problem: `${frame.path} refers back to itself (a cycle)` };
         }
+        if (limits.strict && !isPlainContainer(item)) {
+          return { ok: false, problem: `${frame.path} is not a plain object or array` };
+        }
         if (frame.depth >= limits.maxDepth) {
           return { ok: false, problem: `it nests deeper than ${limits.maxDepth} levels` };
         }
@@ -82,16 +98,16 @@ export function measurePlainData(
         stack.push({ leave: item });
         const depth = frame.depth + 1;
         if (Array.isArray(item)) {
-          chars += 2 + item.length;
+          chars += 2 + Math.max(0, item.length - 1);
           for (let index = item.length - 1; index >= 0; index -= 1) {
             stack.push({ value: item[index], path: `${frame.path}[${index}]`, depth });
           }
         } else {
           const keys = Object.keys(item);
-          chars += 2;
+          chars += 2 + Math.max(0, keys.length - 1);
           for (let index = keys.length - 1; index >= 0; index -= 1) {
             const key = keys[index]!;
-            chars += key.length + 4;
+            chars += key.length + 3;
             stack.push({
               value: (item as Record<string, unknown>)[key],
               path: `${frame.path}.${key}`,
@@ -110,4 +126,11 @@ export function measurePlainData(
     }
   }
   return { ok: true, chars, nodes };
+}
+
+/** An array, or an object whose prototype is `Object.prototype` or `null`. */
+function isPlainContainer(value: object): boolean {
+  if (Array.isArray(value)) return true;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
