@@ -24,7 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
-});
+}, 60_000);
 
 function freshPath(): string {
   files += 1;
@@ -53,7 +53,10 @@ test('the database runs in WAL mode with 64 KiB pages', async () => {
   expect(await query(path, 'PRAGMA page_size')).toEqual([{ page_size: 65_536 }]);
 });
 
-test('a 100 MB value stores once and loads back whole, as a blob and as a record', async () => {
+// Generous bounds: on a loaded 2-core machine these large writes take many times their usual second.
+test('a 100 MB value stores once and loads back whole, as a blob and as a record', {
+  timeout: 180_000,
+}, async () => {
   const path = freshPath();
   await using store = await createSqliteArtifactStore({ path });
   const value = '0123456789abcdef'.repeat(6_553_600);
@@ -71,7 +74,9 @@ test('a 100 MB value stores once and loads back whole, as a blob and as a record
   expect(rows).toEqual([{ chunks: 51 }]);
 });
 
-test('two-byte text survives chunk boundaries, surrogate pairs included', async () => {
+test('two-byte text survives chunk boundaries, surrogate pairs included', {
+  timeout: 120_000,
+}, async () => {
   await using store = await createSqliteArtifactStore({ path: freshPath() });
   const chunk = 4 * 1024 * 1024;
   // A pair straddles the first chunk boundary, another ends the text.

@@ -73,8 +73,17 @@ export function runRunLeaseConformance(
 
   withStore('heartbeats keep a lease live past staleAfterMs', async (store) => {
     await using first = await acquireRunLease(store, 'run-live', { heartbeatIntervalMs: 50 });
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    await expect(acquireRunLease(store, 'run-live', { staleAfterMs: 2000 })).rejects.toMatchObject({
+    const { acquiredAt } = first.holder;
+    // Wait (however long the machine takes) until a heartbeat lands a second after acquisition.
+    let heartbeatAt = acquiredAt;
+    while (heartbeatAt - acquiredAt < 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const refused = await acquireRunLease(store, 'run-live').catch((error: unknown) => error);
+      heartbeatAt = (refused as RunLeaseHeldError).holder.heartbeatAt;
+    }
+    // Stale for the lease as first written, live for its renewed heartbeat.
+    const staleAfterMs = Date.now() - acquiredAt - 100;
+    await expect(acquireRunLease(store, 'run-live', { staleAfterMs })).rejects.toMatchObject({
       name: 'RunLeaseHeldError',
     });
     expect(first.held).toBe(true);

@@ -195,7 +195,9 @@ describe('a store that fails during a run', () => {
     expect(again.stdout).toMatch(/^rlm store gc: nothing to free in /);
   });
 
-  test('a read-only store: one line naming the store, nothing sent to the model, the store unchanged', async () => {
+  test('a read-only store: one line naming the store, nothing sent to the model, the store unchanged', {
+    timeout: 120_000,
+  }, async () => {
     const disk = await mountTmpfs('read-only', '16m');
     const storeArgs = ['--store', path.join(disk, 'rlm.sqlite')];
     const before = await rlm(
@@ -218,7 +220,7 @@ describe('a store that fails during a run', () => {
   });
 
   test('a corrupt page: the failure is said, the run exits 3, the rest of the store still reads', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const directory = await mkdtemp(path.join(root, 'corrupt-'));
     const file = path.join(directory, 'rlm.sqlite');
@@ -256,9 +258,66 @@ describe('a store that fails during a run', () => {
   });
 });
 
+test('rlm store gc after a blob write killed half-way: prints what it freed, keeps what was committed', {
+  timeout: 120_000,
+}, async () => {
+  const directory = await mkdtemp(path.join(root, 'gc-'));
+  const file = path.join(directory, 'rlm.sqlite');
+  const before = await rlm(
+    ['Count the numbers', '--store', file],
+    [storeNumbers, fakeText('FINAL(3)')],
+  );
+  expect(before.code).toBe(0);
+  // A writer that stores 256 MiB through @rlm/artifacts, killed once some chunks are on disk.
+  const script = fileURLToPath(
+    new URL('../../node_modules/.cache/rlm-cli-test/write-huge.mjs', import.meta.url),
+  );
+  await mkdir(path.dirname(script), { recursive: true });
+  await writeFile(
+    script,
+    `const { createSqliteArtifactStore } = await import('@rlm/artifacts');
+const store = await createSqliteArtifactStore({ path: process.argv[2] });
+await store.store('0123456789abcdef'.repeat(16 * 1024 * 1024));
+console.log('committed');`,
+  );
+  const writer = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const killed = new Promise((resolve) => writer.on('close', (_, signal) => resolve(signal)));
+  const chunks = async () => {
+    const { stdout } = await run('sqlite3', [
+      file,
+      "SELECT COUNT(*) FROM rlm_blobs WHERE key LIKE 'rlm:chunk:%'",
+    ]);
+    return Number(stdout.trim());
+  };
+  const committedChunks = await chunks();
+  while ((await chunks()) < committedChunks + 3)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  writer.kill('SIGKILL');
+  expect(await killed).toBe('SIGKILL');
+  const orphans = (await chunks()) - committedChunks;
+
+  const gc = await rlm(['--store', file, 'store', 'gc'], []);
+  expect(gc.code).toBe(0);
+  const freed =
+    /^rlm store gc: freed ([\d.]+) MiB in (\d+) chunks \(1 unfinished write\) in (.*)\n$/.exec(
+      gc.stdout,
+    );
+  expect(freed?.slice(2)).toEqual([String(orphans), file]);
+  expect(Math.round(Number(freed?.[1]))).toBe(orphans * 4);
+  expect(await chunks()).toBe(committedChunks);
+  const again = await rlm(['--store', file, 'store', 'gc'], []);
+  expect(again.stdout).toBe(`rlm store gc: nothing to free in ${file}\n`);
+  const resumed = await rlm(
+    ['Count the numbers', '--store', file, '--resume'],
+    [fakeText('```repl\nprint((await load("numbers")).join("+"))\n```'), fakeText('FINAL(6)')],
+  );
+  expect(resumed).toMatchObject({ code: 0, stdout: '6\n' });
+  expect(JSON.stringify(resumed.server.requests[1]!.body)).toContain('1+2+3');
+});
+
 describe('one writer per run', () => {
   test('a second process on the same run is refused naming the first pid; after SIGKILL of the first, --resume takes over', {
-    timeout: 90_000,
+    timeout: 120_000,
   }, async () => {
     const directory = await mkdtemp(path.join(root, 'lease-'));
     const context = await writeFileIn(directory, 'numbers.txt', '1\n2\n3\n4');
@@ -293,7 +352,7 @@ describe('one writer per run', () => {
   });
 
   test('SIGTERM ends a run like SIGINT: one line, checkpoint kept, exit 143; --resume continues', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const directory = await mkdtemp(path.join(root, 'sigterm-'));
     const args = ['Slow question', '--store', 'rlm.sqlite'];
@@ -321,7 +380,9 @@ describe('input checked up front: one line, exit 2, no model call', () => {
   const tool = (name: string) =>
     `{ name: ${JSON.stringify(name)}, description: 'd', inputSchema: { type: 'object' }, execute: () => 1 }`;
 
-  test('--tools: an invalid name, a reserved name, a duplicate, a top-level await that never settles', async () => {
+  test('--tools: an invalid name, a reserved name, a duplicate, a top-level await that never settles', {
+    timeout: 120_000,
+  }, async () => {
     const directory = await mkdtemp(path.join(root, 'tools-'));
     const cases = [
       [
@@ -351,7 +412,7 @@ describe('input checked up front: one line, exit 2, no model call', () => {
     }
   });
 
-  test('--toolstore: a file, a read-only directory', async () => {
+  test('--toolstore: a file, a read-only directory', { timeout: 120_000 }, async () => {
     const directory = await mkdtemp(path.join(root, 'toolstore-'));
     const file = await writeFileIn(directory, 'a-file', 'x');
     const onFile = await rlm(['q', '--toolstore', file, '--no-store'], []);
@@ -393,7 +454,7 @@ describe('input checked up front: one line, exit 2, no model call', () => {
     );
   });
 
-  test('a device as context is refused', async () => {
+  test('a device as context is refused', { timeout: 120_000 }, async () => {
     const result = await rlm(['q', '--context', '/dev/zero', '--no-store'], []);
     expect(result.code).toBe(2);
     expect(rlmLines(result.stderr)).toEqual([
