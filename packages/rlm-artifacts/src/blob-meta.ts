@@ -23,6 +23,11 @@ export interface BlobMeta {
   readonly encoding: BlobEncoding;
   /** Chunk entries holding the encoded content, in order. */
   readonly chunks: number;
+  /**
+   * The upload that wrote the chunks (`chunk:<id>:<upload>:<n>`); absent for blobs written
+   * before uploads existed (`chunk:<id>:<n>`).
+   */
+  readonly upload?: string;
 }
 
 export function decodeBlobMeta(value: unknown): BlobMeta {
@@ -36,7 +41,19 @@ export function decodeBlobMeta(value: unknown): BlobMeta {
     createdAt: expectNumber(entry, 'createdAt'),
     encoding: expectOneOf(entry, 'encoding', ['text', 'base64'] as const),
     chunks: expectCount(entry, 'chunks'),
+    ...(entry.upload === undefined ? {} : { upload: expectString(entry, 'upload') }),
   };
+}
+
+/** The key of chunk `index` of blob `id`, written by `upload` (absent: the older layout). */
+export function chunkKey(id: string, upload: string | undefined, index: number): string {
+  return upload === undefined ? `chunk:${id}:${index}` : `chunk:${id}:${upload}:${index}`;
+}
+
+/** The blob id and upload a chunk key names; `undefined` for a key of another shape. */
+export function parseChunkKey(key: string): { id: string; upload: string | undefined } | undefined {
+  const match = /^chunk:([0-9a-f]{12}):(?:([0-9a-f]{16}):)?\d+$/.exec(key);
+  return match === null ? undefined : { id: match[1]!, upload: match[2] };
 }
 
 /** A chunk of encoded content is a plain string. */

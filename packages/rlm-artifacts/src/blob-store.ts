@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { ArtifactRef } from '@rlm/core';
-import { type BlobMeta, decodeBlobMeta, decodeChunk } from './blob-meta.js';
+import {
+  type BlobMeta,
+  chunkKey,
+  decodeBlobMeta,
+  decodeChunk,
+  parseChunkKey,
+} from './blob-meta.js';
 import { entryVersion } from './entry-fields.js';
 import { ArtifactConflictError } from './errors/artifact-conflict-error.js';
 import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
@@ -7,8 +15,20 @@ import { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 import { ArtifactValueError } from './errors/artifact-value-error.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
+import { mayBeAlive } from './process-liveness.js';
 import { sha256Hex } from './sha256.js';
 import { textSlices } from '@rlm/core';
+import { decodeUploadEntry, type UploadEntry, uploadKey } from './upload-entry.js';
+
+/** What {@link BlobStore.collectGarbage} reclaimed. */
+export interface GarbageCollected {
+  /** Upload markers of writes that failed or were killed, removed. */
+  readonly uploads: number;
+  /** Chunk entries no committed blob refers to, removed. */
+  readonly chunks: number;
+  /** The stored size of those chunks, in bytes. */
+  readonly bytes: number;
+}
 
 /** Blobs remembered as stored, so storing them again costs no read; cleared when full. */
 const maxRemembered = 100_000;
@@ -16,9 +36,12 @@ const maxRemembered = 100_000;
 const idPattern = /^[0-9a-f]{12}$/;
 
 /**
- * Content-addressed blobs. The meta entry (`blob:<id>`, in the index) is written after the
- * content's chunks (`chunk:<id>:<n>`, in the content store), so a blob exists once its meta does,
- * and a crash mid-write leaves no half blob behind. Loads verify the full SHA-256.
+ * Content-addressed blobs. A write first marks its upload (`upload:<token>`, in the index),
+ * then writes the content's chunks under that token (`chunk:<id>:<token>:<n>`, in the content
+ * store), then commits the meta entry (`blob:<id>`) naming the token, then drops the marker. So
+ * a blob exists once its meta does; a write that fails removes its chunks at once, and one that
+ * is killed leaves a marker by which {@link BlobStore.collectGarbage} reclaims them. Loads
+ * verify the full SHA-256.
  */
 export class BlobStore {
   readonly #index: KeyvEntries;
@@ -55,36 +78,135 @@ export class BlobStore {
     const id = sha256.slice(0, 12);
     return this.#lock.run(id, async () => {
       const existing = this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta));
-      if (existing !== undefined) {
-        if (existing.sha256 !== sha256) {
-          throw new ArtifactConflictError(
-            `@rlm/artifacts: blob id ${id} already holds different content (a SHA-256 prefix collision); the new content was not stored`,
-            { key: id },
-          );
-        }
-        this.#remember(existing);
-        return refOf(existing);
-      }
+      if (existing !== undefined) return this.#existing(existing, sha256);
       const encoded = typeof content === 'string' ? content : bytesOf(content).toString('base64');
-      let chunks = 0;
-      for (const slice of textSlices(encoded, this.#chunkChars)) {
-        await this.#content.write(chunkKey(id, chunks), slice);
-        chunks += 1;
-      }
-      const meta: BlobMeta = {
-        kind: 'rlm.blob',
+      const upload = randomBytes(8).toString('hex');
+      const marker: UploadEntry = {
+        kind: 'rlm.upload',
         version: entryVersion,
         id,
-        sha256,
-        size: typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength,
-        createdAt: Date.now(),
-        encoding: typeof content === 'string' ? 'text' : 'base64',
-        chunks,
+        pid: process.pid,
+        hostname: hostname(),
+        startedAt: Date.now(),
       };
-      await this.#index.write(metaKey(id), meta);
+      await this.#index.write(uploadKey(upload), marker);
+      let chunks = 0;
+      let meta: BlobMeta;
+      try {
+        for (const slice of textSlices(encoded, this.#chunkChars)) {
+          await this.#content.write(chunkKey(id, upload, chunks), slice);
+          chunks += 1;
+        }
+        // Another process may have committed the same content meanwhile: keep its blob.
+        const committed = await this.#index.read(metaKey(id), decodeBlobMeta);
+        if (committed !== undefined) {
+          await this.#discardUpload(id, upload, chunks);
+          return this.#existing(committed, sha256);
+        }
+        meta = {
+          kind: 'rlm.blob',
+          version: entryVersion,
+          id,
+          sha256,
+          size:
+            typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength,
+          createdAt: Date.now(),
+          encoding: typeof content === 'string' ? 'text' : 'base64',
+          chunks,
+          upload,
+        };
+        await this.#index.write(metaKey(id), meta);
+      } catch (error) {
+        // The chunk being written when the store failed may exist too: remove up to it. If the
+        // store cannot even delete, the marker stays and collectGarbage reclaims the rest.
+        await this.#discardUpload(id, upload, chunks + 1).catch(() => {});
+        throw error;
+      }
+      // Committed: a marker left behind by a failure here is only removed by collectGarbage.
+      await this.#index.delete(uploadKey(upload)).catch(() => {});
       this.#remember(meta);
       return refOf(meta);
     });
+  }
+
+  /** The ref of a blob already stored with this id; a different SHA-256 is a collision. */
+  #existing(existing: BlobMeta, sha256: string): ArtifactRef {
+    if (existing.sha256 !== sha256) {
+      throw new ArtifactConflictError(
+        `@rlm/artifacts: blob id ${existing.id} already holds different content (a SHA-256 prefix collision); the new content was not stored`,
+        { key: existing.id },
+      );
+    }
+    this.#remember(existing);
+    return refOf(existing);
+  }
+
+  /** Deletes the first `chunks` chunks of an upload, then its marker. */
+  async #discardUpload(id: string, upload: string, chunks: number): Promise<void> {
+    for (let index = 0; index < chunks; index += 1) {
+      await this.#content.delete(chunkKey(id, upload, index));
+    }
+    await this.#index.delete(uploadKey(upload));
+  }
+
+  /**
+   * Reclaims what failed or killed writes left: upload markers whose writer is gone (a dead
+   * process on this host, or older than `staleAfterMs` for any host) and every chunk that no
+   * committed blob refers to and no live upload is writing. Committed blobs are never touched.
+   * Safe while other processes use the store. Idempotent.
+   */
+  async collectGarbage(options: { readonly staleAfterMs: number }): Promise<GarbageCollected> {
+    const now = Date.now();
+    const isLive = (entry: UploadEntry | undefined) =>
+      entry !== undefined &&
+      now - entry.startedAt < options.staleAfterMs &&
+      mayBeAlive(entry.pid, entry.hostname);
+    let uploads = 0;
+    const markers: string[] = [];
+    for await (const { key } of this.#index.keys('upload:')) markers.push(key);
+    for (const key of markers) {
+      if (isLive(await this.#readUpload(key))) continue;
+      if (await this.#index.delete(key)) uploads += 1;
+    }
+    const candidates: { key: string; size: number }[] = [];
+    for await (const stored of this.#content.keys('chunk:')) candidates.push(stored);
+    let chunks = 0;
+    let bytes = 0;
+    for (const { key, size } of candidates) {
+      const chunk = parseChunkKey(key);
+      if (chunk === undefined) continue;
+      if (chunk.upload !== undefined && isLive(await this.#readUpload(uploadKey(chunk.upload)))) {
+        continue;
+      }
+      // Read after the marker: an upload that committed meanwhile is seen here.
+      if (await this.#refersTo(chunk.id, chunk.upload)) continue;
+      if (await this.#content.delete(key)) {
+        chunks += 1;
+        bytes += size;
+      }
+    }
+    return { uploads, chunks, bytes };
+  }
+
+  /** The upload marker at `key`; a damaged one counts as absent (its writer is unknown). */
+  async #readUpload(key: string): Promise<UploadEntry | undefined> {
+    try {
+      return await this.#index.read(key, decodeUploadEntry);
+    } catch (error) {
+      if (ArtifactCorruptError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Whether the committed meta of blob `id` uses the chunks of `upload`; a damaged meta does. */
+  async #refersTo(id: string, upload: string | undefined): Promise<boolean> {
+    try {
+      const meta = await this.#index.read(metaKey(id), decodeBlobMeta);
+      return meta !== undefined && meta.upload === upload;
+    } catch (error) {
+      if (ArtifactCorruptError.isInstance(error)) return true;
+      throw error;
+    }
   }
 
   async load(id: string): Promise<string> {
@@ -149,7 +271,7 @@ export class BlobStore {
     }
     const chunks = await Promise.all(
       Array.from({ length: meta.chunks }, async (_, index) => {
-        const chunk = await this.#content.read(chunkKey(id, index), decodeChunk);
+        const chunk = await this.#content.read(chunkKey(id, meta.upload, index), decodeChunk);
         if (chunk === undefined) {
           throw this.#damaged(id, `chunk ${index} of ${meta.chunks} is missing`);
         }
@@ -196,10 +318,6 @@ export class BlobStore {
 
 function metaKey(id: string): string {
   return `blob:${id}`;
-}
-
-function chunkKey(id: string, index: number): string {
-  return `chunk:${id}:${index}`;
 }
 
 function refOf(meta: BlobMeta): ArtifactRef {

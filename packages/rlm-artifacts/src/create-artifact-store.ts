@@ -1,7 +1,8 @@
 import type { ArtifactStore } from '@rlm/core';
 import type { Keyv } from 'keyv';
 import { KeyvArtifactStore } from './keyv-artifact-store.js';
-import { KeyvEntries } from './keyv-entries.js';
+import { type KeyLister, KeyvEntries } from './keyv-entries.js';
+import type { LeaseRows } from './lease-rows.js';
 
 /** Default characters per stored chunk of blob content. */
 export const defaultChunkChars = 4 * 1024 * 1024;
@@ -38,6 +39,17 @@ export interface ArtifactStoreSettings {
  * naming the key, and is never read as a missing key.
  */
 export function createArtifactStore(settings: ArtifactStoreSettings): ArtifactStore {
+  return createKeyvArtifactStore(settings, {});
+}
+
+/**
+ * {@link createArtifactStore} with what a backend can do better than plain Keyv: list content
+ * keys without reading values, and keep run leases atomically across processes.
+ */
+export function createKeyvArtifactStore(
+  settings: ArtifactStoreSettings,
+  backend: { readonly listContentKeys?: KeyLister; readonly leases?: LeaseRows },
+): ArtifactStore {
   const chunkChars = settings.chunkChars ?? defaultChunkChars;
   if (!Number.isSafeInteger(chunkChars) || chunkChars < 2) {
     throw new RangeError(`@rlm/artifacts: chunkChars must be an integer >= 2, got ${chunkChars}`);
@@ -46,11 +58,15 @@ export function createArtifactStore(settings: ArtifactStoreSettings): ArtifactSt
   const content =
     settings.blobKeyv === undefined || settings.blobKeyv === settings.keyv
       ? index
-      : new KeyvEntries(settings.blobKeyv);
+      : new KeyvEntries(
+          settings.blobKeyv,
+          backend.listContentKeys ? { listKeys: backend.listContentKeys } : {},
+        );
   return KeyvArtifactStore.create({
     index,
     content,
     chunkChars,
     scope: settings.scope ?? defaultScope,
+    ...(backend.leases ? { leases: backend.leases } : {}),
   });
 }

@@ -1,8 +1,10 @@
 import { expect, test } from 'vitest';
 import { createMemoryArtifactStore } from './create-memory-artifact-store.js';
 import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
+import { runRunLeaseConformance } from './testing/run-run-lease-conformance.js';
 
 runArtifactStoreConformance(test, expect, () => createMemoryArtifactStore());
+runRunLeaseConformance(test, expect, () => createMemoryArtifactStore());
 
 test('the scope setting picks where records live', async () => {
   await using store = createMemoryArtifactStore({ scope: 'run-7' });

@@ -1,17 +1,18 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import KeyvSqlite from '@keyv/sqlite';
-import { build } from 'esbuild';
 import { Keyv } from 'keyv';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { acquireRunLease } from './acquire-run-lease.js';
 import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
 import { runKey } from '@rlm/core';
+import { bundlePackage, childCacheDirectory } from './test-support/bundle-package.js';
 import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
+import { runRunLeaseConformance } from './testing/run-run-lease-conformance.js';
 
 const run = promisify(execFile);
 let directory: string;
@@ -23,7 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
-});
+}, 60_000);
 
 function freshPath(): string {
   files += 1;
@@ -41,6 +42,7 @@ async function query<T>(path: string, sql: string): Promise<T[]> {
 }
 
 runArtifactStoreConformance(test, expect, () => createSqliteArtifactStore({ path: freshPath() }));
+runRunLeaseConformance(test, expect, () => createSqliteArtifactStore({ path: freshPath() }));
 
 test('the database runs in WAL mode with 64 KiB pages', async () => {
   const path = freshPath();
@@ -51,7 +53,10 @@ test('the database runs in WAL mode with 64 KiB pages', async () => {
   expect(await query(path, 'PRAGMA page_size')).toEqual([{ page_size: 65_536 }]);
 });
 
-test('a 100 MB value stores once and loads back whole, as a blob and as a record', async () => {
+// Generous bounds: on a loaded 2-core machine these large writes take many times their usual second.
+test('a 100 MB value stores once and loads back whole, as a blob and as a record', {
+  timeout: 180_000,
+}, async () => {
   const path = freshPath();
   await using store = await createSqliteArtifactStore({ path });
   const value = '0123456789abcdef'.repeat(6_553_600);
@@ -69,7 +74,9 @@ test('a 100 MB value stores once and loads back whole, as a blob and as a record
   expect(rows).toEqual([{ chunks: 51 }]);
 });
 
-test('two-byte text survives chunk boundaries, surrogate pairs included', async () => {
+test('two-byte text survives chunk boundaries, surrogate pairs included', {
+  timeout: 120_000,
+}, async () => {
   await using store = await createSqliteArtifactStore({ path: freshPath() });
   const chunk = 4 * 1024 * 1024;
   // A pair straddles the first chunk boundary, another ends the text.
@@ -170,25 +177,7 @@ test('an unusable path rejects with ArtifactStoreError', async () => {
   );
 });
 
-const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const cacheDirectory = join(packageRoot, 'node_modules', '.cache', 'rlm-artifacts-test');
-const bundleScript = join(cacheDirectory, 'child.mjs');
-
-/** Bundles this package's source for a child process (dependencies stay imports). */
-async function bundlePackage(): Promise<string> {
-  const outfile = join(cacheDirectory, 'index.mjs');
-  await build({
-    entryPoints: [join(packageRoot, 'src', 'index.ts')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  });
-  return pathToFileURL(outfile).href;
-}
+const bundleScript = join(childCacheDirectory, 'child.mjs');
 
 const childScript = `
 const [bundle, path, query, count] = process.argv.slice(2);
@@ -211,3 +200,37 @@ for (let iteration = 1; iteration <= Number(count); iteration += 1) {
 await store.close();
 console.log('done');
 `;
+
+test('another process holding a run lease is refused by pid; once it is killed, its lease is taken over', {
+  timeout: 60_000,
+}, async () => {
+  const bundle = await bundlePackage();
+  const path = freshPath();
+  const script = join(childCacheDirectory, 'hold-lease.mjs');
+  await writeFile(
+    script,
+    `const { acquireRunLease, createSqliteArtifactStore } = await import(process.argv[2]);
+const store = await createSqliteArtifactStore({ path: process.argv[3] });
+await acquireRunLease(store, 'run-held');
+console.log('held');
+setInterval(() => {}, 1000);`,
+  );
+  const child = spawn(process.execPath, [script, bundle, path], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve) =>
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      if (text.includes('held')) resolve();
+    }),
+  );
+  await using store = await createSqliteArtifactStore({ path });
+  const refused = await acquireRunLease(store, 'run-held').catch((error: unknown) => error);
+  expect(refused).toMatchObject({ name: 'RunLeaseHeldError', holder: { pid: child.pid } });
+  expect((refused as Error).message).toContain(`process ${child.pid}`);
+  child.kill('SIGKILL');
+  await exited;
+  await using lease = await acquireRunLease(store, 'run-held');
+  expect(lease.tookOverFrom?.pid).toBe(child.pid);
+  expect(lease.holder.pid).toBe(process.pid);
+});

@@ -4,8 +4,10 @@ import KeyvSqlite from '@keyv/sqlite';
 import type { ArtifactStore } from '@rlm/core';
 import { Keyv } from 'keyv';
 import sqlite3 from 'sqlite3';
-import { createArtifactStore } from './create-artifact-store.js';
+import { createKeyvArtifactStore } from './create-artifact-store.js';
 import { ArtifactStoreError } from './errors/artifact-store-error.js';
+import type { StoredKey } from './keyv-entries.js';
+import { type SqlQuery, SqliteLeaseRows } from './sqlite-lease-rows.js';
 
 /** Where the CLI keeps its store, relative to the working directory. */
 export const defaultSqlitePath = '.rlm/rlm.sqlite';
@@ -25,6 +27,9 @@ export interface SqliteArtifactStoreSettings {
 
 /** Rows fetched per query while listing keys (the adapter's default is 10). */
 const iterationLimit = 1000;
+
+/** The Keyv namespace of both tables. */
+const namespace = 'rlm';
 
 /**
  * An `ArtifactStore` in one SQLite file, through `@keyv/sqlite`. Small entries (metadata,
@@ -47,11 +52,21 @@ export async function createSqliteArtifactStore(
       await index.disconnect();
       throw error;
     });
-    return createArtifactStore({
-      keyv: new Keyv({ store: index, namespace: 'rlm', throwOnErrors: true }),
-      blobKeyv: new Keyv({ store: content, namespace: 'rlm', throwOnErrors: true }),
-      ...(settings.scope === undefined ? {} : { scope: settings.scope }),
-    });
+    return createKeyvArtifactStore(
+      {
+        keyv: new Keyv({ store: index, namespace, throwOnErrors: true }),
+        blobKeyv: new Keyv({ store: content, namespace, throwOnErrors: true }),
+        ...(settings.scope === undefined ? {} : { scope: settings.scope }),
+      },
+      {
+        listContentKeys: (prefix) => listKeys(content.query as SqlQuery, 'rlm_blobs', prefix),
+        leases: new SqliteLeaseRows({
+          query: index.query as SqlQuery,
+          table: 'rlm_index',
+          namespace,
+        }),
+      },
+    );
   } catch (error) {
     throw new ArtifactStoreError(
       `@rlm/artifacts: cannot open the SQLite artifact store at ${path}: ${error instanceof Error ? error.message : String(error)}`,
@@ -85,4 +100,33 @@ async function openTable(path: string, table: string, busyTimeout: number): Prom
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table, busyTimeout, iterationLimit });
   await adapter.query('PRAGMA synchronous=NORMAL');
   return adapter;
+}
+
+/**
+ * The keys of `table` starting with `prefix` (namespace dropped) and the byte sizes of their
+ * values, without reading the values, in pages ordered by key (so deleting while listing skips
+ * nothing).
+ */
+async function* listKeys(
+  query: SqlQuery,
+  table: string,
+  prefix: string,
+): AsyncGenerator<StoredKey> {
+  const start = `${namespace}:${prefix}`;
+  let after = start;
+  let inclusive = true;
+  while (true) {
+    const rows = (await query(
+      `SELECT key, length(CAST(value AS BLOB)) AS size FROM ${table} WHERE key ${inclusive ? '>=' : '>'} ? ORDER BY key LIMIT ?`,
+      after,
+      iterationLimit,
+    )) as { key: string; size: number }[];
+    for (const row of rows) {
+      if (!row.key.startsWith(start)) return;
+      yield { key: row.key.slice(namespace.length + 1), size: row.size };
+    }
+    if (rows.length < iterationLimit) return;
+    after = rows.at(-1)!.key;
+    inclusive = false;
+  }
 }

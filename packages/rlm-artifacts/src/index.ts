@@ -1,3 +1,13 @@
+export {
+  acquireRunLease,
+  type RunLease,
+  type RunLeaseOptions,
+} from './acquire-run-lease.js';
+export {
+  type CollectGarbageOptions,
+  collectGarbage,
+  type GarbageCollected,
+} from './collect-garbage.js';
 export { formatArtifactCatalog } from './format-artifact-catalog.js';
 export {
   type ArtifactStoreSettings,

@@ -13,7 +13,9 @@ import { CheckpointStore } from './checkpoint-store.js';
 import { formatArtifactCatalog } from './format-artifact-catalog.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
+import { KeyvLeaseRows, type LeaseRows } from './lease-rows.js';
 import { RecordStore } from './record-store.js';
+import { type StoreInternals, storeInternals } from './store-internals.js';
 
 /** What every scoped view of one store shares. */
 export interface SharedStorage {
@@ -22,6 +24,7 @@ export interface SharedStorage {
   readonly blobs: BlobStore;
   readonly checkpoints: CheckpointStore;
   readonly recordLock: KeyedLock;
+  readonly leases: LeaseRows;
 }
 
 /** The `ArtifactStore` on Keyv: blobs, checkpoints and the records of one scope. */
@@ -47,14 +50,22 @@ export class KeyvArtifactStore implements ArtifactStore {
     content: KeyvEntries;
     chunkChars: number;
     scope: string;
+    /** Default: lease rows through `index`, atomic within this process. */
+    leases?: LeaseRows;
   }): KeyvArtifactStore {
     const { index, content } = options;
     const blobs = new BlobStore({ index, content, chunkChars: options.chunkChars });
     const checkpoints = new CheckpointStore({ index, blobs, lock: new KeyedLock() });
+    const leases = options.leases ?? new KeyvLeaseRows(index);
     return new KeyvArtifactStore(
-      { index, content, blobs, checkpoints, recordLock: new KeyedLock() },
+      { index, content, blobs, checkpoints, recordLock: new KeyedLock(), leases },
       options.scope,
     );
+  }
+
+  /** For `acquireRunLease` and `collectGarbage`. */
+  get [storeInternals](): StoreInternals {
+    return { blobs: this.#shared.blobs, leases: this.#shared.leases };
   }
 
   scoped(scope: string): ArtifactStore {

@@ -6,6 +6,18 @@ import { isPlainObject } from './json-value.js';
 /** Checks a stored value's shape; throws (any error) when it does not match. */
 export type Decoder<T> = (value: unknown) => T;
 
+/** One stored key (without the Keyv namespace) and the size of its stored value, in characters. */
+export interface StoredKey {
+  readonly key: string;
+  readonly size: number;
+}
+
+/**
+ * Lists the keys starting with `prefix` (without the namespace), with their stored sizes,
+ * without reading values when the backend allows it (SQLite does).
+ */
+export type KeyLister = (prefix: string) => AsyncIterable<StoredKey>;
+
 /**
  * Typed reads and writes of one Keyv instance. Every read is schema-checked: a value that does
  * not decode is an `ArtifactCorruptError` naming its key, a store failure an
@@ -13,10 +25,12 @@ export type Decoder<T> = (value: unknown) => T;
  */
 export class KeyvEntries {
   readonly #keyv: Keyv;
+  readonly #listKeys: KeyLister | undefined;
   #closed = false;
 
-  constructor(keyv: Keyv) {
+  constructor(keyv: Keyv, options: { listKeys?: KeyLister } = {}) {
     this.#keyv = keyv;
+    this.#listKeys = options.listKeys;
   }
 
   /** The key as the backing store sees it (with the Keyv namespace), for messages. */
@@ -58,6 +72,50 @@ export class KeyvEntries {
         `@rlm/artifacts: the Keyv store did not write key "${this.storedKey(key)}"; create the Keyv with throwOnErrors: true to see why`,
         { key: this.storedKey(key) },
       );
+    }
+  }
+
+  /** Deletes `key`; resolves whether it was there. Idempotent. */
+  async delete(key: string): Promise<boolean> {
+    this.assertOpen(key);
+    try {
+      return await this.#keyv.delete(key);
+    } catch (error) {
+      throw new ArtifactStoreError(
+        `@rlm/artifacts: deleting key "${this.storedKey(key)}" failed: ${messageOf(error)}`,
+        { key: this.storedKey(key), cause: error },
+      );
+    }
+  }
+
+  /**
+   * Every key starting with `prefix`, with its stored size. Reads no values when the store was
+   * given a key lister; otherwise walks the entries (values included).
+   */
+  async *keys(prefix: string): AsyncGenerator<StoredKey> {
+    if (this.#listKeys === undefined) {
+      for await (const [key, value] of this.entries(prefix, (raw) => raw)) {
+        yield {
+          key,
+          size: typeof value === 'string' ? value.length : JSON.stringify(value).length,
+        };
+      }
+      return;
+    }
+    this.assertOpen(prefix);
+    const keys = this.#listKeys(prefix)[Symbol.asyncIterator]();
+    while (true) {
+      let next: IteratorResult<StoredKey>;
+      try {
+        next = await keys.next();
+      } catch (error) {
+        throw new ArtifactStoreError(
+          `@rlm/artifacts: listing keys of "${this.storedKey(prefix)}*" failed: ${messageOf(error)}`,
+          { cause: error },
+        );
+      }
+      if (next.done) return;
+      yield next.value;
     }
   }
 

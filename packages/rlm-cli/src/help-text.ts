@@ -40,6 +40,8 @@ Storage and tools:
       --max-artifact-bytes <n> bytes model code may store per query; suffixes K, M, G
                                (default 1G)
       --max-artifacts <n>      artifacts model code may store per query (default 10000)
+      --store-errors <policy>  fail: a run during which the store failed exits 3 after
+                               its answer; warn: only say so (default fail)
       --resume                 continue the latest checkpoint of the same query and context
       --tools <module>         host tools: a module exporting \`tools\`, an array of
                                { name, description, inputSchema, execute }
@@ -57,10 +59,12 @@ Output:
   -h, --help                   this text
   -v, --version                the version
 
-Maintenance: rlm tools list | stale | prune [--dry-run] | quarantine <role.method> |
+Maintenance: rlm store gc (reclaim what failed or killed writes left in the store)
+             rlm tools list | stale | prune [--dry-run] | quarantine <role.method> |
              bless <role.method> [--reset-metrics] | show <role.method>
 
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, RLM_MODEL, RLM_TOOLSTORE, NO_COLOR.
-Exit codes: 0 answered, 1 the run failed, 2 bad usage or context, 130 interrupted.
+Exit codes: 0 answered, 1 the run failed, 2 bad usage or context, or the run is being run
+by another process, 3 answered but the store failed, 130 interrupted, 143 terminated.
 `;
 }

@@ -39,6 +39,7 @@ describe('parseArguments', () => {
       quiet: false,
       storePath: '.rlm/rlm.sqlite',
       resume: false,
+      storeErrors: 'fail',
       toolsModule: undefined,
       outFile: undefined,
       toolStoreRoot: undefined,
@@ -74,6 +75,8 @@ describe('parseArguments', () => {
       '--store',
       'state/x.sqlite',
       '--resume',
+      '--store-errors',
+      'warn',
       '--tools',
       './tools.mjs',
       '-o',
@@ -101,6 +104,7 @@ describe('parseArguments', () => {
       quiet: true,
       storePath: 'state/x.sqlite',
       resume: true,
+      storeErrors: 'warn',
       toolsModule: './tools.mjs',
       outFile: 'answer.md',
       toolStoreRoot: '/var/tools',
@@ -204,6 +208,27 @@ describe('parseArguments', () => {
     expect(usageError([], { RLM_MODEL: 'gpt-4o' })).toBe(
       'RLM_MODEL must look like anthropic:<model-id> (got "gpt-4o")',
     );
+  });
+
+  test('--store-errors takes fail or warn', () => {
+    expect(run(['--store-errors', 'warn']).storeErrors).toBe('warn');
+    expect(() => run(['--store-errors', 'ignore'])).toThrow(
+      '--store-errors must be fail or warn (got "ignore")',
+    );
+  });
+
+  test('store gc is the maintenance command, with --store before it', () => {
+    expect(parseArguments(['store', 'gc'], {})).toEqual({
+      kind: 'store',
+      argv: ['gc'],
+      storePath: '.rlm/rlm.sqlite',
+    });
+    expect(parseArguments(['--store', 'x.sqlite', 'store', 'gc'], {})).toEqual({
+      kind: 'store',
+      argv: ['gc'],
+      storePath: 'x.sqlite',
+    });
+    expect(parseArguments(['-q', 'store', 'gc'], {})).toMatchObject({ kind: 'run' });
   });
 
   test('arguments after -- are query words', () => {

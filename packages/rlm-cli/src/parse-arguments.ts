@@ -48,6 +48,8 @@ export interface CliOptions {
   readonly storePath: string | undefined;
   /** `--resume`: continue the latest checkpoint of the same query and context. */
   readonly resume: boolean;
+  /** `--store-errors`: what a store failure during a run does to the exit code. */
+  readonly storeErrors: StoreErrorPolicy;
   /** `--tools`: a module exporting host tools. */
   readonly toolsModule: string | undefined;
   /** `--out`: write each answer to this file instead of stdout. */
@@ -66,6 +68,12 @@ export interface CliOptions {
   };
 }
 
+/**
+ * `fail` (the default): a run during which the store failed exits 3 after printing its answer;
+ * `warn`: it only says so on stderr.
+ */
+export type StoreErrorPolicy = 'fail' | 'warn';
+
 /** What the command line asks for. */
 export type CliCommand =
   | { readonly kind: 'help' }
@@ -75,6 +83,11 @@ export type CliCommand =
       readonly kind: 'tools';
       readonly argv: readonly string[];
       readonly toolStoreRoot: string | undefined;
+    }
+  | {
+      readonly kind: 'store';
+      readonly argv: readonly string[];
+      readonly storePath: string;
     };
 
 /** Where the CLI keeps artifacts and checkpoints unless told otherwise. */
@@ -99,6 +112,7 @@ const optionDefinitions = {
   quiet: { type: 'boolean', short: 'q' },
   store: { type: 'string' },
   'no-store': { type: 'boolean' },
+  'store-errors': { type: 'string' },
   resume: { type: 'boolean' },
   tools: { type: 'string' },
   out: { type: 'string', short: 'o' },
@@ -136,6 +150,15 @@ export function parseArguments(
       kind: 'tools',
       argv: argv.slice(toolsAt + 1),
       toolStoreRoot: before.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
+    };
+  }
+  const storeAt = argv.indexOf('store');
+  if (storeAt >= 0 && isStoreCommand(argv.slice(0, storeAt))) {
+    const before = parseStrict(argv.slice(0, storeAt)).values;
+    return {
+      kind: 'store',
+      argv: argv.slice(storeAt + 1),
+      storePath: before.store ?? defaultStorePath,
     };
   }
   const { values, positionals } = parseStrict(argv);
@@ -192,6 +215,7 @@ export function parseArguments(
       quiet: values.quiet ?? false,
       storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),
       resume: values.resume ?? false,
+      storeErrors: parseStoreErrorPolicy(values['store-errors']),
       toolsModule: values.tools,
       outFile: values.out,
       toolStoreRoot: values.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
@@ -214,6 +238,20 @@ function isToolsCommand(before: readonly string[]): boolean {
     (before.length === 2 && before[0] === '--toolstore') ||
     (before.length === 1 && before[0]!.startsWith('--toolstore='))
   );
+}
+
+/** Whether `rlm ... store ...` is the maintenance command: only `--store <file>` comes before it. */
+function isStoreCommand(before: readonly string[]): boolean {
+  return (
+    before.length === 0 ||
+    (before.length === 2 && before[0] === '--store') ||
+    (before.length === 1 && before[0]!.startsWith('--store='))
+  );
+}
+
+function parseStoreErrorPolicy(text: string | undefined): StoreErrorPolicy {
+  if (text === undefined || text === 'fail' || text === 'warn') return text ?? 'fail';
+  throw new UsageError(`--store-errors must be fail or warn (got ${JSON.stringify(text)})`);
 }
 
 /**

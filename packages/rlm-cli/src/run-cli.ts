@@ -1,10 +1,20 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { type ArtifactStore, createRLM, type RLM, type RlmEvent } from '@rlm/core';
+import {
+  type ArtifactStore,
+  createRLM,
+  hashContext,
+  type RLM,
+  type RlmEvent,
+  runKey,
+} from '@rlm/core';
 import { createAnthropicModel } from '@rlm/core/anthropic';
 import { createSesSandbox } from '@rlm/sandbox-ses';
+import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
 import { createToolStore, runToolsCommand } from '@rlm/toolstore';
+import { checkContextFile } from './check-context-file.js';
+import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
@@ -16,7 +26,10 @@ import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
 import { createEventRenderer } from './render-events.js';
 import { runQuery } from './run-query.js';
+import { runStoreCommand } from './run-store-command.js';
+import { StoreFailedError } from './store-failed-error.js';
 import { UsageError } from './usage-error.js';
+import { StoreFailureWatch } from './watch-store-failures.js';
 
 /** A readable stream `runCli` takes queries from; `process.stdin` fits. */
 export type CliInput = NodeJS.ReadableStream & { readonly isTTY?: boolean };
@@ -46,14 +59,28 @@ export interface RunCliOptions {
    * `runCli` resolve 130 at once. Defaults to the process's `SIGINT`.
    */
   readonly onInterrupt?: (listener: () => void) => () => void;
+  /**
+   * Subscribes to termination requests and returns an unsubscribe function. A termination ends
+   * like an interrupt (the running query is aborted, its checkpoint kept) with one line and exit
+   * code 143; a second one quits at once. Defaults to the process's `SIGTERM`.
+   */
+  readonly onTerminate?: (listener: () => void) => () => void;
 }
+
+/** Exit code of a run whose answer was printed but whose store failed (`--store-errors fail`). */
+const storeFailedExitCode = 3;
+
+/** Exit code after SIGTERM: 128 + 15, as shells report it. */
+const terminatedExitCode = 143;
 
 /** Words that end the REPL. */
 const exitWords = new Set(['exit', 'quit', '.exit']);
 
 /**
  * Runs the `rlm` command and resolves to its exit code: 0 answered, 1 a query failed, 2 bad
- * usage or context (nothing was sent to a model), 130 interrupted. Never rejects: every error
+ * usage or context (nothing was sent to a model) or the run is held by another process, 3
+ * answered but the store failed during the run (`--store-errors fail`), 130 interrupted, 143
+ * terminated. Never rejects: every error
  * is printed on `stderr` as one line starting with `rlm: `.
  */
 export async function runCli(options: RunCliOptions): Promise<number> {
@@ -74,7 +101,16 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       stdout.write(`${cliVersion}\n`);
       return 0;
     }
+    if (command.kind === 'store') {
+      return await runStoreCommand(command.argv, { storePath: command.storePath, stdout });
+    }
     if (command.kind === 'tools') {
+      if (command.toolStoreRoot) {
+        await checkToolStoreDirectory(command.toolStoreRoot, {
+          source: toolStoreSource(options.argv),
+          writable: false,
+        });
+      }
       return await runToolsCommand(command.argv, {
         stdout,
         stderr,
@@ -89,6 +125,17 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         'ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=<your key> (from https://console.anthropic.com/settings/keys)',
       );
     }
+    if (cli.contextFile !== undefined && (await checkContextFile(cli.contextFile)) === 'fifo') {
+      stderr.write(
+        `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
+      );
+    }
+    if (cli.toolStoreRoot) {
+      await checkToolStoreDirectory(cli.toolStoreRoot, {
+        source: toolStoreSource(options.argv),
+        writable: true,
+      });
+    }
     const context = await loadContext({
       file: cli.contextFile,
       directory: cli.contextDirectory,
@@ -97,10 +144,15 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     });
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath ? await openStore(cli.storePath) : undefined;
+    const watch = new StoreFailureWatch((failure) => {
+      stderr.write(
+        `rlm: the store failed (${failure.operation}): ${failure.message}; the run goes on, but what it stores from now may be lost${cli.storeErrors === 'fail' ? ' (it will exit 3; --store-errors warn to exit 0)' : ''}\n`,
+      );
+    });
     const baseURL = options.env.ANTHROPIC_BASE_URL?.trim() || undefined;
     const createModel = (spec: ModelSpec) =>
       createAnthropicModel({ model: spec.modelId, apiKey, baseURL });
-    rlm = createRLM({
+    rlm = createConfiguredRLM({
       llm: createModel(cli.model),
       subLlm: cli.subModel && createModel(cli.subModel),
       sandbox: createSesSandbox(),
@@ -113,9 +165,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         switches: cli.toolSwitches,
         ...(cli.toolStoreRoot ? { root: cli.toolStoreRoot } : {}),
       }),
-      ...(store ? { artifacts: store } : {}),
+      ...(store ? { artifacts: watch.wrap(store) } : {}),
     });
-    const session = new Session(rlm, context, cli, options, quitNow);
+    const session = new Session(rlm, context, cli, options, quitNow, { store, watch });
     const run =
       cli.query !== undefined
         ? session.runOnce(cli.query)
@@ -135,6 +187,23 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     const disposed = Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
     await Promise.race([disposed, forceQuit]);
   }
+}
+
+/** `createRLM`; settings it rejects (a reserved tool name, say) are usage errors. */
+function createConfiguredRLM(settings: Parameters<typeof createRLM>[0]): RLM {
+  try {
+    return createRLM(settings);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
+    throw new UsageError(reason || String(error), { cause: error });
+  }
+}
+
+/** Which setting named the tool store: the flag when given, else the environment variable. */
+function toolStoreSource(argv: readonly string[]): string {
+  return argv.some((argument) => argument === '--toolstore' || argument.startsWith('--toolstore='))
+    ? '--toolstore'
+    : 'RLM_TOOLSTORE';
 }
 
 /** Opens the SQLite artifact store; a failure is a usage error naming the flags to change it. */
@@ -157,8 +226,11 @@ class Session {
   readonly #io: RunCliOptions;
   readonly #forceQuit: (exitCode: number) => void;
   readonly #render: (event: RlmEvent) => void;
+  readonly #storage: SessionStorage;
   /** The running query's abort controller. */
   #current: AbortController | undefined;
+  /** Set by SIGTERM: the running query ends with exit code 143. */
+  #terminated = false;
 
   constructor(
     rlm: RLM,
@@ -166,8 +238,10 @@ class Session {
     cli: CliOptions,
     io: RunCliOptions,
     forceQuit: (exitCode: number) => void,
+    storage: SessionStorage,
   ) {
     this.#rlm = rlm;
+    this.#storage = storage;
     this.#context = context;
     this.#cli = cli;
     this.#io = io;
@@ -267,7 +341,10 @@ class Session {
     const { stdout, stderr } = this.#io;
     const controller = new AbortController();
     this.#current = controller;
+    let lease: RunLease | undefined;
+    this.#storage.watch.take();
     try {
+      lease = await this.#takeLease(query, controller);
       const report = await runQuery(this.#rlm, query, this.#context?.value, {
         signal: controller.signal,
         onEvent: this.#render,
@@ -283,12 +360,86 @@ class Session {
       }
       if (this.#cli.json) stdout.write(formatJsonReport(report));
       else if (this.#cli.outFile === undefined) stdout.write(formatAnswer(report.answer));
-      return 0;
+      return this.#storeOutcome();
     } catch (error) {
+      if (this.#terminated) return terminatedExitCode;
+      if (isRunLeaseHeld(error)) {
+        stderr.write(`rlm: ${describeHeldRun(error)}\n`);
+        return 2;
+      }
+      if (StoreFailedError.isInstance(error)) {
+        stderr.write(`rlm: ${error.message}\n`);
+        return storeFailedExitCode;
+      }
       return reportFailure(error, stderr);
     } finally {
       this.#current = undefined;
+      await lease?.release().catch(() => {});
     }
+  }
+
+  /**
+   * Takes the run's lease (one writer per run) when there is a store. A store that cannot even
+   * hold the lease is a store failure: with `--store-errors warn` the run goes on without one.
+   */
+  async #takeLease(query: string, controller: AbortController): Promise<RunLease | undefined> {
+    const { store } = this.#storage;
+    if (store === undefined) return undefined;
+    const { acquireRunLease, RunLeaseHeldError } = await import('@rlm/artifacts');
+    const key = runKey(query, hashContext(this.#context?.value));
+    try {
+      const lease = await acquireRunLease(store, key, {
+        onLost: (error) => {
+          this.#io.stderr.write(`rlm: ${describeHeldRun(error)}; stopping this one\n`);
+          controller.abort(error);
+        },
+      });
+      if (lease.tookOverFrom && !this.#cli.quiet) {
+        this.#io.stderr.write(
+          `rlm: took over the run from process ${lease.tookOverFrom.pid} on ${lease.tookOverFrom.hostname}, which is gone\n`,
+        );
+      }
+      return lease;
+    } catch (error) {
+      if (RunLeaseHeldError.isInstance(error)) throw error;
+      const message =
+        error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : String(error);
+      if (this.#cli.storeErrors === 'warn') {
+        this.#io.stderr.write(
+          `rlm: cannot take the run's lease, running without one: ${message}\n`,
+        );
+        return undefined;
+      }
+      throw new StoreFailedError(
+        `the store failed before the run started: ${message}; fix the store, pass another --store, or pass --store-errors warn`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** 0, or 3 with one line when the store failed during the run and the policy is `fail`. */
+  #storeOutcome(): number {
+    const failures = this.#storage.watch.take();
+    if (failures.length === 0 || this.#cli.storeErrors === 'warn') return 0;
+    const first = failures[0]!;
+    this.#io.stderr.write(
+      `rlm: the answer is printed, but the store failed ${failures.length} ${failures.length === 1 ? 'time' : 'times'} during the run (first: ${first.operation}: ${first.message}), so its state was not fully saved; fix the store and rerun, or pass --store-errors warn\n`,
+    );
+    return storeFailedExitCode;
+  }
+
+  /** SIGTERM: ends the running query like an interrupt (its checkpoint is kept), exit 143. */
+  #terminate(): void {
+    const current = this.#current;
+    if (current === undefined || this.#terminated) {
+      this.#forceQuit(terminatedExitCode);
+      return;
+    }
+    this.#terminated = true;
+    this.#io.stderr.write(
+      `\nrlm: terminated (SIGTERM); the checkpoint is kept: rerun with --resume to continue\n`,
+    );
+    current.abort();
   }
 
   /**
@@ -307,13 +458,40 @@ class Session {
 
   #subscribe(whenIdle: () => void): () => void {
     const onInterrupt = this.#io.onInterrupt ?? subscribeToSigint;
-    return onInterrupt(() => this.#interrupt(whenIdle));
+    const onTerminate = this.#io.onTerminate ?? subscribeToSigterm;
+    const unsubscribeInterrupt = onInterrupt(() => this.#interrupt(whenIdle));
+    const unsubscribeTerminate = onTerminate(() => this.#terminate());
+    return () => {
+      unsubscribeInterrupt();
+      unsubscribeTerminate();
+    };
   }
 }
 
 function subscribeToSigint(listener: () => void): () => void {
   process.on('SIGINT', listener);
   return () => process.off('SIGINT', listener);
+}
+
+function subscribeToSigterm(listener: () => void): () => void {
+  process.on('SIGTERM', listener);
+  return () => process.off('SIGTERM', listener);
+}
+
+/** The store a session writes (when any) and the watch over its failures. */
+interface SessionStorage {
+  readonly store: ArtifactStore | undefined;
+  readonly watch: StoreFailureWatch;
+}
+
+function isRunLeaseHeld(error: unknown): error is RunLeaseHeldError {
+  return error instanceof Error && error.name === 'RunLeaseHeldError';
+}
+
+function describeHeldRun(error: RunLeaseHeldError): string {
+  const { pid, hostname, heartbeatAt } = error.holder;
+  const seconds = Math.max(0, Math.round((Date.now() - heartbeatAt) / 1000));
+  return `this run (same query and context) is being run by process ${pid} on ${hostname} (last heartbeat ${seconds} s ago); wait for it to end or stop it (kill ${pid}), then run again`;
 }
 
 /** Prints a failed query's line (and partial answer) on stderr; returns the exit code. */
