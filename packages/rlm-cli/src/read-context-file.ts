@@ -111,7 +111,7 @@ export function startsLikeBinarySync(file: ContextFile): boolean {
   try {
     descriptor = openSync(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
     const head = Buffer.allocUnsafe(binarySniffBytes);
-    const bytesRead = readSync(descriptor, head, 0, head.length, 0);
+    const bytesRead = readSync(descriptor, head, 0, head.length, null);
     return head.subarray(0, bytesRead).includes(0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return false;
