@@ -45,7 +45,10 @@ export interface CliOptions {
   readonly maxContextBytes: number;
   /** `--exec-timeout`, in milliseconds per code block; `undefined` keeps the core's default. */
   readonly execTimeoutMs: number | undefined;
-  /** `--json`: print `{ answer, iterations, depthReached, usage, durationMs }` per query. */
+  /**
+   * `--json`: one JSON line per query, `{ answer, iterations, depthReached, usage, durationMs }`,
+   * or `{ error, usage, ... }` for a failure.
+   */
   readonly json: boolean;
   /** `--quiet`: no progress on stderr. */
   readonly quiet: boolean;
@@ -55,7 +58,10 @@ export interface CliOptions {
   readonly resume: boolean;
   /** `--tools`: a module exporting host tools. */
   readonly toolsModule: string | undefined;
-  /** `--out`: write each answer to this file instead of stdout. */
+  /**
+   * `--out`: write the answers to this file instead of stdout; the first replaces it, later
+   * ones are appended.
+   */
   readonly outFile: string | undefined;
   /** `--toolstore`: the durable tool store's directory; `undefined` means the default. */
   readonly toolStoreRoot: string | undefined;
