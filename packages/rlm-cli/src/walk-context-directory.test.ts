@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createContextPathFilter } from './context-path-filter.js';
 import { loadContext } from './load-context.js';
 import { walkContextDirectory } from './walk-context-directory.js';
@@ -14,9 +14,10 @@ beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-walk-'));
 });
 
+// Removing a big tree on a loaded machine can take a while.
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
-});
+}, 300_000);
 
 async function makeTree(name: string, files: Record<string, string>): Promise<string> {
   const directory = path.join(root, name);
@@ -86,6 +87,7 @@ describe('walkContextDirectory', () => {
     timeout: 600_000,
   }, async () => {
     const directory = path.join(root, 'hundred-thousand');
+    onTestFinished(() => rm(directory, { recursive: true, force: true }), 300_000);
     const directories = 100;
     const perDirectory = 1000;
     for (let outer = 0; outer < directories; outer++) {
