@@ -138,12 +138,10 @@ async function loadDirectory(
     }
   }
   if (parts.length === 0) {
-    throw new ContextLoadError(
-      `${directory} has no files to load (${describeSkipped(walk, binaryFiles.length, special)})`,
-      {
-        path: directory,
-      },
-    );
+    const skipped = describeSkipped(walk, binaryFiles.length, special);
+    throw new ContextLoadError(`${directory} has no files to load (${skipped})`, {
+      path: directory,
+    });
   }
   const loaded = { files: parts.length, bytes: limit.used, binaryFiles };
   if (!options.concat) return { value: parts, ...loaded };
@@ -174,8 +172,8 @@ function pathFilter(directory: string, options: LoadContextOptions) {
 }
 
 /**
- * Fails before reading when the text files alone are over the limit. Only when all files are
- * over it are their first bytes read, to leave binary files out of the count.
+ * Fails before reading when the text files alone are over the limit. Only when all the files
+ * together are over it are their first bytes read, to leave binary files out of the count.
  */
 async function reserveText(files: readonly ContextFile[], limit: ByteLimit): Promise<void> {
   if (limit.fits(files.reduce((sum, file) => sum + file.size, 0))) return;
