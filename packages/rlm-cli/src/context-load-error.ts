@@ -2,8 +2,9 @@ import { RlmError } from '@rlm/core';
 
 /**
  * The context could not be loaded: a missing path, a directory where a file was expected (or
- * the reverse), an empty directory, an unreadable file, invalid UTF-8, invalid JSON, or a
- * context over the size limit. The CLI prints the message as one line and exits with code 2
+ * the reverse), a directory with nothing to load, an unreadable file or `.gitignore`, invalid
+ * UTF-8 in a `--context` file, a binary file under `--strict`, invalid JSON, or a context over
+ * the size limit. The CLI prints the message as one line and exits with code 2
  * before any model is called.
  */
 export class ContextLoadError extends RlmError {

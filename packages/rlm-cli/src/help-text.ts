@@ -15,10 +15,18 @@ JavaScript that runs in a sandbox where the context is the variable \`context\`.
 
 Context (optional; without one the model gets an empty context):
   -c, --context <file>         .json is parsed; any other file is read as UTF-8 text
-  -d, --context-dir <dir>      every file under <dir> (recursive, hidden files skipped,
-                               lexical order): an array of contents, .json parsed
+  -d, --context-dir <dir>      every file under <dir> (recursive, lexical order): an array
+                               of contents, .json parsed; hidden files, node_modules, what
+                               .gitignore ignores and binary files (counted) are skipped
       --concat                 with --context-dir: one string, each file introduced by
                                a line "==> relative/path <==", separated by a blank line
+      --include <glob>         with --context-dir: only matching files (repeatable);
+                               '*.md' matches at any depth, 'docs/**' from the top
+      --exclude <glob>         with --context-dir: leave out matching files and
+                               directories (repeatable)
+      --no-gitignore           with --context-dir: read what .gitignore files ignore
+      --no-default-excludes    with --context-dir: read hidden files and node_modules too
+      --strict                 with --context-dir: a binary file is an error, not skipped
       --max-context-bytes <n>  size limit across files; suffixes K, M, G (binary), e.g. 1G
                                (default ${formatBytes(defaultMaxContextBytes)})
 
@@ -52,9 +60,11 @@ Storage and tools:
       --tool-generation-only   act as if there were no tool store
 
 Output:
-      --json                   one JSON object per query on stdout:
-                               { answer, iterations, depthReached, usage, durationMs }
-  -o, --out <file>             write the answer to <file> instead of stdout
+      --json                   one JSON object per query on stdout (or in --out):
+                               { answer, iterations, depthReached, usage, durationMs },
+                               or { error: { name, message }, usage, ... } on failure
+  -o, --out <file>             write the answers to <file> instead of stdout: the first
+                               replaces it, later queries' answers are appended
   -q, --quiet                  no progress on stderr
   -h, --help                   this text
   -v, --version                the version

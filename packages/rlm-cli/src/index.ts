@@ -2,6 +2,11 @@ export { cliVersion } from './cli-version.js';
 export { ContextLoadError } from './context-load-error.js';
 export { describeRunError, type RunFailure } from './describe-run-error.js';
 export { formatAnswer, formatJsonReport, type JsonRunReport } from './format-answer.js';
+export {
+  formatJsonFailure,
+  type JsonFailureReport,
+  jsonFailureReport,
+} from './json-failure-report.js';
 export { type LoadContextOptions, type LoadedContext, loadContext } from './load-context.js';
 export {
   type CliCommand,

@@ -56,6 +56,7 @@ describe('loadContext: one file', () => {
       value: '# Title\nline 2\n',
       files: 1,
       bytes: 15,
+      binaryFiles: [],
     });
     expect((await loadContext({ file: path.join(directory, 'bom.txt'), maxBytes }))?.value).toBe(
       'hello',
@@ -173,6 +174,7 @@ describe('loadContext: a directory', () => {
       value: ['capital', 'ay', 'a-zed', 'bee', 'deep', { n: 1 }],
       files: 6,
       bytes: 29,
+      binaryFiles: [],
     });
   });
 
@@ -195,10 +197,24 @@ describe('loadContext: a directory', () => {
     expect((await loadContext({ directory, maxBytes }))?.value).toEqual(['real', 'x', 'real']);
   });
 
-  test('an empty directory', async () => {
-    const directory = await makeTree('empty', { '.only-hidden': 'x' });
-    expect(await loadError({ directory })).toBe(
-      `${directory} has no files to load (hidden files and links to directories are skipped)`,
+  test('a directory with nothing to load says what was skipped and why', async () => {
+    const empty = await makeTree('empty', {});
+    expect(await loadError({ directory: empty })).toBe(
+      `${empty} has no files to load (it is empty)`,
+    );
+    const directory = await makeTree('nothing-left', {
+      '.only-hidden': 'x',
+      'node_modules/x/index.js': 'x',
+      '.gitignore': 'ignored.txt\n',
+      'ignored.txt': 'x',
+      'image.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]),
+      'notes.txt': 'x',
+      'dist/out.js': 'x',
+    });
+    expect(
+      await loadError({ directory, include: ['*.txt', '*.png'], exclude: ['notes.txt'] }),
+    ).toBe(
+      `${directory} has no files to load (skipped: 1 binary, 1 not matching --include, 1 matching --exclude, 1 ignored by .gitignore (--no-gitignore reads them), 3 hidden or node_modules (--no-default-excludes reads them))`,
     );
   });
 
@@ -213,17 +229,13 @@ describe('loadContext: a directory', () => {
   });
 
   test('the first bad file in lexical order aborts the whole load', async () => {
-    const directory = await makeTree('mixed', {
-      'a.txt': 'fine',
-      'b.json': '[1, 2',
-      'c.bin': Buffer.from([0xff, 0xfe]),
-    });
+    const files: Record<string, string> = { 'a.txt': 'fine', 'b.json': '[1, 2' };
+    // Many files after it, read concurrently, some bad too: the error is still b.json's.
+    for (let index = 0; index < 100; index++) files[`c/${index}.json`] = index % 2 ? '{' : '1';
+    const directory = await makeTree('mixed', files);
     const bad = path.join(directory, 'b.json');
     expect(await loadError({ directory })).toBe(
-      `${bad} is not valid JSON at line 1, column 6 (unexpected end of input); fix it, or rename it to load it as text`,
-    );
-    expect(await loadError({ directory, concat: true })).toBe(
-      `${path.join(directory, 'c.bin')} is not valid UTF-8 text; convert it to UTF-8 or leave it out of the context`,
+      `${bad} is not valid JSON at line 1, column 6 (unexpected end of input); fix it, or rename it to load it as text, or leave it out with --exclude <glob>`,
     );
   });
 
@@ -235,6 +247,169 @@ describe('loadContext: a directory', () => {
     expect(await loadError({ directory, maxBytes: 1000, maxBytesFlag: '--limit' })).toBe(
       'the context is 1.2 KiB (2 files), over the 1000 B limit; raise it with --limit <bytes>',
     );
+  });
+
+  test('binary files are skipped and listed: a NUL byte near the start, or not UTF-8', async () => {
+    const directory = await makeTree('with-binary', {
+      'a.txt': 'text',
+      'b.png': Buffer.concat([Buffer.from('\x89PNG\r\n'), Buffer.alloc(64)]),
+      'c/latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+      'd.json': '{"ok": true}',
+      // A NUL byte after the first 8000 bytes of valid UTF-8 is text, as in Git.
+      'e.txt': `${'x'.repeat(8000)}\u0000`,
+    });
+    const loaded = await loadContext({ directory, maxBytes });
+    expect(loaded).toEqual({
+      value: ['text', { ok: true }, `${'x'.repeat(8000)}\u0000`],
+      files: 3,
+      bytes: 4 + 12 + 8001,
+      binaryFiles: [path.join(directory, 'b.png'), path.join(directory, 'c/latin1.txt')],
+    });
+    const joined = await loadContext({ directory, concat: true, maxBytes });
+    expect(joined?.value).toMatch(/^==> a\.txt <==\ntext\n\n==> d\.json <==\n/);
+    expect(joined?.binaryFiles).toHaveLength(2);
+  });
+
+  test('--strict: the first binary file in lexical order is an error', async () => {
+    const directory = await makeTree('strict', {
+      'a.txt': 'text',
+      'z.bin': Buffer.from([0, 1, 2]),
+      'm.bin': Buffer.from([0xff]),
+    });
+    expect(await loadError({ directory, strict: true })).toBe(
+      `${path.join(directory, 'm.bin')} is a binary file (not UTF-8 text); leave it out with --exclude <glob>, or drop --strict to skip binary files`,
+    );
+  });
+
+  test('binary files do not count against the size limit', async () => {
+    const directory = await makeTree('big-binary', {
+      'small.txt': 'x'.repeat(100),
+      'video.bin': Buffer.alloc(4096),
+    });
+    expect(await loadContext({ directory, maxBytes: 1000 })).toMatchObject({
+      files: 1,
+      bytes: 100,
+      binaryFiles: [path.join(directory, 'video.bin')],
+    });
+    // Over the limit with text alone: it fails before reading, naming the text files only.
+    const over = await makeTree('big-text', {
+      'a.txt': 'x'.repeat(800),
+      'b.txt': 'y'.repeat(800),
+      'video.bin': Buffer.alloc(4096),
+    });
+    expect(await loadError({ directory: over, maxBytes: 1000 })).toBe(
+      'the context is 1.6 KiB (2 files), over the 1000 B limit; raise it with --max-context-bytes <bytes>',
+    );
+  });
+
+  test('node_modules, hidden entries and .git are skipped; --no-default-excludes reads all but .git', async () => {
+    const directory = await makeTree('defaults', {
+      'index.js': 'main',
+      'node_modules/dep/index.js': 'dependency',
+      'src/node_modules/nested.js': 'nested dependency',
+      '.github/workflows/ci.yml': 'ci',
+      '.env': 'SECRET=1',
+      '.git/HEAD': 'ref: refs/heads/main',
+    });
+    expect((await loadContext({ directory, maxBytes }))?.value).toEqual(['main']);
+    expect((await loadContext({ directory, defaultExcludes: false, maxBytes }))?.value).toEqual([
+      'SECRET=1',
+      'ci',
+      'main',
+      'dependency',
+      'nested dependency',
+    ]);
+  });
+
+  test('.gitignore at every level, deeper files winning; --no-gitignore reads everything', async () => {
+    const directory = await makeTree('gitignored', {
+      '.gitignore': '*.log\nbuild/\n/top-only.txt\n',
+      'app.log': 'log',
+      'keep.txt': 'kept',
+      'top-only.txt': 'ignored at the top',
+      'build/out.js': 'built',
+      'src/top-only.txt': 'anchored rule does not reach here',
+      'src/.gitignore': '!important.log\ngenerated/\n',
+      'src/important.log': 'important',
+      'src/other.log': 'other',
+      'src/generated/x.ts': 'generated',
+      'docs/build': 'a file named build is not a directory',
+    });
+    expect((await loadContext({ directory, maxBytes }))?.value).toEqual([
+      'a file named build is not a directory',
+      'kept',
+      'important',
+      'anchored rule does not reach here',
+    ]);
+    const all = await loadContext({ directory, gitignore: false, maxBytes });
+    expect(all?.files).toBe(9);
+  });
+
+  test('.gitignore files above the directory apply inside a Git work tree', async () => {
+    const repository = await makeTree('repository', {
+      '.git/HEAD': 'ref: refs/heads/main',
+      '.gitignore': 'dist/\n/packages/app/secret.txt\n',
+      'packages/.gitignore': '*.tmp\n',
+      'packages/app/index.ts': 'code',
+      'packages/app/dist/index.js': 'built',
+      'packages/app/secret.txt': 'secret',
+      'packages/app/scratch.tmp': 'scratch',
+      'ignored/notes.txt': 'notes',
+      'ignored/dist/x.txt': 'x',
+    });
+    const app = path.join(repository, 'packages', 'app');
+    expect((await loadContext({ directory: app, maxBytes }))?.value).toEqual(['code']);
+    // Outside a work tree, an outer .gitignore means nothing.
+    const plain = await makeTree('not-a-repository', {
+      '.gitignore': '*.txt\n',
+      'inner/notes.txt': 'notes',
+    });
+    expect((await loadContext({ directory: path.join(plain, 'inner'), maxBytes }))?.value).toEqual([
+      'notes',
+    ]);
+  });
+
+  test('a directory its outer .gitignore ignores is still read when named', async () => {
+    const repository = await makeTree('repository-ignored', {
+      '.git/HEAD': 'ref: refs/heads/main',
+      '.gitignore': 'vendor/\n*.md\n',
+      'vendor/lib/readme.md': 'read me',
+      'vendor/lib/code.js': 'code',
+    });
+    expect(
+      (await loadContext({ directory: path.join(repository, 'vendor'), maxBytes }))?.value,
+    ).toEqual(['code', 'read me']);
+  });
+
+  test('--include and --exclude: names at any depth, paths from the top, directories whole', async () => {
+    const directory = await makeTree('globs', {
+      'README.md': 'readme',
+      'docs/guide.md': 'guide',
+      'docs/api/index.html': 'api',
+      'src/main.ts': 'main',
+      'src/main.test.ts': 'test',
+      'src/util/strings.ts': 'strings',
+      'dist/main.js': 'built',
+    });
+    const load = async (include: string[], exclude: string[] = []) =>
+      (await loadContext({ directory, include, exclude, maxBytes }))?.value;
+    expect(await load(['*.md'])).toEqual(['readme', 'guide']);
+    expect(await load(['docs'])).toEqual(['api', 'guide']);
+    expect(await load(['src/*.ts'])).toEqual(['test', 'main']);
+    expect(await load(['src/**/*.ts'], ['*.test.ts'])).toEqual(['main', 'strings']);
+    expect(await load(['./docs/', '*.ts'], ['src/util', 'api/'])).toEqual([
+      'guide',
+      'test',
+      'main',
+    ]);
+    expect(await load([], ['dist/**', '{docs,src}'])).toEqual(['readme']);
+  });
+
+  test('broken links and links to directories are skipped, not errors', async () => {
+    const directory = await makeTree('broken-links', { 'real.txt': 'real' });
+    await symlink(path.join(directory, 'missing.txt'), path.join(directory, 'broken.txt'));
+    await symlink(directory, path.join(directory, 'self'));
+    expect((await loadContext({ directory, maxBytes }))?.value).toEqual(['real']);
   });
 
   test('both a file and a directory is an error', async () => {

@@ -1,18 +1,24 @@
-import type { Dirent, Stats } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { ByteLimit } from './byte-limit.js';
+import type { ContextFile } from './context-file.js';
 import { ContextLoadError } from './context-load-error.js';
-import { formatBytes } from './format-bytes.js';
+import { createContextPathFilter } from './context-path-filter.js';
+import { statPath } from './file-system-error.js';
 import { locateJsonError } from './locate-json-error.js';
+import { readContextFile, readWalkedFileSync, startsLikeBinarySync } from './read-context-file.js';
+import { TimeSlicer } from './time-slicer.js';
+import { type WalkResult, walkContextDirectory } from './walk-context-directory.js';
 
 /** Where the context comes from. Give `file` or `directory`, not both. */
 export interface LoadContextOptions {
   /** One file: `.json` is parsed, anything else is read as a UTF-8 string. */
   readonly file?: string;
   /**
-   * A directory, walked recursively. Hidden entries (names starting with `.`), symbolic links
-   * to directories and special files are skipped; files are taken in lexical order of their
-   * `/`-separated relative paths.
+   * A directory, walked recursively. Files are taken in lexical order of their `/`-separated
+   * relative paths. Left out: `.git`; hidden entries (names starting with `.`) and
+   * `node_modules` unless `defaultExcludes` is false; what `.gitignore` files ignore unless
+   * `gitignore` is false; what `exclude` matches or `include` does not; symbolic links to
+   * directories, broken links and special files; binary files (see `strict`).
    */
   readonly directory?: string;
   /**
@@ -21,7 +27,27 @@ export interface LoadContextOptions {
    * contents (parsed for `.json`, strings otherwise).
    */
   readonly concat?: boolean;
-  /** Upper bound on the bytes read, across all files. */
+  /**
+   * With `directory`: globs a file must match one of to load (all files when empty). A glob
+   * without `/` matches a name at any depth (`*.md`); one with `/` matches from the top
+   * (`docs/**`); a directory matched includes everything below it.
+   */
+  readonly include?: readonly string[];
+  /** With `directory`: globs of files and directories to leave out, same syntax as `include`. */
+  readonly exclude?: readonly string[];
+  /**
+   * With `directory`: honour `.gitignore` files in the tree and above it, up to the top of its
+   * Git work tree (default true).
+   */
+  readonly gitignore?: boolean;
+  /** With `directory`: leave out hidden entries and `node_modules` (default true). */
+  readonly defaultExcludes?: boolean;
+  /**
+   * With `directory`: a binary file (a NUL byte among its first 8000 bytes, or not valid
+   * UTF-8) fails the load instead of being skipped and listed in `binaryFiles`.
+   */
+  readonly strict?: boolean;
+  /** Upper bound on the bytes read, across all text files. */
   readonly maxBytes: number;
   /** The flag a user raises `maxBytes` with, named in the size error. */
   readonly maxBytesFlag?: string;
@@ -35,18 +61,12 @@ export interface LoadedContext {
   readonly files: number;
   /** Bytes read, across all files. */
   readonly bytes: number;
+  /**
+   * Binary files skipped under a directory, as paths joined onto `directory`, in lexical order.
+   * Always empty for one file, and with `strict`.
+   */
+  readonly binaryFiles: readonly string[];
 }
-
-interface ContextFile {
-  /** The path as the user can find it (joined onto what they typed). */
-  readonly path: string;
-  /** The `/`-separated path relative to the directory (the base name for `--context`). */
-  readonly relativePath: string;
-  /** Size reported by `stat`; 0 for pipes and other streams. */
-  readonly size: number;
-}
-
-const readChunkBytes = 1 << 20;
 
 /**
  * Loads a context from a file or a directory. Every failure rejects with a
@@ -72,10 +92,10 @@ async function loadFile(file: string, options: LoadContextOptions): Promise<Load
     throw new ContextLoadError(message, { path: file });
   }
   const entry = { path: file, relativePath: path.basename(file), size: stats.size };
-  const limit = new ByteLimit(options);
+  const limit = byteLimit(options);
   limit.reserve([entry]);
-  const text = await readText(entry, limit);
-  return { value: decodeContent(entry, text), files: 1, bytes: limit.used };
+  const text = await readContextFile(entry, limit);
+  return { value: decodeContent(entry, text, ''), files: 1, bytes: limit.used, binaryFiles: [] };
 }
 
 async function loadDirectory(
@@ -87,23 +107,46 @@ async function loadDirectory(
     const message = `${directory} is not a directory; use --context ${directory} to load one file`;
     throw new ContextLoadError(message, { path: directory });
   }
-  const entries = await listFiles(directory);
-  if (entries.length === 0) {
-    throw new ContextLoadError(
-      `${directory} has no files to load (hidden files and links to directories are skipped)`,
-      { path: directory },
-    );
-  }
-  const limit = new ByteLimit(options);
-  limit.reserve(entries);
+  const walk = await walkContextDirectory(directory, {
+    filter: pathFilter(directory, options),
+    gitignore: options.gitignore ?? true,
+    defaultExcludes: options.defaultExcludes ?? true,
+  });
+  const limit = byteLimit(options);
+  await reserveText(walk.files, limit);
+  const slicer = new TimeSlicer();
   const parts: unknown[] = [];
-  for (const entry of entries) {
-    const text = await readText(entry, limit);
-    parts.push(options.concat ? concatSection(entry, text) : decodeContent(entry, text));
+  const binaryFiles: string[] = [];
+  let special = 0;
+  for (const entry of walk.files) {
+    await slicer.pause();
+    const content = readWalkedFileSync(entry, limit);
+    if (content.kind === 'special') {
+      special++;
+    } else if (content.kind === 'binary') {
+      if (options.strict) {
+        throw new ContextLoadError(
+          `${entry.path} is a binary file (not UTF-8 text); leave it out with --exclude <glob>, or drop --strict to skip binary files`,
+          { path: entry.path },
+        );
+      }
+      binaryFiles.push(entry.path);
+    } else if (options.concat) {
+      parts.push(concatSection(entry, content.text));
+    } else {
+      parts.push(decodeContent(entry, content.text, ', or leave it out with --exclude <glob>'));
+    }
   }
-  if (!options.concat) return { value: parts, files: entries.length, bytes: limit.used };
+  if (parts.length === 0) {
+    const skipped = describeSkipped(walk, binaryFiles.length, special);
+    throw new ContextLoadError(`${directory} has no files to load (${skipped})`, {
+      path: directory,
+    });
+  }
+  const loaded = { files: parts.length, bytes: limit.used, binaryFiles };
+  if (!options.concat) return { value: parts, ...loaded };
   try {
-    return { value: parts.join('\n'), files: entries.length, bytes: limit.used };
+    return { value: parts.join('\n'), ...loaded };
   } catch (error) {
     throw new ContextLoadError(
       `the files of ${directory} joined are too large for one JavaScript string; drop --concat to load them as an array`,
@@ -112,119 +155,61 @@ async function loadDirectory(
   }
 }
 
+function byteLimit(options: LoadContextOptions): ByteLimit {
+  return new ByteLimit(options.maxBytes, options.maxBytesFlag ?? '--max-context-bytes');
+}
+
+function pathFilter(directory: string, options: LoadContextOptions) {
+  try {
+    return createContextPathFilter({
+      include: options.include ?? [],
+      exclude: options.exclude ?? [],
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ContextLoadError(message, { path: directory, cause: error });
+  }
+}
+
+/**
+ * Fails before reading when the text files alone are over the limit. Only when all the files
+ * together are over it are their first bytes read, to leave binary files out of the count.
+ */
+async function reserveText(files: readonly ContextFile[], limit: ByteLimit): Promise<void> {
+  if (limit.fits(files.reduce((sum, file) => sum + file.size, 0))) return;
+  const slicer = new TimeSlicer();
+  const text: ContextFile[] = [];
+  for (const file of files) {
+    await slicer.pause();
+    if (!startsLikeBinarySync(file)) text.push(file);
+  }
+  limit.reserve(text);
+}
+
+/** Why a directory gave no file: the counts of what was left out, and the flags to change. */
+function describeSkipped(walk: WalkResult, binary: number, replaced: number): string {
+  const { byDefault, byGitignore, byExclude, notIncluded } = walk.skipped;
+  const special = walk.skipped.special + replaced;
+  const reasons = [
+    [binary, 'binary'],
+    [notIncluded, 'not matching --include'],
+    [byExclude, 'matching --exclude'],
+    [byGitignore, 'ignored by .gitignore (--no-gitignore reads them)'],
+    [byDefault, 'hidden or node_modules (--no-default-excludes reads them)'],
+    [special, 'links to directories or special files'],
+  ] as const;
+  const found = reasons.filter(([count]) => count > 0).map(([count, why]) => `${count} ${why}`);
+  return found.length === 0 ? 'it is empty' : `skipped: ${found.join(', ')}`;
+}
+
 /** One file's part of a `--concat` context: header line, content, final newline. */
 function concatSection(entry: ContextFile, text: string): string {
   const body = text === '' || text.endsWith('\n') ? text : `${text}\n`;
   return `==> ${entry.relativePath} <==\n${body}`;
 }
 
-/** Every loadable file under `directory`, sorted by relative path. */
-async function listFiles(directory: string): Promise<ContextFile[]> {
-  const files: ContextFile[] = [];
-  const walk = async (relativeDirectory: string): Promise<void> => {
-    const absolute = path.join(directory, relativeDirectory);
-    let entries: Dirent[];
-    try {
-      entries = await readdir(absolute, { withFileTypes: true });
-    } catch (error) {
-      throw fileSystemError(absolute, error);
-    }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
-      const relativePath =
-        relativeDirectory === '' ? entry.name : `${relativeDirectory}/${entry.name}`;
-      const entryPath = path.join(directory, relativePath);
-      if (entry.isDirectory()) {
-        await walk(relativePath);
-        continue;
-      }
-      const target = entry.isSymbolicLink() ? await statPath(entryPath) : undefined;
-      if (entry.isFile() || target?.isFile()) {
-        files.push({
-          path: entryPath,
-          relativePath,
-          size: (target ?? (await statPath(entryPath))).size,
-        });
-      }
-    }
-  };
-  await walk('');
-  return files.sort((left, right) => compareCodeUnits(left.relativePath, right.relativePath));
-}
-
-function compareCodeUnits(left: string, right: string): number {
-  if (left === right) return 0;
-  return left < right ? -1 : 1;
-}
-
-/** Tracks bytes against the limit: sizes known up front fail before anything is read. */
-class ByteLimit {
-  used = 0;
-  readonly #max: number;
-  readonly #flag: string;
-
-  constructor(options: LoadContextOptions) {
-    this.#max = options.maxBytes;
-    this.#flag = options.maxBytesFlag ?? '--max-context-bytes';
-  }
-
-  /** Fails when the files' `stat` sizes alone exceed the limit. */
-  reserve(files: readonly ContextFile[]): void {
-    const total = files.reduce((sum, file) => sum + file.size, 0);
-    if (total <= this.#max) return;
-    const what = files.length === 1 ? files[0]!.path : `${files.length} files`;
-    this.#fail(`the context is ${formatBytes(total)} (${what})`, files[0]!.path);
-  }
-
-  /** Counts bytes as they are read (pipes and growing files have no reliable size). */
-  add(bytes: number, file: string): void {
-    this.used += bytes;
-    if (this.used > this.#max) this.#fail(`the context grew while reading ${file}`, file);
-  }
-
-  #fail(what: string, file: string): never {
-    throw new ContextLoadError(
-      `${what}, over the ${formatBytes(this.#max)} limit; raise it with ${this.#flag} <bytes>`,
-      { path: file },
-    );
-  }
-}
-
-/** Reads a whole file as strict UTF-8 (a leading byte order mark is dropped). */
-async function readText(file: ContextFile, limit: ByteLimit): Promise<string> {
-  const chunks: Buffer[] = [];
-  try {
-    const handle = await open(file.path, 'r');
-    try {
-      while (true) {
-        const chunk = Buffer.allocUnsafe(readChunkBytes);
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) break;
-        limit.add(bytesRead, file.path);
-        chunks.push(chunk.subarray(0, bytesRead));
-      }
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    if (ContextLoadError.isInstance(error)) throw error;
-    throw fileSystemError(file.path, error);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch (error) {
-    const invalid = (error as NodeJS.ErrnoException).code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
-    throw new ContextLoadError(
-      invalid
-        ? `${file.path} is not valid UTF-8 text; convert it to UTF-8 or leave it out of the context`
-        : `${file.path} is too large for one JavaScript string; split it into parts and load them with --context-dir`,
-      { path: file.path, cause: error },
-    );
-  }
-}
-
 /** `.json` files become their parsed value; anything else stays a string. */
-function decodeContent(file: ContextFile, text: string): unknown {
+function decodeContent(file: ContextFile, text: string, hint: string): unknown {
   if (path.extname(file.path).toLowerCase() !== '.json') return text;
   try {
     return JSON.parse(text);
@@ -234,34 +219,8 @@ function decodeContent(file: ContextFile, text: string): unknown {
       location === undefined ? '' : ` at line ${location.line}, column ${location.column}`;
     const reason = location?.reason ?? (error instanceof Error ? error.message : String(error));
     throw new ContextLoadError(
-      `${file.path} is not valid JSON${where} (${reason}); fix it, or rename it to load it as text`,
+      `${file.path} is not valid JSON${where} (${reason}); fix it, or rename it to load it as text${hint}`,
       { path: file.path, cause: error },
     );
   }
-}
-
-async function statPath(target: string): Promise<Stats> {
-  try {
-    return await stat(target);
-  } catch (error) {
-    throw fileSystemError(target, error);
-  }
-}
-
-/** Turns a Node file system error into one readable line. */
-function fileSystemError(target: string, error: unknown): ContextLoadError {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message =
-    code === 'ENOENT'
-      ? `${target} does not exist`
-      : code === 'EACCES' || code === 'EPERM'
-        ? `cannot read ${target}: permission denied`
-        : code === 'ENOTDIR'
-          ? `${target} does not exist (a parent is not a directory)`
-          : code === 'ELOOP'
-            ? `cannot read ${target}: too many levels of symbolic links`
-            : code === 'EISDIR'
-              ? `${target} is a directory; use --context-dir ${target} to load its files`
-              : `cannot read ${target}: ${error instanceof Error ? error.message : String(error)}`;
-  return new ContextLoadError(message, { path: target, cause: error });
 }

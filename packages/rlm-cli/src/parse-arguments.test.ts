@@ -21,6 +21,14 @@ function usageError(argv: string[], env: Record<string, string> = {}): string {
   throw new Error('expected a UsageError');
 }
 
+const defaultSelection = {
+  include: [],
+  exclude: [],
+  gitignore: true,
+  defaultExcludes: true,
+  strict: false,
+};
+
 describe('parseArguments', () => {
   test('defaults', () => {
     expect(run([])).toEqual({
@@ -28,6 +36,7 @@ describe('parseArguments', () => {
       contextFile: undefined,
       contextDirectory: undefined,
       concat: false,
+      contextSelection: defaultSelection,
       model: { provider: 'anthropic', modelId: defaultAnthropicModelId },
       subModel: undefined,
       maxDepth: undefined,
@@ -93,6 +102,7 @@ describe('parseArguments', () => {
       contextFile: undefined,
       contextDirectory: 'docs',
       concat: true,
+      contextSelection: defaultSelection,
       model: { provider: 'anthropic', modelId: 'claude-opus-4-1' },
       subModel: { provider: 'anthropic', modelId: 'claude-haiku-4-5' },
       maxDepth: 3,
@@ -110,6 +120,34 @@ describe('parseArguments', () => {
       toolStoreRoot: '/var/tools',
       toolSwitches: { readArtifacts: false, repair: false, generationOnly: true },
     });
+  });
+
+  test('--context-dir selection: repeatable globs, switches', () => {
+    const options = run([
+      '-d',
+      'repo',
+      '--include',
+      '*.md',
+      '--include=docs/**',
+      '--exclude',
+      'dist',
+      '--no-gitignore',
+      '--no-default-excludes',
+      '--strict',
+    ]);
+    expect(options.contextSelection).toEqual({
+      include: ['*.md', 'docs/**'],
+      exclude: ['dist'],
+      gitignore: false,
+      defaultExcludes: false,
+      strict: true,
+    });
+  });
+
+  test('a glob picomatch cannot compile is a usage error', () => {
+    expect(usageError(['-d', 'a', '--exclude', 'x'.repeat(70_000)])).toMatch(
+      /^--exclude "x{70000}" is not a valid glob; quote it so the shell leaves it alone$/,
+    );
   });
 
   test('--no-store keeps nothing; it conflicts with --store and --resume', () => {
@@ -187,6 +225,13 @@ describe('parseArguments', () => {
     ],
     [['-c', 'a', '-d', 'b'], '--context and --context-dir cannot be combined; give one of them'],
     [['-c', 'a', '--concat'], '--concat only applies to --context-dir'],
+    [['-c', 'a', '--include', '*.md'], '--include only applies to --context-dir'],
+    [['--exclude', 'dist'], '--exclude only applies to --context-dir'],
+    [['--no-gitignore'], '--no-gitignore only applies to --context-dir'],
+    [['--no-default-excludes'], '--no-default-excludes only applies to --context-dir'],
+    [['-c', 'a', '--strict'], '--strict only applies to --context-dir'],
+    [['-d', 'a', '--include', ' '], `--include needs a glob such as '*.md' or 'docs/**' (got " ")`],
+    [['-d', 'a', '--exclude='], `--exclude needs a glob such as '*.md' or 'docs/**' (got "")`],
     [['   '], 'the query is empty; pass a question, or none for the interactive mode'],
     [
       ['--model', 'claude-sonnet-4-5'],

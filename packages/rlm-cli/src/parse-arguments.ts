@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { defaultAnthropicModelId } from '@rlm/core/anthropic';
+import { createContextPathFilter } from './context-path-filter.js';
 import { UsageError } from './usage-error.js';
 
 /** A model named on the command line as `provider:model-id`. */
@@ -20,6 +21,18 @@ export interface CliOptions {
   readonly contextDirectory: string | undefined;
   /** `--concat`: join the directory's files into one string. */
   readonly concat: boolean;
+  /**
+   * How `--context-dir` picks its files: `--include` and `--exclude` globs (repeatable),
+   * `--no-gitignore`, `--no-default-excludes` (read hidden entries and `node_modules`),
+   * `--strict` (a binary file is an error instead of being skipped).
+   */
+  readonly contextSelection: {
+    readonly include: readonly string[];
+    readonly exclude: readonly string[];
+    readonly gitignore: boolean;
+    readonly defaultExcludes: boolean;
+    readonly strict: boolean;
+  };
   /** `--model`, else `RLM_MODEL`, else the Anthropic adapter's default. */
   readonly model: ModelSpec;
   /** `--sub-model`; `undefined` means the root model serves sub-calls too. */
@@ -40,7 +53,10 @@ export interface CliOptions {
     readonly artifactBytes: number | undefined;
     readonly artifactCount: number | undefined;
   };
-  /** `--json`: print `{ answer, iterations, depthReached, usage, durationMs }` per query. */
+  /**
+   * `--json`: one JSON line per query, `{ answer, iterations, depthReached, usage, durationMs }`,
+   * or `{ error, usage, ... }` for a failure.
+   */
   readonly json: boolean;
   /** `--quiet`: no progress on stderr. */
   readonly quiet: boolean;
@@ -52,7 +68,10 @@ export interface CliOptions {
   readonly storeErrors: StoreErrorPolicy;
   /** `--tools`: a module exporting host tools. */
   readonly toolsModule: string | undefined;
-  /** `--out`: write each answer to this file instead of stdout. */
+  /**
+   * `--out`: write the answers to this file instead of stdout; the first replaces it, later
+   * ones are appended.
+   */
   readonly outFile: string | undefined;
   /** `--toolstore`: the durable tool store's directory; `undefined` means the default. */
   readonly toolStoreRoot: string | undefined;
@@ -100,6 +119,11 @@ const optionDefinitions = {
   context: { type: 'string', short: 'c' },
   'context-dir': { type: 'string', short: 'd' },
   concat: { type: 'boolean' },
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  'no-gitignore': { type: 'boolean' },
+  'no-default-excludes': { type: 'boolean' },
+  strict: { type: 'boolean' },
   model: { type: 'string', short: 'm' },
   'sub-model': { type: 'string' },
   'max-depth': { type: 'string' },
@@ -123,6 +147,15 @@ const optionDefinitions = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
+
+/** The flags that only mean something with `--context-dir` (besides `--concat`). */
+const contextSelectionFlags = [
+  'include',
+  'exclude',
+  'no-gitignore',
+  'no-default-excludes',
+  'strict',
+] as const;
 
 const byteUnits: Readonly<Record<string, number>> = {
   '': 1,
@@ -168,8 +201,14 @@ export function parseArguments(
   if (values.context !== undefined && values['context-dir'] !== undefined) {
     throw new UsageError('--context and --context-dir cannot be combined; give one of them');
   }
-  if (values.concat && values['context-dir'] === undefined) {
-    throw new UsageError('--concat only applies to --context-dir');
+  if (values['context-dir'] === undefined) {
+    const directoryOnly = (['concat', ...contextSelectionFlags] as const).find(
+      (flag) => values[flag] !== undefined,
+    );
+    if (directoryOnly) throw new UsageError(`--${directoryOnly} only applies to --context-dir`);
+  }
+  for (const flag of ['include', 'exclude'] as const) {
+    for (const glob of values[flag] ?? []) checkGlob(glob, `--${flag}`);
   }
   if (values['no-store'] && values.store !== undefined) {
     throw new UsageError('--store and --no-store cannot be combined; give one of them');
@@ -192,6 +231,13 @@ export function parseArguments(
       contextFile: values.context,
       contextDirectory: values['context-dir'],
       concat: values.concat ?? false,
+      contextSelection: {
+        include: values.include ?? [],
+        exclude: values.exclude ?? [],
+        gitignore: !values['no-gitignore'],
+        defaultExcludes: !values['no-default-excludes'],
+        strict: values.strict ?? false,
+      },
       model: parseModelSpec(modelText, modelSource),
       subModel:
         values['sub-model'] === undefined
@@ -306,6 +352,23 @@ function describeParseError(error: unknown): string {
   }
   if (message.includes('argument missing')) return `${flag} needs a value`;
   return message.split('\n')[0]!;
+}
+
+/** A glob must be non-empty and compile. */
+function checkGlob(glob: string, flag: string): void {
+  if (glob.trim() === '') {
+    throw new UsageError(
+      `${flag} needs a glob such as '*.md' or 'docs/**' (got ${JSON.stringify(glob)})`,
+    );
+  }
+  try {
+    createContextPathFilter({ include: [glob], exclude: [] });
+  } catch (error) {
+    throw new UsageError(
+      `${flag} ${JSON.stringify(glob)} is not a valid glob; quote it so the shell leaves it alone`,
+      { cause: error },
+    );
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
 import {
   type ArtifactStore,
@@ -13,20 +11,24 @@ import { createAnthropicModel } from '@rlm/core/anthropic';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
 import { createToolStore, runToolsCommand } from '@rlm/toolstore';
+import { AnswerSink } from './answer-sink.js';
 import { checkContextFile } from './check-context-file.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
-import { formatAnswer, formatJsonReport } from './format-answer.js';
+import type { JsonRunReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
+import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { helpText } from './help-text.js';
+import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
 import { type LoadedContext, loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
 import { createEventRenderer } from './render-events.js';
 import { runQuery } from './run-query.js';
 import { runStoreCommand } from './run-store-command.js';
+import { RunTally } from './run-tally.js';
 import { StoreFailedError } from './store-failed-error.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
@@ -91,6 +93,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   });
   let rlm: RLM | undefined;
   let store: ArtifactStore | undefined;
+  // Until the flags parse, `--json` anywhere before `--` asks for a JSON error report.
+  let json = jsonRequested(options.argv);
   try {
     const command = parseArguments(options.argv, options.env);
     if (command.kind === 'help') {
@@ -119,6 +123,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       });
     }
     const cli = command.options;
+    json = cli.json;
     const apiKey = options.env.ANTHROPIC_API_KEY?.trim();
     if (!apiKey) {
       throw new UsageError(
@@ -136,12 +141,17 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         writable: true,
       });
     }
+    const answers = await AnswerSink.open({ ...cli, stdout, stderr });
     const context = await loadContext({
       file: cli.contextFile,
       directory: cli.contextDirectory,
       concat: cli.concat,
+      ...cli.contextSelection,
       maxBytes: cli.maxContextBytes,
     });
+    if (context && context.binaryFiles.length > 0) {
+      stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
+    }
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath ? await openStore(cli.storePath) : undefined;
     const watch = new StoreFailureWatch((failure) => {
@@ -167,7 +177,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       }),
       ...(store ? { artifacts: watch.wrap(store) } : {}),
     });
-    const session = new Session(rlm, context, cli, options, quitNow, { store, watch });
+    const session = new Session(rlm, context, cli, options, answers, quitNow, { store, watch });
     const run =
       cli.query !== undefined
         ? session.runOnce(cli.query)
@@ -180,8 +190,11 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   } catch (error) {
     if (UsageError.isInstance(error) || ContextLoadError.isInstance(error)) {
       stderr.write(`rlm: ${error.message}\n`);
+      if (json)
+        stdout.write(formatJsonFailure(jsonFailureReport(error, { message: error.message })));
       return 2;
     }
+    if (json) stdout.write(formatJsonFailure(jsonFailureReport(error)));
     return reportFailure(error, stderr);
   } finally {
     const disposed = Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
@@ -224,6 +237,7 @@ class Session {
   readonly #context: LoadedContext | undefined;
   readonly #cli: CliOptions;
   readonly #io: RunCliOptions;
+  readonly #answers: AnswerSink;
   readonly #forceQuit: (exitCode: number) => void;
   readonly #render: (event: RlmEvent) => void;
   readonly #storage: SessionStorage;
@@ -237,6 +251,7 @@ class Session {
     context: LoadedContext | undefined,
     cli: CliOptions,
     io: RunCliOptions,
+    answers: AnswerSink,
     forceQuit: (exitCode: number) => void,
     storage: SessionStorage,
   ) {
@@ -245,6 +260,7 @@ class Session {
     this.#context = context;
     this.#cli = cli;
     this.#io = io;
+    this.#answers = answers;
     this.#forceQuit = forceQuit;
     const { stderr, env } = io;
     const color = Boolean(stderr.isTTY) && !env.NO_COLOR;
@@ -338,44 +354,55 @@ class Session {
 
   /** Runs one query and prints its answer or its failure; resolves to an exit code. */
   async #answer(query: string): Promise<number> {
-    const { stdout, stderr } = this.#io;
+    const { stderr } = this.#io;
     const controller = new AbortController();
     this.#current = controller;
+    const tally = new RunTally();
     let lease: RunLease | undefined;
+    let report: JsonRunReport;
     this.#storage.watch.take();
     try {
       lease = await this.#takeLease(query, controller);
-      const report = await runQuery(this.#rlm, query, this.#context?.value, {
+      report = await runQuery(this.#rlm, query, this.#context?.value, {
         signal: controller.signal,
-        onEvent: this.#render,
+        onEvent: (event) => {
+          tally.observe(event);
+          this.#render(event);
+        },
         resume: this.#cli.resume,
       });
-      if (this.#cli.outFile !== undefined) {
-        const text = formatAnswer(report.answer);
-        await mkdir(path.dirname(path.resolve(this.#cli.outFile)), { recursive: true });
-        await writeFile(this.#cli.outFile, text);
-        stderr.write(
-          `rlm: answer written to ${this.#cli.outFile} (${formatBytes(Buffer.byteLength(text))})\n`,
-        );
-      }
-      if (this.#cli.json) stdout.write(formatJsonReport(report));
-      else if (this.#cli.outFile === undefined) stdout.write(formatAnswer(report.answer));
-      return this.#storeOutcome();
     } catch (error) {
-      if (this.#terminated) return terminatedExitCode;
-      if (isRunLeaseHeld(error)) {
-        stderr.write(`rlm: ${describeHeldRun(error)}\n`);
-        return 2;
-      }
-      if (StoreFailedError.isInstance(error)) {
-        stderr.write(`rlm: ${error.message}\n`);
-        return storeFailedExitCode;
-      }
-      return reportFailure(error, stderr);
+      const exitCode = this.#failureExitCode(error);
+      const written = this.#answers.failure(jsonFailureReport(error, { spent: tally.snapshot() }));
+      return await written.then(
+        () => exitCode,
+        (writeError: unknown) => Math.max(exitCode, reportFailure(writeError, stderr)),
+      );
     } finally {
       this.#current = undefined;
       await lease?.release().catch(() => {});
     }
+    try {
+      await this.#answers.answer(report);
+      return this.#storeOutcome();
+    } catch (error) {
+      return reportFailure(error, stderr);
+    }
+  }
+
+  /** Reports a failed query on stderr and picks its exit code. */
+  #failureExitCode(error: unknown): number {
+    const { stderr } = this.#io;
+    if (this.#terminated) return terminatedExitCode;
+    if (isRunLeaseHeld(error)) {
+      stderr.write(`rlm: ${describeHeldRun(error)}\n`);
+      return 2;
+    }
+    if (StoreFailedError.isInstance(error)) {
+      stderr.write(`rlm: ${error.message}\n`);
+      return storeFailedExitCode;
+    }
+    return reportFailure(error, stderr);
   }
 
   /**
@@ -502,6 +529,12 @@ function reportFailure(error: unknown, stderr: CliOutput): number {
     stderr.write(`rlm: partial answer (not final):\n${failure.partialAnswer.trimEnd()}\n`);
   }
   return failure.exitCode;
+}
+
+/** Whether `--json` appears among the flags (before a `--` that ends them). */
+function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 function describeContext(context: LoadedContext | undefined, cli: CliOptions): string {

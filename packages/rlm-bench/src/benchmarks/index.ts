@@ -4,6 +4,7 @@ import { bridgeBenchmark } from './bridge-benchmark.js';
 import { checkpointBenchmark } from './checkpoint-benchmark.js';
 import { coldStartBenchmark } from './cold-start-benchmark.js';
 import { computeBenchmark } from './compute-benchmark.js';
+import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
 import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
@@ -18,6 +19,7 @@ export const benchmarks: readonly Benchmark[] = [
   executeBenchmark,
   computeBenchmark,
   contextHandOverBenchmark,
+  contextDirectoryBenchmark,
   bridgeBenchmark,
   quickjsBenchmark,
 ];

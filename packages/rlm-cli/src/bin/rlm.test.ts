@@ -376,6 +376,140 @@ describe('rlm (built bin)', () => {
     expect(system).toContain('shout(input');
   });
 
+  test('--out in pipe mode keeps every answer, replacing what the file held before', async () => {
+    const out = path.join(root, 'answers', 'piped.txt');
+    await writeContext('answers/piped.txt', 'from an earlier run\n');
+    const result = await runRlm(
+      ['--out', out, '--no-store'],
+      [fakeText('FINAL(first answer)'), fakeText('FINAL(second\nanswer on two lines)')],
+      { input: 'one?\ntwo?\n' },
+    );
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(await readFile(out, 'utf8')).toBe('first answer\nsecond\nanswer on two lines\n');
+    expect(result.stderr).toContain(`rlm: answer written to ${out} (13 B)`);
+  });
+
+  test('--json --out writes one JSON line per query to the file, nothing to stdout', async () => {
+    const out = path.join(root, 'answers', 'report.jsonl');
+    const result = await runRlm(
+      ['--json', '-o', out, '--no-store', '--quiet'],
+      [fakeText('FINAL(alpha)'), fakeText('FINAL(beta)')],
+      { input: 'first?\nsecond?\n' },
+    );
+    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const lines = (await readFile(out, 'utf8')).trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line).answer)).toEqual(['alpha', 'beta']);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ iterations: 1, usage: { modelCalls: 1 } });
+  });
+
+  test('--json on a failed query: one object with error and usage, exit 1', async () => {
+    const result = await runRlm(
+      ['Count', '--json', '--no-store', '--quiet'],
+      [
+        fakeText('```repl\nprint(1 + 1)\n```'),
+        fakeError(400, { message: 'max_tokens: too large for this model' }),
+      ],
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^rlm: the model call failed: [^\n]+\n$/);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const report = JSON.parse(result.stdout);
+    expect(report).toEqual({
+      error: {
+        name: 'ModelCallError',
+        message: expect.stringContaining('max_tokens: too large for this model'),
+        reason: 'invalid-request',
+      },
+      iterations: 2,
+      depthReached: 0,
+      usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), modelCalls: 1 },
+      durationMs: expect.any(Number),
+    });
+    expect(report.usage.inputTokens).toBeGreaterThan(0);
+  });
+
+  test('--json in pipe mode: a line per query, the failure last, then exit 1', async () => {
+    const result = await runRlm(
+      ['--json', '--no-store', '--quiet', '--max-iterations', '1'],
+      [fakeText('FINAL(fine)'), fakeText('Thinking.'), fakeText('Probably 4.')],
+      { input: 'first?\nsecond?\nthird?\n' },
+    );
+    expect(result.code).toBe(1);
+    const [first, second, ...rest] = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rest).toEqual([]);
+    expect(first).toMatchObject({ answer: 'fine' });
+    expect(second).toMatchObject({
+      error: { name: 'NoFinalAnswerError' },
+      partialAnswer: expect.stringContaining('Probably 4'),
+      usage: { modelCalls: 2 },
+    });
+  });
+
+  test.each([
+    ['a context error', async () => ['-c', path.join(root, 'missing.txt')], 'ContextLoadError'],
+    ['an unknown flag', async () => ['--frobnicate'], 'UsageError'],
+  ])('--json with %s: the error as JSON on stdout, exit 2', async (_name, makeArgs, name) => {
+    const result = await runRlm(['Question?', '--json', ...(await makeArgs())], []);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^rlm: [^\n]+\n$/);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { name, message: result.stderr.slice('rlm: '.length).trimEnd() },
+      iterations: 0,
+      depthReached: 0,
+      usage: { inputTokens: 0, outputTokens: 0, modelCalls: 0 },
+      durationMs: 0,
+    });
+  });
+
+  test('--out naming a directory: exit 2 before any model call', async () => {
+    const result = await runRlm(['q', '--out', root, '--no-store'], [fakeText('FINAL(never)')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `rlm: --out ${root} is a directory; give a file path such as ${path.join(root, 'answers.txt')}\n`,
+    );
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  test('--context-dir on a repository: .gitignore, node_modules, binary files, --include', async () => {
+    const repository = path.join(root, 'repository');
+    await writeContext('repository/.gitignore', 'dist/\n');
+    await writeContext('repository/src/main.ts', 'export const main = 1;\n');
+    await writeContext('repository/docs/guide.md', '# Guide\n');
+    await writeContext('repository/dist/main.js', 'built');
+    await writeContext('repository/node_modules/dep/index.js', 'dependency');
+    await writeContext('repository/assets/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]));
+    const script = () => [
+      fakeText('```repl\nprint(JSON.stringify(context))\n```'),
+      fakeText('FINAL(ok)'),
+    ];
+    const loaded = await runRlm(['What is here?', '-d', repository, '--no-store'], script());
+    expect(loaded.code).toBe(0);
+    expect(loaded.stderr).toContain(
+      `rlm: skipped 1 binary file (not UTF-8 text): ${path.join(repository, 'assets/logo.png')}; --strict makes this an error\n`,
+    );
+    expect(loaded.stderr).toContain(`context ${repository} (2 files, 31 B, as an array)`);
+    expect(userTexts()[1]).toContain(
+      JSON.stringify(JSON.stringify(['# Guide\n', 'export const main = 1;\n'])).slice(1, -1),
+    );
+
+    const included = await runRlm(
+      ['q', '-d', repository, '--include', '*.md', '--no-store'],
+      script(),
+    );
+    expect(included.stderr).toContain('(1 files, 8 B, as an array)');
+    expect(included.stderr).not.toContain('binary');
+
+    const strict = await runRlm(['q', '-d', repository, '--strict', '--no-store'], script());
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toBe(
+      `rlm: ${path.join(repository, 'assets/logo.png')} is a binary file (not UTF-8 text); leave it out with --exclude <glob>, or drop --strict to skip binary files\n`,
+    );
+    expect(server!.requests).toHaveLength(0);
+  });
+
   test('a bad --tools module or --store path: one line, exit 2, no model call', async () => {
     const notTools = await writeContext('tools/empty.mjs', 'export const nothing = 1;');
     const badTools = await runRlm(['q', '--tools', notTools], []);

@@ -1,0 +1,39 @@
+import type { RlmEvent } from '@rlm/core';
+import { expect, test } from 'vitest';
+import { RunTally } from './run-tally.js';
+
+const base = { callId: 'root', depth: 0 };
+
+test('sums usage across depths, counts root iterations, keeps the deepest depth', () => {
+  const tally = new RunTally();
+  const events: RlmEvent[] = [
+    { ...base, type: 'step-start', iteration: 1 },
+    { ...base, type: 'usage', usage: { inputTokens: 100, outputTokens: 10 }, modelCalls: 1 },
+    { callId: 'child', depth: 1, type: 'step-start', iteration: 1 },
+    { callId: 'child', depth: 1, type: 'step-start', iteration: 2 },
+    {
+      callId: 'child',
+      depth: 1,
+      type: 'usage',
+      usage: { inputTokens: 50, outputTokens: 5, cacheReadTokens: 40 },
+      modelCalls: 2,
+    },
+    { ...base, type: 'step-start', iteration: 2 },
+  ];
+  for (const event of events) tally.observe(event);
+  expect(tally.snapshot()).toEqual({
+    iterations: 2,
+    depthReached: 1,
+    usage: { inputTokens: 150, outputTokens: 15, cacheReadTokens: 40, modelCalls: 2 },
+    durationMs: expect.any(Number),
+  });
+});
+
+test('nothing observed: zeros, no cache fields', () => {
+  expect(new RunTally().snapshot()).toEqual({
+    iterations: 0,
+    depthReached: 0,
+    usage: { inputTokens: 0, outputTokens: 0, modelCalls: 0 },
+    durationMs: expect.any(Number),
+  });
+});
