@@ -3,6 +3,7 @@ export { createRLM, type HistoryEntry } from './create-rlm.js';
 export type * from './durable-tool-store.js';
 export * from './errors/index.js';
 export { hashContext, updateWithText } from './hash-context.js';
+export * from './normalize-conversation.js';
 export { defaultQuotas, type QuotaSettings } from './quotas/artifact-quota.js';
 export { runKey } from './run-key.js';
 export { textSlices } from './text-slices.js';
