@@ -15,6 +15,7 @@ import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { ModelCallError } from './errors/model-call-error.js';
 import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
 import type { FinalSource, RlmEvent } from './events.js';
+import { argumentsExcerpt, eventExcerpt } from './event-excerpt.js';
 import { findFinalAnswer } from './find-final-answer.js';
 import type {
   GenerateRequest,
@@ -334,7 +335,12 @@ export class Scheduler {
 
   #emit(call: CallState, event: DistributiveOmit<RlmEvent, 'callId' | 'depth'>): void {
     try {
-      this.#resources.emit({ ...event, callId: call.id, depth: call.depth } as RlmEvent);
+      this.#resources.emit({
+        ...event,
+        callId: call.id,
+        depth: call.depth,
+        at: Date.now(),
+      } as RlmEvent);
     } catch {
       // Telemetry is best-effort: a failing consumer never breaks the loop.
     }
@@ -525,7 +531,12 @@ export class Scheduler {
       };
       this.#bridgeRequests.set(request.id, request);
       call.bridgeRequests.add(request.id);
-      this.#emit(call, { type: 'bridge-call', requestId: request.id, name });
+      this.#emit(call, {
+        type: 'bridge-call',
+        requestId: request.id,
+        name,
+        argumentsExcerpt: argumentsExcerpt(args),
+      });
       this.#enqueue({ type: 'HandleBridgeCall', requestId: request.id });
     });
   }
@@ -585,6 +596,7 @@ export class Scheduler {
         ok,
         durationMs: Date.now() - request.startedAt,
         ...(message === undefined ? {} : { error: message }),
+        ...(ok ? { resultExcerpt: eventExcerpt(outcome.value) } : {}),
       });
     }
     if (ok) request.resolve(outcome.value);
@@ -745,7 +757,12 @@ export class Scheduler {
       );
     }, signal);
     budget.record(result.usage);
-    this.#emit(call, { type: 'usage', usage: result.usage, modelCalls: budget.usage.modelCalls });
+    this.#emit(call, {
+      type: 'usage',
+      usage: result.usage,
+      modelCalls: budget.usage.modelCalls,
+      ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
+    });
     return result;
   }
 
