@@ -50,9 +50,15 @@ Output:
       --json                   one JSON object per query on stdout:
                                { answer, iterations, depthReached, usage, durationMs }
   -o, --out <file>             write the answer to <file> instead of stdout
+      --trace <file.html>      write the run's trace as one HTML file when the query ends
+                               (failed runs too); every run's trace is also kept in the store
   -q, --quiet                  no progress on stderr
   -h, --help                   this text
   -v, --version                the version
+
+Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
+             rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
+                                          a run's trace as HTML (or JSON lines); see rlm trace --help
 
 Maintenance: rlm tools list | stale | prune [--dry-run] | quarantine <role.method> |
              bless <role.method> [--reset-metrics] | show <role.method>

@@ -44,6 +44,8 @@ export interface CliOptions {
   readonly toolsModule: string | undefined;
   /** `--out`: write each answer to this file instead of stdout. */
   readonly outFile: string | undefined;
+  /** `--trace`: write the run's HTML trace to this file when each query ends, failed or not. */
+  readonly traceFile: string | undefined;
   /** `--toolstore`: the durable tool store's directory; `undefined` means the default. */
   readonly toolStoreRoot: string | undefined;
   /**
@@ -63,6 +65,10 @@ export type CliCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'run'; readonly options: CliOptions }
+  /** `rlm runs ...`: the words after `runs`, parsed by the command. */
+  | { readonly kind: 'runs'; readonly argv: readonly string[] }
+  /** `rlm trace ...`: the words after `trace`, parsed by the command. */
+  | { readonly kind: 'trace'; readonly argv: readonly string[] }
   | {
       readonly kind: 'tools';
       readonly argv: readonly string[];
@@ -92,6 +98,7 @@ const optionDefinitions = {
   resume: { type: 'boolean' },
   tools: { type: 'string' },
   out: { type: 'string', short: 'o' },
+  trace: { type: 'string' },
   toolstore: { type: 'string' },
   'no-tool-reads': { type: 'boolean' },
   'no-tool-repair': { type: 'boolean' },
@@ -128,6 +135,9 @@ export function parseArguments(
       toolStoreRoot: before.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
     };
   }
+  const first = argv[0];
+  if (first === 'runs') return { kind: 'runs', argv: argv.slice(1) };
+  if (first === 'trace') return { kind: 'trace', argv: argv.slice(1) };
   const { values, positionals } = parseStrict(argv);
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
@@ -177,6 +187,7 @@ export function parseArguments(
       resume: values.resume ?? false,
       toolsModule: values.tools,
       outFile: values.out,
+      traceFile: values.trace,
       toolStoreRoot: values.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
       toolSwitches: {
         readArtifacts: !values['no-tool-reads'],

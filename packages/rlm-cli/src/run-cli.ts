@@ -14,8 +14,11 @@ import { helpText } from './help-text.js';
 import { type LoadedContext, loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
+import { createRunTracer } from './record-run-trace.js';
 import { createEventRenderer } from './render-events.js';
 import { runQuery } from './run-query.js';
+import { runRunsCommand } from './run-runs-command.js';
+import { runTraceCommand } from './run-trace-command.js';
 import { UsageError } from './usage-error.js';
 
 /** A readable stream `runCli` takes queries from; `process.stdin` fits. */
@@ -74,6 +77,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       stdout.write(`${cliVersion}\n`);
       return 0;
     }
+    if (command.kind === 'runs') return await runRunsCommand(command.argv, { stdout });
+    if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'tools') {
       return await runToolsCommand(command.argv, {
         stdout,
@@ -114,7 +119,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       }),
       ...(store ? { artifacts: store } : {}),
     });
-    const session = new Session(rlm, context, cli, options, quitNow);
+    const session = new Session(rlm, context, cli, options, quitNow, store);
     const run =
       cli.query !== undefined
         ? session.runOnce(cli.query)
@@ -158,6 +163,8 @@ class Session {
   readonly #render: (event: RlmEvent) => void;
   /** The running query's abort controller. */
   #current: AbortController | undefined;
+  /** Where each query's trace is kept; `undefined` with `--no-store`. */
+  readonly #store: ArtifactStore | undefined;
 
   constructor(
     rlm: RLM,
@@ -165,7 +172,9 @@ class Session {
     cli: CliOptions,
     io: RunCliOptions,
     forceQuit: (exitCode: number) => void,
+    store?: ArtifactStore,
   ) {
+    this.#store = store;
     this.#rlm = rlm;
     this.#context = context;
     this.#cli = cli;
@@ -266,12 +275,27 @@ class Session {
     const { stdout, stderr } = this.#io;
     const controller = new AbortController();
     this.#current = controller;
+    const tracer = createRunTracer({
+      store: this.#store,
+      traceFile: this.#cli.traceFile,
+      report: (line) => stderr.write(`${line}\n`),
+      announce: !this.#cli.quiet,
+      metadata: { cli: cliVersion, model: this.#cli.model, subModel: this.#cli.subModel },
+    });
+    let failure: unknown;
     try {
       const report = await runQuery(this.#rlm, query, this.#context?.value, {
         signal: controller.signal,
-        onEvent: this.#render,
+        onEvent: (event) => {
+          tracer.record(event);
+          this.#render(event);
+        },
         resume: this.#cli.resume,
+      }).catch((error: unknown) => {
+        failure = error;
+        throw error;
       });
+      await tracer.finish();
       if (this.#cli.outFile !== undefined) {
         const text = formatAnswer(report.answer);
         await mkdir(path.dirname(path.resolve(this.#cli.outFile)), { recursive: true });
@@ -284,6 +308,7 @@ class Session {
       else if (this.#cli.outFile === undefined) stdout.write(formatAnswer(report.answer));
       return 0;
     } catch (error) {
+      if (failure !== undefined) await tracer.finish(failure);
       return reportFailure(error, stderr);
     } finally {
       this.#current = undefined;
