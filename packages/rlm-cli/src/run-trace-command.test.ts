@@ -73,7 +73,8 @@ describe('traces through the CLI', () => {
     expect(first.stderr).toContain(`rlm: trace written to ${html}`);
     const trace = embeddedTrace(await readFile(html, 'utf8'));
     expect(trace).toMatchObject({ query: 'Pick a colour', status: 'answered', steps: 2 });
-    const rootCall = trace.calls[trace.rootCallId];
+    const rootCall = trace.calls[0];
+    expect(rootCall.callId).toBe(trace.rootCallId);
     expect(rootCall.steps[0].hostCalls[0]).toMatchObject({
       name: 'llm_query',
       argumentsExcerpt: 'name a colour',

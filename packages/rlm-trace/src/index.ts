@@ -5,7 +5,13 @@ export {
   type TraceRecorderSettings,
 } from './create-trace-recorder.js';
 export * from './errors/index.js';
-export { answerExcerptChars, createTrace, finishTrace, reduceTrace } from './reduce-trace.js';
+export {
+  answerExcerptChars,
+  createTrace,
+  findCall,
+  finishTrace,
+  reduceTrace,
+} from './reduce-trace.js';
 export { renderTraceHtml } from './render-trace-html.js';
 export { type RunSummary, summarizeRun } from './run-summary.js';
 export type * from './trace-document.js';

@@ -1,6 +1,6 @@
 import type { RlmEvent } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
-import { createTrace, finishTrace, reduceTrace } from './reduce-trace.js';
+import { createTrace, findCall, finishTrace, reduceTrace } from './reduce-trace.js';
 import { sampleRunEvents } from './testing/sample-run-events.js';
 import type { TraceDocument } from './trace-document.js';
 
@@ -16,7 +16,7 @@ describe('reduceTrace', () => {
     const trace = replay(sampleRunEvents());
     expect(trace.rootCallId).toBe('call-1');
     expect(trace.query).toBe('Summarise the notes');
-    const root = trace.calls['call-1']!;
+    const root = findCall(trace, 'call-1')!;
     expect(root.childCallIds).toEqual(['call-2']);
     const [llmQuery, subRlm] = root.steps[0]!.hostCalls;
     expect(llmQuery).toMatchObject({
@@ -27,7 +27,7 @@ describe('reduceTrace', () => {
       durationMs: 20,
     });
     expect(subRlm).toMatchObject({ name: 'sub_rlm', childCallId: 'call-2', ok: true });
-    expect(trace.calls['call-2']).toMatchObject({
+    expect(findCall(trace, 'call-2')).toMatchObject({
       parentCallId: 'call-1',
       parentRequestId: 'bridge-2',
       depth: 1,
@@ -40,7 +40,7 @@ describe('reduceTrace', () => {
 
   test('records text, code, output, timings, checkpoints, warnings and the answer per step', () => {
     const trace = replay(sampleRunEvents(0), 0);
-    const [first, second] = trace.calls['call-1']!.steps;
+    const [first, second] = findCall(trace, 'call-1')!.steps;
     expect(first).toMatchObject({
       iteration: 1,
       startedAt: 20,
@@ -62,7 +62,7 @@ describe('reduceTrace', () => {
 
   test('splits usage between steps, host calls and calls, and sums it for the run', () => {
     const trace = replay(sampleRunEvents());
-    const root = trace.calls['call-1']!;
+    const root = findCall(trace, 'call-1')!;
     expect(root.steps[0]!.usage).toMatchObject({
       inputTokens: 100,
       outputTokens: 20,
@@ -70,7 +70,7 @@ describe('reduceTrace', () => {
     });
     expect(root.steps[0]!.hostCalls[0]!.usage).toMatchObject({ inputTokens: 30, modelCalls: 1 });
     expect(root.usage).toMatchObject({ inputTokens: 230, outputTokens: 45, modelCalls: 3 });
-    expect(trace.calls['call-2']!.usage).toMatchObject({ inputTokens: 100, modelCalls: 1 });
+    expect(findCall(trace, 'call-2')!.usage).toMatchObject({ inputTokens: 100, modelCalls: 1 });
     expect(trace.usage).toMatchObject({ inputTokens: 330, outputTokens: 65, modelCalls: 4 });
     expect(trace.usage.costUsd).toBeUndefined();
   });
@@ -83,8 +83,8 @@ describe('reduceTrace', () => {
     );
     const trace = replay(events);
     expect(trace.usage.costUsd).toBeCloseTo(0.0125);
-    expect(trace.calls['call-2']!.usage.costUsd).toBeCloseTo(0.0125);
-    expect(trace.calls['call-1']!.usage.costUsd).toBeUndefined();
+    expect(findCall(trace, 'call-2')!.usage.costUsd).toBeCloseTo(0.0125);
+    expect(findCall(trace, 'call-1')!.usage.costUsd).toBeUndefined();
   });
 
   test('leaves the previous document unchanged (pure)', () => {
@@ -111,7 +111,7 @@ describe('reduceTrace', () => {
         errorName: 'BudgetExhaustedError',
       },
     ]);
-    expect(Object.keys(trace.calls)).toEqual(['call-1']);
+    expect(trace.calls.map((call) => call.callId)).toEqual(['call-1']);
     expect(trace).toMatchObject({
       status: 'failed',
       endedAt: 2_000_000,
@@ -133,8 +133,8 @@ describe('reduceTrace', () => {
         timedOut: true,
       },
     ]);
-    expect(trace.calls.c!.resumed).toEqual({ iteration: 4, restored: ['a'], lost: ['fn'] });
-    expect(trace.calls.c!.warnings[0]).toMatchObject({ code: 'variable-sync-failed' });
+    expect(findCall(trace, 'c')!.resumed).toEqual({ iteration: 4, restored: ['a'], lost: ['fn'] });
+    expect(findCall(trace, 'c')!.warnings[0]).toMatchObject({ code: 'variable-sync-failed' });
   });
 });
 
@@ -149,5 +149,22 @@ describe('finishTrace', () => {
   test('keeps an answered run as it is', () => {
     const answered = replay(sampleRunEvents());
     expect(finishTrace(answered, {}, 1)).toBe(answered);
+  });
+});
+
+describe('a long run', () => {
+  test('2,000 root steps with a child every tenth step reduce to one tree', async () => {
+    const { syntheticRunEvents } = await import('./testing/synthetic-run-events.js');
+    const trace = replay(syntheticRunEvents(2000));
+    expect(trace.steps).toBe(2000 + 200 * 2);
+    expect(trace.calls).toHaveLength(201);
+    const root = findCall(trace, 'root')!;
+    expect(root.steps).toHaveLength(2000);
+    expect(root.childCallIds).toHaveLength(200);
+    expect(root.steps[9]!.hostCalls[1]).toMatchObject({
+      name: 'sub_rlm',
+      childCallId: 'root.child-1',
+    });
+    expect(trace.status).toBe('answered');
   });
 });

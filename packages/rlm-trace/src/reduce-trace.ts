@@ -28,7 +28,7 @@ export function createTrace(options: {
     query: '',
     startedAt: options.startedAt,
     status: 'running',
-    calls: {},
+    calls: [],
     usage: emptyUsage,
     steps: 0,
     depthReached: 0,
@@ -49,7 +49,7 @@ export function reduceTrace(
 ): TraceDocument {
   const at = event.at ?? receivedAt;
   if (event.type === 'call-start') return startCall(trace, event, at);
-  const call = trace.calls[event.callId];
+  const call = findCall(trace, event.callId);
   if (call === undefined) return trace;
   switch (event.type) {
     case 'step-start': {
@@ -122,7 +122,7 @@ export function reduceTrace(
         ...withCall(trace, { ...call, usage: addModelCall(call.usage, event.usage) }),
         usage: addModelCall(trace.usage, event.usage),
       };
-      const updated = withUsage.calls[call.callId]!;
+      const updated = findCall(withUsage, call.callId)!;
       if (event.requestId !== undefined) {
         return withHostCall(withUsage, updated, event.requestId, (hostCall) => ({
           ...hostCall,
@@ -223,14 +223,14 @@ function startCall(
     usage: emptyUsage,
     ...(event.parentCallId === undefined ? {} : { parentCallId: event.parentCallId }),
   };
-  const parent = event.parentCallId === undefined ? undefined : trace.calls[event.parentCallId];
+  const parent = event.parentCallId === undefined ? undefined : findCall(trace, event.parentCallId);
   if (parent === undefined) {
     if (trace.rootCallId !== undefined) return withCall(trace, call);
     return {
       ...trace,
       query: event.query,
       rootCallId: event.callId,
-      calls: { ...trace.calls, [call.callId]: call },
+      calls: [call, ...trace.calls],
     };
   }
   // The parent's host calls start children in order: the child belongs to the oldest
@@ -254,14 +254,32 @@ function startCall(
   });
   const deeper = { ...withParent, depthReached: Math.max(trace.depthReached, event.depth) };
   if (!linked) return deeper;
-  return withHostCall(deeper, withParent.calls[parent.callId]!, linked.requestId, (hostCall) => ({
-    ...hostCall,
-    childCallId: call.callId,
-  }));
+  return withHostCall(
+    deeper,
+    findCall(withParent, parent.callId)!,
+    linked.requestId,
+    (hostCall) => ({
+      ...hostCall,
+      childCallId: call.callId,
+    }),
+  );
 }
 
+/**
+ * The call `callId` of `trace`, or `undefined`. Searches the newest calls first, so looking up
+ * a recent call is fast.
+ */
+export function findCall(trace: TraceDocument, callId: string): TraceCall | undefined {
+  return trace.calls.findLast((call) => call.callId === callId);
+}
+
+/** Replaces the call with the same id, or appends it as the newest. */
 function withCall(trace: TraceDocument, call: TraceCall): TraceDocument {
-  return { ...trace, calls: { ...trace.calls, [call.callId]: call } };
+  const at = trace.calls.findLastIndex((existing) => existing.callId === call.callId);
+  const calls = trace.calls.slice();
+  if (at < 0) calls.push(call);
+  else calls[at] = call;
+  return { ...trace, calls };
 }
 
 /** Replaces the newest step with `iteration` (the last one, except after odd resumes). */

@@ -40,7 +40,7 @@ describe('renderTraceHtml', () => {
     const data = /<script type="application\/json" id="rlm-trace-data">([\s\S]*?)<\/script>/.exec(
       html,
     )![1]!;
-    expect(JSON.parse(data).calls['call-1'].steps[0].blocks[0].output).toBe(hostile);
+    expect(JSON.parse(data).calls[0].steps[0].blocks[0].output).toBe(hostile);
   });
 
   test('escapeHtml and scriptSafeJson escape every special character', () => {

@@ -28,7 +28,7 @@ export function summarizeRun(trace: TraceDocument): RunSummary {
     startedAt: trace.startedAt,
     ...(trace.endedAt === undefined ? {} : { durationMs: trace.endedAt - trace.startedAt }),
     steps: trace.steps,
-    calls: Object.keys(trace.calls).length,
+    calls: trace.calls.length,
     depthReached: trace.depthReached,
     usage: trace.usage,
     ...(trace.error ? { error: trace.error.message } : {}),

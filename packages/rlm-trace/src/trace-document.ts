@@ -142,8 +142,8 @@ export interface TraceDocument {
   readonly status: TraceStatus;
   /** `undefined` until the root call starts. */
   readonly rootCallId?: string;
-  /** Every call by id; the root first, then in start order. */
-  readonly calls: Readonly<Record<string, TraceCall>>;
+  /** Every call, the root first, then in start order (`findCall` looks one up by id). */
+  readonly calls: readonly TraceCall[];
   /** Summed over every call of the run. */
   readonly usage: TraceUsage;
   /** Steps over every call. */

@@ -1,3 +1,4 @@
+import { findCall } from './reduce-trace.js';
 import type { TraceCall, TraceDocument } from './trace-document.js';
 
 /**
@@ -40,17 +41,17 @@ export function traceToJsonLines(trace: TraceDocument): string {
         );
       }
       for (const hostCall of hostCalls) {
-        const child = hostCall.childCallId ? trace.calls[hostCall.childCallId] : undefined;
+        const child = hostCall.childCallId ? findCall(trace, hostCall.childCallId) : undefined;
         if (child) visit(child);
       }
     }
     for (const childId of call.childCallIds) {
-      const child = trace.calls[childId];
+      const child = findCall(trace, childId);
       if (child) visit(child);
     }
   };
-  const root = trace.rootCallId ? trace.calls[trace.rootCallId] : undefined;
+  const root = trace.rootCallId ? findCall(trace, trace.rootCallId) : undefined;
   if (root) visit(root);
-  for (const call of Object.values(trace.calls)) visit(call);
+  for (const call of trace.calls) visit(call);
   return lines.map((line) => `${line}\n`).join('');
 }

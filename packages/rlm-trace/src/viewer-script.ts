@@ -72,7 +72,7 @@ export function runTraceViewer(): void {
     endedAt?: number;
     status: string;
     rootCallId?: string;
-    calls: Record<string, Call>;
+    calls: Call[];
     usage: Usage;
     steps: number;
     depthReached: number;
@@ -82,7 +82,8 @@ export function runTraceViewer(): void {
 
   const dataElement = document.getElementById('rlm-trace-data');
   const trace = JSON.parse(dataElement?.textContent ?? '{}') as Trace;
-  const calls = trace.calls ?? {};
+  const calls: Record<string, Call> = {};
+  for (const call of trace.calls ?? []) calls[call.callId] = call;
   const modelHostCalls = new Set(['llm_query', 'llm_query_batched', 'sub_rlm']);
 
   // ---------- small helpers ----------
@@ -402,7 +403,7 @@ export function runTraceViewer(): void {
   const totals = element(
     'div',
     'totals',
-    `run ${trace.runId} · ${new Date(trace.startedAt).toISOString()} · ${seconds((trace.endedAt ?? trace.startedAt) - trace.startedAt)} · ${trace.steps} steps · ${Object.keys(calls).length} calls · depth ${trace.depthReached} · ${tokens(trace.usage)} · ${trace.usage?.modelCalls ?? 0} model calls · ${cost(trace.usage)}`,
+    `run ${trace.runId} · ${new Date(trace.startedAt).toISOString()} · ${seconds((trace.endedAt ?? trace.startedAt) - trace.startedAt)} · ${trace.steps} steps · ${(trace.calls ?? []).length} calls · depth ${trace.depthReached} · ${tokens(trace.usage)} · ${trace.usage?.modelCalls ?? 0} model calls · ${cost(trace.usage)}`,
   );
   const searchRow = element('div', 'search-row');
   const search = document.createElement('input');
@@ -437,7 +438,7 @@ export function runTraceViewer(): void {
   const runStart = trace.startedAt;
   const runEnd = Math.max(
     trace.endedAt ?? runStart,
-    ...Object.values(calls).map((call) => call.endedAt ?? call.startedAt),
+    ...(trace.calls ?? []).map((call) => call.endedAt ?? call.startedAt),
   );
   const span = Math.max(1, runEnd - runStart);
   const percent = (time: number) => `${(((time - runStart) / span) * 100).toFixed(3)}%`;
@@ -450,7 +451,7 @@ export function runTraceViewer(): void {
     for (const childId of call.childCallIds) visit(calls[childId]);
   };
   visit(trace.rootCallId ? calls[trace.rootCallId] : undefined);
-  for (const call of Object.values(calls)) visit(call);
+  for (const call of trace.calls ?? []) visit(call);
   const rows = element('div', 'rows');
   for (const call of orderedCalls.slice(0, 300)) {
     const row = element('div', 'row');
