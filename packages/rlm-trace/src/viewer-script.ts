@@ -80,8 +80,10 @@ export function runTraceViewer(): void {
     error?: { name: string; message: string };
   };
 
+  const viewerStartedAt = performance.now();
   const dataElement = document.getElementById('rlm-trace-data');
   const trace = JSON.parse(dataElement?.textContent ?? '{}') as Trace;
+  const parsedAt = performance.now();
   const calls: Record<string, Call> = {};
   for (const call of trace.calls ?? []) calls[call.callId] = call;
   const modelHostCalls = new Set(['llm_query', 'llm_query_batched', 'sub_rlm']);
@@ -204,6 +206,9 @@ export function runTraceViewer(): void {
   const stepElements = new Map<string, HTMLDetailsElement>();
   const hostElements = new Map<string, HTMLDetailsElement>();
   const stepKey = (callId: string, position: number) => `${callId}#${position}`;
+  /** Steps are rendered a page at a time; each call's function renders its next page. */
+  const stepPageSize = 100;
+  const moreSteps = new Map<string, () => boolean>();
   const hostKey = (callId: string, requestId: string) => `${callId}#${requestId}`;
 
   const textBlock = (label: string, className: string, text: string, field: string) => {
@@ -241,9 +246,29 @@ export function runTraceViewer(): void {
             ),
           );
         }
-        call.steps.forEach((step, position) => {
-          body.append(renderStep(call, step, position));
-        });
+        const stepList = element('div', 'steps');
+        body.append(stepList);
+        let shown = 0;
+        const more = element('button', 'more');
+        const showMore = (): boolean => {
+          if (shown >= call.steps.length) return false;
+          const end = Math.min(call.steps.length, shown + stepPageSize);
+          const fragment = document.createDocumentFragment();
+          for (let position = shown; position < end; position++) {
+            fragment.append(renderStep(call, call.steps[position]!, position));
+          }
+          stepList.append(fragment);
+          shown = end;
+          const rest = call.steps.length - shown;
+          if (rest > 0) {
+            more.textContent = `show steps ${shown + 1}–${Math.min(call.steps.length, shown + stepPageSize)} (${rest} more)`;
+            stepList.append(more);
+          } else more.remove();
+          return true;
+        };
+        more.addEventListener('click', () => showMore());
+        moreSteps.set(call.callId, showMore);
+        showMore();
         for (const warning of call.warnings) body.append(renderWarning(warning));
         const linked = new Set(
           call.steps.flatMap((step) => step.hostCalls.map((hostCall) => hostCall.childCallId)),
@@ -252,7 +277,8 @@ export function runTraceViewer(): void {
           const child = calls[childId];
           if (child && !linked.has(childId)) body.append(renderCall(child));
         }
-        if (call.final) body.append(renderFinal(call.final));
+        if (call.final && !call.steps.some((step) => step.final))
+          body.append(renderFinal(call.final));
         if (call.error) {
           body.append(
             textBlock('error', 'error', `${call.error.name}: ${call.error.message}`, 'error'),
@@ -379,6 +405,9 @@ export function runTraceViewer(): void {
     node.open = true;
     ensureBuilt(node);
     if (position === undefined) return;
+    while (!stepElements.has(stepKey(callId, position)) && moreSteps.get(callId)?.()) {
+      // Render pages until the step exists.
+    }
     const step = stepElements.get(stepKey(callId, position));
     if (!step) return;
     step.open = true;
@@ -459,28 +488,55 @@ export function runTraceViewer(): void {
     let sandbox = 0;
     let waiting = 0;
     const bar = element('div', 'bar');
+    // Steps are drawn in at most `buckets` slices of the run's time; each slice takes the
+    // colour of the phase that used most of it, and neighbours of one colour merge.
+    const buckets = 400;
+    const slices: { kind: string; time: Record<string, number>; position: number }[] = [];
+    const addTime = (kind: string, from: number, to: number, position: number) => {
+      for (let time = from; time < to; ) {
+        const index = Math.min(buckets - 1, Math.floor(((time - runStart) / span) * buckets));
+        const sliceEnd = runStart + ((index + 1) * span) / buckets;
+        const until = Math.min(to, sliceEnd);
+        const slice = (slices[index] ??= { kind, time: {}, position });
+        slice.time[kind] = (slice.time[kind] ?? 0) + (until - time);
+        time = until > time ? until : to;
+      }
+    };
     call.steps.forEach((step, position) => {
       const times = stepTimes(step);
       model += times.model;
       sandbox += times.sandbox;
       waiting += times.waiting;
-      const segments: [string, number, number][] = [
-        ['model', step.startedAt, times.responded],
-        [times.waiting > 0 ? 'waiting' : 'sandbox', times.responded, times.end],
-      ];
-      for (const [kind, from, to] of segments) {
-        if (to <= from) continue;
-        const segment = element('span', `seg seg-${kind}`);
-        segment.style.left = percent(from);
-        segment.style.width = width(from, to);
-        segment.title = `step ${step.iteration}: ${kind} ${seconds(to - from)}`;
-        segment.addEventListener('click', () => {
-          reveal(call.callId, position);
-          stepElements.get(stepKey(call.callId, position))?.scrollIntoView({ block: 'center' });
-        });
-        bar.append(segment);
+      addTime('model', step.startedAt, times.responded, position);
+      addTime(times.waiting > 0 ? 'waiting' : 'sandbox', times.responded, times.end, position);
+    });
+    let open: { kind: string; first: number; last: number; position: number } | undefined;
+    const flush = () => {
+      if (!open) return;
+      const segment = element('span', `seg seg-${open.kind}`);
+      const from = runStart + (open.first * span) / buckets;
+      const to = runStart + ((open.last + 1) * span) / buckets;
+      segment.style.left = percent(from);
+      segment.style.width = width(from, to);
+      segment.title = `${open.kind} from step ${call.steps[open.position]?.iteration ?? '?'}`;
+      const position = open.position;
+      segment.addEventListener('click', () => {
+        reveal(call.callId, position);
+        stepElements.get(stepKey(call.callId, position))?.scrollIntoView({ block: 'center' });
+      });
+      bar.append(segment);
+      open = undefined;
+    };
+    slices.forEach((slice, index) => {
+      if (!slice) return;
+      const kind = Object.entries(slice.time).sort((a, b) => b[1] - a[1])[0]?.[0] ?? slice.kind;
+      if (open && open.kind === kind && open.last === index - 1) open.last = index;
+      else {
+        flush();
+        open = { kind, first: index, last: index, position: slice.position };
       }
     });
+    flush();
     const label = element(
       'div',
       'row-label',
@@ -513,7 +569,6 @@ export function runTraceViewer(): void {
     rootNode.open = true;
     ensureBuilt(rootNode);
   } else treeSection.append(element('div', 'note', 'The run recorded no call.'));
-  if (trace.final) treeSection.append(renderFinal(trace.final));
   app.append(treeSection);
 
   expandAll.addEventListener('click', () => {
@@ -566,6 +621,7 @@ export function runTraceViewer(): void {
   };
   const markText = (pre: Element, needle: string): number => {
     if (pre.classList.contains('code')) {
+      if (!(pre.textContent ?? '').toLowerCase().includes(needle)) return 0;
       pre.classList.add('match');
       return 1;
     }
@@ -634,5 +690,8 @@ export function runTraceViewer(): void {
       runSearch();
     }
   });
+  // For tests and benchmarks: milliseconds spent decoding the data and building the page.
+  document.body.dataset.parseMs = (parsedAt - viewerStartedAt).toFixed(1);
+  document.body.dataset.renderMs = (performance.now() - viewerStartedAt).toFixed(1);
   document.body.dataset.ready = 'true';
 }

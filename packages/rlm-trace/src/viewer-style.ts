@@ -16,6 +16,7 @@ h2 { font-size: 15px; margin: 20px 0 8px; }
 .totals, .meta, .row-meta, .label, .search-status, .note { color: var(--muted); font-size: 12px; }
 .search-row { display: flex; gap: 8px; align-items: center; margin-top: 8px; }
 #search { flex: 1; max-width: 560px; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); font: inherit; }
+button.more { margin: 6px 0 6px 16px; }
 button { font: inherit; font-size: 12px; padding: 4px 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); cursor: pointer; }
 .badge { display: inline-block; font-size: 11px; padding: 1px 7px; border-radius: 10px; background: var(--code); border: 1px solid var(--line); white-space: nowrap; }
 .status-answered.badge { background: #d9f2e1; color: #17603a; }
