@@ -63,7 +63,7 @@ async function recordThreeLevelRun(): Promise<TraceDocument> {
         ].join('\n'),
       );
     }
-    return repl('// count them\nconst whiskers = 6 * 4;\nprint(`XYZZY-${whiskers}`);');
+    return repl('// count them\nconst whiskers = 6 * 4;\nprint("XYZZY-" + whiskers);');
   };
   const llm = createScriptedModel([], { fallback: reply });
   await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxDepth: 3 });
