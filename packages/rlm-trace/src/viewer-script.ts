@@ -497,7 +497,8 @@ export function runTraceViewer(): void {
         const index = Math.min(buckets - 1, Math.floor(((time - runStart) / span) * buckets));
         const sliceEnd = runStart + ((index + 1) * span) / buckets;
         const until = Math.min(to, sliceEnd);
-        const slice = (slices[index] ??= { kind, time: {}, position });
+        slices[index] ??= { kind, time: {}, position };
+        const slice = slices[index];
         slice.time[kind] = (slice.time[kind] ?? 0) + (until - time);
         time = until > time ? until : to;
       }
