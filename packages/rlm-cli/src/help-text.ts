@@ -65,9 +65,15 @@ Output:
                                or { error: { name, message }, usage, ... } on failure
   -o, --out <file>             write the answers to <file> instead of stdout: the first
                                replaces it, later queries' answers are appended
+      --trace <file.html>      write the run's trace as one HTML file when the query ends
+                               (failed runs too); every run's trace is also kept in the store
   -q, --quiet                  no progress on stderr
   -h, --help                   this text
   -v, --version                the version
+
+Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
+             rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
+                                          a run's trace as HTML (or JSON lines); see rlm trace --help
 
 Maintenance: rlm store gc (reclaim what failed or killed writes left in the store)
              rlm tools list | stale | prune [--dry-run] | quarantine <role.method> |

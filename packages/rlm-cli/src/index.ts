@@ -16,7 +16,11 @@ export {
   parseArguments,
   parseModelSpec,
 } from './parse-arguments.js';
+export { formatDuration, formatRunsTable } from './format-runs-table.js';
 export { createEventRenderer, type EventRendererOptions } from './render-events.js';
+export { createRunTracer, type RunTracer, type RunTracerOptions } from './record-run-trace.js';
 export { type CliInput, type CliOutput, type RunCliOptions, runCli } from './run-cli.js';
 export { runQuery } from './run-query.js';
+export { type RunsCommandOutput, runRunsCommand } from './run-runs-command.js';
+export { type TraceCommandOutput, runTraceCommand } from './run-trace-command.js';
 export { UsageError } from './usage-error.js';

@@ -174,6 +174,20 @@ describe('parseArguments', () => {
     expect(run(['how', 'do', 'tools', 'work']).query).toBe('how do tools work');
   });
 
+  test('"runs" and "trace" first are commands with their own arguments; --trace is a file', () => {
+    expect(parseArguments(['runs', '--limit', '5'], {})).toEqual({
+      kind: 'runs',
+      argv: ['--limit', '5'],
+    });
+    expect(parseArguments(['trace', '--last', '-o', 't.html'], {})).toEqual({
+      kind: 'trace',
+      argv: ['--last', '-o', 't.html'],
+    });
+    expect(run(['show', 'the', 'trace']).query).toBe('show the trace');
+    expect(run(['q', '--trace', 'run.html']).traceFile).toBe('run.html');
+    expect(run(['q']).traceFile).toBeUndefined();
+  });
+
   test('--help and --version win over other flags', () => {
     expect(parseArguments(['-c', 'x', '--help'], {})).toEqual({ kind: 'help' });
     expect(parseArguments(['--version', '--max-depth', 'zero'], {})).toEqual({ kind: 'version' });

@@ -73,6 +73,8 @@ export interface CliOptions {
    * ones are appended.
    */
   readonly outFile: string | undefined;
+  /** `--trace`: write the run's HTML trace to this file when each query ends, failed or not. */
+  readonly traceFile: string | undefined;
   /** `--toolstore`: the durable tool store's directory; `undefined` means the default. */
   readonly toolStoreRoot: string | undefined;
   /**
@@ -98,6 +100,10 @@ export type CliCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'run'; readonly options: CliOptions }
+  /** `rlm runs ...`: the words after `runs`, parsed by the command. */
+  | { readonly kind: 'runs'; readonly argv: readonly string[] }
+  /** `rlm trace ...`: the words after `trace`, parsed by the command. */
+  | { readonly kind: 'trace'; readonly argv: readonly string[] }
   | {
       readonly kind: 'tools';
       readonly argv: readonly string[];
@@ -140,6 +146,7 @@ const optionDefinitions = {
   resume: { type: 'boolean' },
   tools: { type: 'string' },
   out: { type: 'string', short: 'o' },
+  trace: { type: 'string' },
   toolstore: { type: 'string' },
   'no-tool-reads': { type: 'boolean' },
   'no-tool-repair': { type: 'boolean' },
@@ -185,6 +192,9 @@ export function parseArguments(
       toolStoreRoot: before.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
     };
   }
+  const first = argv[0];
+  if (first === 'runs') return { kind: 'runs', argv: argv.slice(1) };
+  if (first === 'trace') return { kind: 'trace', argv: argv.slice(1) };
   const storeAt = argv.indexOf('store');
   if (storeAt >= 0 && isStoreCommand(argv.slice(0, storeAt))) {
     const before = parseStrict(argv.slice(0, storeAt)).values;
@@ -264,6 +274,7 @@ export function parseArguments(
       storeErrors: parseStoreErrorPolicy(values['store-errors']),
       toolsModule: values.tools,
       outFile: values.out,
+      traceFile: values.trace,
       toolStoreRoot: values.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
       toolSwitches: {
         readArtifacts: !values['no-tool-reads'],

@@ -25,10 +25,13 @@ import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
 import { type LoadedContext, loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
+import { createRunTracer } from './record-run-trace.js';
 import { createEventRenderer } from './render-events.js';
 import { runQuery } from './run-query.js';
+import { runRunsCommand } from './run-runs-command.js';
 import { runStoreCommand } from './run-store-command.js';
 import { RunTally } from './run-tally.js';
+import { runTraceCommand } from './run-trace-command.js';
 import { StoreFailedError } from './store-failed-error.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
@@ -108,6 +111,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'store') {
       return await runStoreCommand(command.argv, { storePath: command.storePath, stdout });
     }
+    if (command.kind === 'runs') return await runRunsCommand(command.argv, { stdout });
+    if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'tools') {
       if (command.toolStoreRoot) {
         await checkToolStoreDirectory(command.toolStoreRoot, {
@@ -358,6 +363,13 @@ class Session {
     const controller = new AbortController();
     this.#current = controller;
     const tally = new RunTally();
+    const tracer = createRunTracer({
+      store: this.#storage.store,
+      traceFile: this.#cli.traceFile,
+      report: (line) => stderr.write(`${line}\n`),
+      announce: !this.#cli.quiet,
+      metadata: { cli: cliVersion, model: this.#cli.model, subModel: this.#cli.subModel },
+    });
     let lease: RunLease | undefined;
     let report: JsonRunReport;
     this.#storage.watch.take();
@@ -367,11 +379,15 @@ class Session {
         signal: controller.signal,
         onEvent: (event) => {
           tally.observe(event);
+          tracer.record(event);
           this.#render(event);
         },
         resume: this.#cli.resume,
       });
+      await tracer.finish();
     } catch (error) {
+      // A run another process holds was never started here: it has no trace of its own.
+      if (!isRunLeaseHeld(error)) await tracer.finish(error);
       const exitCode = this.#failureExitCode(error);
       const written = this.#answers.failure(jsonFailureReport(error, { spent: tally.snapshot() }));
       return await written.then(

@@ -10,6 +10,11 @@ interface EventBase {
   readonly callId: string;
   /** 0 for the root call, parent depth + 1 for a `sub_rlm` child. */
   readonly depth: number;
+  /**
+   * When the loop emitted the event, in milliseconds since the epoch. Set by the loop on every
+   * event; optional so that hand-made events stay valid.
+   */
+  readonly at?: number;
 }
 
 /** A call (root or child) started. */
@@ -73,6 +78,11 @@ export interface BridgeCallEvent extends EventBase {
   readonly type: 'bridge-call';
   readonly requestId: string;
   readonly name: string;
+  /**
+   * The start of the arguments (the lone argument on its own, e.g. the `llm_query` prompt),
+   * at most about 300 characters, longer ones ending in `… (N chars)`.
+   */
+  readonly argumentsExcerpt?: string;
 }
 
 /** A host function call settled. */
@@ -84,6 +94,8 @@ export interface BridgeResultEvent extends EventBase {
   readonly durationMs: number;
   /** The error message when `ok` is false. */
   readonly error?: string;
+  /** The start of the result when `ok` is true (e.g. the `llm_query` answer), like `argumentsExcerpt`. */
+  readonly resultExcerpt?: string;
 }
 
 /** Something unexpected that the loop recovered from. */
@@ -118,11 +130,15 @@ export interface CallErrorEvent extends EventBase {
   readonly errorName: string;
 }
 
-/** Usage so far, after each model call. */
+/** After each model call: its usage. */
 export interface UsageEvent extends EventBase {
   readonly type: 'usage';
+  /** The usage of this one model call. */
   readonly usage: Usage;
+  /** Model calls of the whole run so far. */
   readonly modelCalls: number;
+  /** The host call (`llm_query`, `sub_rlm` at the deepest level, ...) this model call served. */
+  readonly requestId?: string;
 }
 
 /** The sandbox's variables were listed (at call start, after each execution, before extract). */

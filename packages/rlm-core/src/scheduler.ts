@@ -1,5 +1,10 @@
 import { boundHistory } from './bound-history.js';
-import { type BridgeHandler, type BridgeRequest, BridgeRouter } from './bridge/bridge-router.js';
+import {
+  type BridgeHandler,
+  type BridgeOutcome,
+  type BridgeRequest,
+  BridgeRouter,
+} from './bridge/bridge-router.js';
 import { describeValue } from './bridge/describe-value.js';
 import { measurePlainData } from './bridge/measure-plain-data.js';
 import { readPrompt, readPrompts, toJsonText } from './bridge/read-prompt.js';
@@ -18,6 +23,7 @@ import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { ModelCallError } from './errors/model-call-error.js';
 import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
 import type { FinalSource, RlmEvent } from './events.js';
+import { argumentsExcerpt, eventExcerpt } from './event-excerpt.js';
 import { findFinalAnswer } from './find-final-answer.js';
 import type {
   GenerateRequest,
@@ -347,7 +353,12 @@ export class Scheduler {
 
   #emit(call: CallState, event: DistributiveOmit<RlmEvent, 'callId' | 'depth'>): void {
     try {
-      this.#resources.emit({ ...event, callId: call.id, depth: call.depth } as RlmEvent);
+      this.#resources.emit({
+        ...event,
+        callId: call.id,
+        depth: call.depth,
+        at: Date.now(),
+      } as RlmEvent);
     } catch {
       // Telemetry is best-effort: a failing consumer never breaks the loop.
     }
@@ -558,13 +569,18 @@ export class Scheduler {
     if ('refusal' in admission) return Promise.reject(admission.refusal);
     const { request, result } = admission;
     call.bridgeRequests.add(request.id);
-    this.#emit(call, { type: 'bridge-call', requestId: request.id, name });
+    this.#emit(call, {
+      type: 'bridge-call',
+      requestId: request.id,
+      name,
+      argumentsExcerpt: argumentsExcerpt(args),
+    });
     this.#enqueue({ type: 'HandleBridgeCall', callId: call.id, requestId: request.id });
     return result;
   }
 
   /** Publishes a settled request and forgets it on its call. */
-  #bridgeSettled(request: BridgeRequest, outcome: { ok: boolean; error?: Error }): void {
+  #bridgeSettled(request: BridgeRequest, outcome: BridgeOutcome): void {
     const call = this.#calls.get(request.callId);
     if (!call) return;
     call.bridgeRequests.delete(request.id);
@@ -574,7 +590,9 @@ export class Scheduler {
       name: request.name,
       ok: outcome.ok,
       durationMs: Date.now() - request.startedAt,
-      ...(outcome.error === undefined ? {} : { error: outcome.error.message }),
+      ...(outcome.ok
+        ? { resultExcerpt: eventExcerpt(outcome.value) }
+        : { error: outcome.error.message }),
     });
   }
 
@@ -771,7 +789,12 @@ export class Scheduler {
       );
     }, signal);
     budget.record(result.usage);
-    this.#emit(call, { type: 'usage', usage: result.usage, modelCalls: budget.usage.modelCalls });
+    this.#emit(call, {
+      type: 'usage',
+      usage: result.usage,
+      modelCalls: budget.usage.modelCalls,
+      ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
+    });
     return result;
   }
 

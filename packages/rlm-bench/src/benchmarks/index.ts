@@ -9,6 +9,7 @@ import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
 import { quickjsBenchmark } from './quickjs-benchmark.js';
+import { traceViewerBenchmark } from './trace-viewer-benchmark.js';
 
 /** Every benchmark, in the order the table shows them. */
 export const benchmarks: readonly Benchmark[] = [
@@ -22,4 +23,5 @@ export const benchmarks: readonly Benchmark[] = [
   contextDirectoryBenchmark,
   bridgeBenchmark,
   quickjsBenchmark,
+  traceViewerBenchmark,
 ];

@@ -1,0 +1,2 @@
+export { TraceCorruptError } from './trace-corrupt-error.js';
+export { TraceNotFoundError } from './trace-not-found-error.js';

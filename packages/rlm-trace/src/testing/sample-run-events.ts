@@ -1,0 +1,114 @@
+import type { RlmEvent } from '@rlm/core';
+
+/**
+ * The events of a small 2-level run, as the loop emits them: the root calls `llm_query` and
+ * `sub_rlm`; the child answers with FINAL after one step; the root submits. Times start at
+ * `start` and advance 10 ms per event.
+ */
+export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
+  let at = start;
+  const tick = () => {
+    at += 10;
+    return at;
+  };
+  const root = { callId: 'call-1', depth: 0 };
+  const child = { callId: 'call-2', depth: 1 };
+  const usage = { inputTokens: 100, outputTokens: 20 };
+  return [
+    { ...root, at: tick(), type: 'call-start', query: 'Summarise the notes' },
+    { ...root, at: tick(), type: 'step-start', iteration: 1 },
+    { ...root, at: tick(), type: 'usage', usage, modelCalls: 1 },
+    { ...root, at: tick(), type: 'text', iteration: 1, text: 'Let me look.\n```repl\n...\n```' },
+    { ...root, at: tick(), type: 'code', iteration: 1, index: 0, code: 'const a = 1;' },
+    {
+      ...root,
+      at: tick(),
+      type: 'bridge-call',
+      requestId: 'bridge-1',
+      name: 'llm_query',
+      argumentsExcerpt: 'What is in part 1?',
+    },
+    {
+      ...root,
+      at: tick(),
+      type: 'usage',
+      usage: { inputTokens: 30, outputTokens: 5 },
+      modelCalls: 2,
+      requestId: 'bridge-1',
+    },
+    {
+      ...root,
+      at: tick(),
+      type: 'bridge-result',
+      requestId: 'bridge-1',
+      name: 'llm_query',
+      ok: true,
+      durationMs: 20,
+      resultExcerpt: 'Part 1 is about cats.',
+    },
+    {
+      ...root,
+      at: tick(),
+      type: 'bridge-call',
+      requestId: 'bridge-2',
+      name: 'sub_rlm',
+      argumentsExcerpt: '["Summarise part 2","..."]',
+    },
+    { ...child, at: tick(), type: 'call-start', query: 'Summarise part 2', parentCallId: 'call-1' },
+    { ...child, at: tick(), type: 'step-start', iteration: 1 },
+    { ...child, at: tick(), type: 'usage', usage, modelCalls: 3 },
+    { ...child, at: tick(), type: 'text', iteration: 1, text: 'FINAL(Part 2 is about dogs.)' },
+    {
+      ...child,
+      at: tick(),
+      type: 'final',
+      answer: 'Part 2 is about dogs.',
+      iterations: 1,
+      usage: { ...usage, modelCalls: 3 },
+      depthReached: 1,
+      durationMs: 30,
+      source: 'final-text',
+    },
+    {
+      ...root,
+      at: tick(),
+      type: 'bridge-result',
+      requestId: 'bridge-2',
+      name: 'sub_rlm',
+      ok: true,
+      durationMs: 60,
+      resultExcerpt: 'Part 2 is about dogs.',
+    },
+    {
+      ...root,
+      at: tick(),
+      type: 'execution',
+      iteration: 1,
+      index: 0,
+      output: 'cats and dogs',
+      durationMs: 100,
+    },
+    { ...root, at: tick(), type: 'checkpoint', iteration: 1, checkpointId: 'cp-1', durationMs: 3 },
+    { ...root, at: tick(), type: 'step-complete', iteration: 1, durationMs: 150 },
+    { ...root, at: tick(), type: 'step-start', iteration: 2 },
+    { ...root, at: tick(), type: 'usage', usage, modelCalls: 4 },
+    {
+      ...root,
+      at: tick(),
+      type: 'warning',
+      code: 'submit-with-code',
+      message: 'SUBMIT and code in one response; the code was ignored',
+    },
+    {
+      ...root,
+      at: tick(),
+      type: 'final',
+      answer: { summary: 'cats and dogs' },
+      iterations: 2,
+      usage: { inputTokens: 330, outputTokens: 65, modelCalls: 4 },
+      depthReached: 1,
+      durationMs: 220,
+      source: 'submit-tool',
+    },
+  ];
+}

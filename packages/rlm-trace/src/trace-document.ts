@@ -1,0 +1,156 @@
+/**
+ * The trace of one run: what `reduceTrace` builds from a run's events, what the store keeps
+ * and what the HTML viewer and the JSON lines show. Plain JSON: every field survives
+ * `JSON.parse(JSON.stringify(trace))`. Times are milliseconds since the epoch, durations
+ * milliseconds.
+ */
+
+/** The schema name and version every trace document carries. */
+export const traceSchema = 'rlm-trace/1';
+
+/** Tokens and, when the provider's usage carries it, cost. */
+export interface TraceUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly modelCalls: number;
+  /**
+   * US dollars, summed from the `costUsd` numbers of the model calls' usage. `undefined` when
+   * no model call reported a cost (never guessed); a sum of the calls that reported one otherwise.
+   */
+  readonly costUsd?: number;
+}
+
+/** How a call or a run ended; `running` while it goes on or when its end was never seen. */
+export type TraceStatus = 'running' | 'answered' | 'failed';
+
+/** A warning the loop recovered from. */
+export interface TraceWarning {
+  readonly at: number;
+  /** A stable code such as `submit-with-code`. */
+  readonly code: string;
+  readonly message: string;
+}
+
+/** One code block of a step. */
+export interface TraceBlock {
+  /** Position within the response, from 0. */
+  readonly index: number;
+  readonly code: string;
+  readonly startedAt: number;
+  /** What the model was shown (truncated, possibly redacted); `undefined` until it ran. */
+  readonly output?: string;
+  readonly error?: string;
+  /** Wall time of the block, host calls awaited included. */
+  readonly durationMs?: number;
+}
+
+/** A host function called by model code (`llm_query`, `sub_rlm`, `store`, a tool, ...). */
+export interface TraceHostCall {
+  readonly requestId: string;
+  readonly name: string;
+  readonly startedAt: number;
+  /** The start of the arguments (the prompt of `llm_query`). */
+  readonly argumentsExcerpt?: string;
+  /** `undefined` while pending. */
+  readonly ok?: boolean;
+  readonly durationMs?: number;
+  /** The start of the result (the answer of `llm_query`). */
+  readonly resultExcerpt?: string;
+  readonly error?: string;
+  /** The child call a `sub_rlm` started (none at the deepest level, where it is a plain call). */
+  readonly childCallId?: string;
+  /** Usage of the model calls that served it (`llm_query`, `llm_query_batched`). */
+  readonly usage: TraceUsage;
+}
+
+/** How a call finished. */
+export interface TraceFinal {
+  readonly at: number;
+  /** `submit-tool`, `submit-code`, `final-var`, `final-text` or `extract`. */
+  readonly source: string;
+  /** The answer as text, cut to a few thousand characters. */
+  readonly answerExcerpt: string;
+  /** The stored copy of a large root answer. */
+  readonly artifactId?: string;
+}
+
+/** A checkpoint saved after a step. */
+export interface TraceCheckpoint {
+  readonly at: number;
+  readonly checkpointId: string;
+  readonly durationMs: number;
+}
+
+/** One iteration: a model response, its code and what the code did. */
+export interface TraceStep {
+  readonly iteration: number;
+  readonly startedAt: number;
+  /** When the model's response arrived; model time is `respondedAt - startedAt`. */
+  readonly respondedAt?: number;
+  readonly endedAt?: number;
+  /** The model's full text (prose and code fences). */
+  readonly text?: string;
+  readonly blocks: readonly TraceBlock[];
+  readonly hostCalls: readonly TraceHostCall[];
+  /** Usage of this step's own model call(s), not of its host calls. */
+  readonly usage: TraceUsage;
+  readonly warnings: readonly TraceWarning[];
+  readonly checkpoint?: TraceCheckpoint;
+  /** Set on the step that gave the call's answer. */
+  readonly final?: TraceFinal;
+}
+
+/** One RLM call: the root or a `sub_rlm` child. */
+export interface TraceCall {
+  readonly callId: string;
+  readonly parentCallId?: string;
+  /** The parent's host call that started it. */
+  readonly parentRequestId?: string;
+  readonly depth: number;
+  readonly query: string;
+  readonly startedAt: number;
+  readonly endedAt?: number;
+  readonly status: TraceStatus;
+  readonly steps: readonly TraceStep[];
+  /** Children in start order. */
+  readonly childCallIds: readonly string[];
+  /** Warnings outside any step (before the first, during the forced extract). */
+  readonly warnings: readonly TraceWarning[];
+  /** Usage of this call's own steps and host calls, children excluded. */
+  readonly usage: TraceUsage;
+  readonly final?: TraceFinal;
+  readonly error?: { readonly name: string; readonly message: string };
+  /** Set when the call continued from a checkpoint. */
+  readonly resumed?: {
+    readonly iteration: number;
+    readonly restored: readonly string[];
+    readonly lost: readonly string[];
+  };
+}
+
+/** A whole run. */
+export interface TraceDocument {
+  readonly schema: typeof traceSchema;
+  /** Unique per run, sortable by start time. */
+  readonly runId: string;
+  /** The root query; `''` until the root call starts. */
+  readonly query: string;
+  readonly startedAt: number;
+  readonly endedAt?: number;
+  readonly status: TraceStatus;
+  /** `undefined` until the root call starts. */
+  readonly rootCallId?: string;
+  /** Every call, the root first, then in start order (`findCall` looks one up by id). */
+  readonly calls: readonly TraceCall[];
+  /** Summed over every call of the run. */
+  readonly usage: TraceUsage;
+  /** Steps over every call. */
+  readonly steps: number;
+  readonly depthReached: number;
+  readonly final?: TraceFinal;
+  readonly error?: { readonly name: string; readonly message: string };
+  /** Free-form facts the caller adds (model ids, store path, ...). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
