@@ -16,7 +16,7 @@ describe('eventExcerpt', () => {
   test('never throws on cycles or hostile getters', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(eventExcerpt(cyclic)).toBe('[object Object]');
+    expect(eventExcerpt(cyclic)).toMatch(/^\[an object not shown: .*\$\.self/);
     const hostile = {
       toJSON() {
         throw new Error('no');
@@ -25,7 +25,22 @@ describe('eventExcerpt', () => {
         throw new Error('no');
       },
     };
-    expect(eventExcerpt(hostile)).toBe('[unreadable value]');
+    expect(eventExcerpt(hostile)).toMatch(/^\[an object not shown: \$\.toJSON is a function/);
+    const throwingGetter = Object.defineProperty({}, 'secret', {
+      enumerable: true,
+      get() {
+        throw new Error('no');
+      },
+    });
+    expect(eventExcerpt(throwingGetter)).toBe('[object Object]');
+  });
+
+  test('describes a value too shared to write out instead of expanding it', () => {
+    let shared: unknown[] = [];
+    for (let level = 0; level < 60; level++) shared = [shared, shared];
+    const started = performance.now();
+    expect(eventExcerpt(shared)).toMatch(/^\[an array not shown: it has more than 10000 values/);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   test('shows a lone argument on its own and several as a list', () => {

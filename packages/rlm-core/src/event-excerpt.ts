@@ -14,12 +14,13 @@ export const eventExcerptChars = 300;
 export function eventExcerpt(value: unknown, maxChars: number = eventExcerptChars): string {
   let text: string;
   try {
-    text =
-      typeof value === 'string'
-        ? value
-        : measurePlainData(value, excerptLimits).ok
-          ? (JSON.stringify(value) ?? String(value))
-          : `[${describeValue(value)} too large to show]`;
+    if (typeof value === 'string') text = value;
+    else {
+      const measured = measurePlainData(value, excerptLimits);
+      text = measured.ok
+        ? (JSON.stringify(value) ?? String(value))
+        : `[${describeValue(value)} not shown: ${measured.problem}]`;
+    }
   } catch {
     try {
       text = String(value);
