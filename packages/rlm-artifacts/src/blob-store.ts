@@ -47,13 +47,21 @@ export class BlobStore {
   readonly #index: KeyvEntries;
   readonly #content: KeyvEntries;
   readonly #chunkChars: number;
+  readonly #checkSpace: ((bytes: number) => Promise<void>) | undefined;
   readonly #lock = new KeyedLock();
   readonly #remembered = new Map<string, BlobMeta>();
 
-  constructor(options: { index: KeyvEntries; content: KeyvEntries; chunkChars: number }) {
+  /** `checkSpace` rejects a write of that many bytes before any of it is written. */
+  constructor(options: {
+    index: KeyvEntries;
+    content: KeyvEntries;
+    chunkChars: number;
+    checkSpace?: (bytes: number) => Promise<void>;
+  }) {
     this.#index = options.index;
     this.#content = options.content;
     this.#chunkChars = options.chunkChars;
+    this.#checkSpace = options.checkSpace;
   }
 
   async store(content: string | Uint8Array): Promise<ArtifactRef> {
@@ -80,6 +88,7 @@ export class BlobStore {
       const existing = this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta));
       if (existing !== undefined) return this.#existing(existing, sha256);
       const encoded = typeof content === 'string' ? content : bytesOf(content).toString('base64');
+      await this.#checkSpace?.(Buffer.byteLength(encoded));
       const upload = randomBytes(8).toString('hex');
       const marker: UploadEntry = {
         kind: 'rlm.upload',

@@ -44,11 +44,16 @@ export function createArtifactStore(settings: ArtifactStoreSettings): ArtifactSt
 
 /**
  * {@link createArtifactStore} with what a backend can do better than plain Keyv: list content
- * keys without reading values, and keep run leases atomically across processes.
+ * keys without reading values, keep run leases atomically across processes, and refuse a blob
+ * write the disk cannot take.
  */
 export function createKeyvArtifactStore(
   settings: ArtifactStoreSettings,
-  backend: { readonly listContentKeys?: KeyLister; readonly leases?: LeaseRows },
+  backend: {
+    readonly listContentKeys?: KeyLister;
+    readonly leases?: LeaseRows;
+    readonly checkSpace?: (bytes: number) => Promise<void>;
+  },
 ): ArtifactStore {
   const chunkChars = settings.chunkChars ?? defaultChunkChars;
   if (!Number.isSafeInteger(chunkChars) || chunkChars < 2) {
@@ -68,5 +73,6 @@ export function createKeyvArtifactStore(
     chunkChars,
     scope: settings.scope ?? defaultScope,
     ...(backend.leases ? { leases: backend.leases } : {}),
+    ...(backend.checkSpace ? { checkSpace: backend.checkSpace } : {}),
   });
 }

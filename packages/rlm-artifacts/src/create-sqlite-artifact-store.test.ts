@@ -234,3 +234,22 @@ setInterval(() => {}, 1000);`,
   expect(lease.tookOverFrom?.pid).toBe(child.pid);
   expect(lease.holder.pid).toBe(process.pid);
 });
+
+test('a blob write the disk cannot take with its headroom is refused before anything is written', async () => {
+  const path = freshPath();
+  const store = await createSqliteArtifactStore({ path, diskHeadroomBytes: 2 ** 52 });
+  try {
+    await expect(store.store('some text')).rejects.toThrow(
+      /the disk holding the store is too full/,
+    );
+    const blobs = await query<{ count: number }>(path, 'SELECT count(*) AS count FROM rlm_blobs');
+    const index = await query<{ count: number }>(path, 'SELECT count(*) AS count FROM rlm_index');
+    expect(blobs[0]!.count).toBe(0);
+    expect(index[0]!.count).toBe(0);
+  } finally {
+    await store.close();
+  }
+  await expect(createSqliteArtifactStore({ path, diskHeadroomBytes: -1 })).rejects.toThrow(
+    /diskHeadroomBytes must be an integer >= 0, got -1/,
+  );
+});

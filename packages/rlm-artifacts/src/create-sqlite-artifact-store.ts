@@ -4,6 +4,7 @@ import KeyvSqlite from '@keyv/sqlite';
 import type { ArtifactStore } from '@rlm/core';
 import { Keyv } from 'keyv';
 import sqlite3 from 'sqlite3';
+import { checkDiskSpace } from './check-disk-space.js';
 import { createKeyvArtifactStore } from './create-artifact-store.js';
 import { ArtifactStoreError } from './errors/artifact-store-error.js';
 import type { StoredKey } from './keyv-entries.js';
@@ -23,6 +24,13 @@ export interface SqliteArtifactStoreSettings {
    * milliseconds, before it rejects. Default 30,000.
    */
   readonly busyTimeoutMs?: number;
+  /**
+   * Free disk space, in bytes, a blob write must leave beyond twice its own size; a write that
+   * would not is refused with `ArtifactStoreError` before anything is written, so the store
+   * never fills its disk itself and can still record checkpoints and collect garbage.
+   * Default 1,048,576 (1 MiB).
+   */
+  readonly diskHeadroomBytes?: number;
 }
 
 /** Rows fetched per query while listing keys (the adapter's default is 10). */
@@ -44,6 +52,12 @@ export async function createSqliteArtifactStore(
 ): Promise<ArtifactStore> {
   const path = resolve(settings.path ?? defaultSqlitePath);
   const busyTimeout = settings.busyTimeoutMs ?? 30_000;
+  const headroom = settings.diskHeadroomBytes ?? 1_048_576;
+  if (!Number.isSafeInteger(headroom) || headroom < 0) {
+    throw new RangeError(
+      `@rlm/artifacts: diskHeadroomBytes must be an integer >= 0, got ${headroom}`,
+    );
+  }
   try {
     await mkdir(dirname(path), { recursive: true });
     await prepareDatabase(path, busyTimeout);
@@ -60,6 +74,7 @@ export async function createSqliteArtifactStore(
       },
       {
         listContentKeys: (prefix) => listKeys(content.query as SqlQuery, 'rlm_blobs', prefix),
+        checkSpace: (bytes) => checkDiskSpace(dirname(path), bytes, headroom),
         leases: new SqliteLeaseRows({
           query: index.query as SqlQuery,
           table: 'rlm_index',

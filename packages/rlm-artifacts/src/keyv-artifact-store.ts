@@ -52,9 +52,16 @@ export class KeyvArtifactStore implements ArtifactStore {
     scope: string;
     /** Default: lease rows through `index`, atomic within this process. */
     leases?: LeaseRows;
+    /** Rejects a blob write of that many bytes before it starts (disk space). */
+    checkSpace?: (bytes: number) => Promise<void>;
   }): KeyvArtifactStore {
-    const { index, content } = options;
-    const blobs = new BlobStore({ index, content, chunkChars: options.chunkChars });
+    const { index, content, chunkChars, checkSpace } = options;
+    const blobs = new BlobStore({
+      index,
+      content,
+      chunkChars,
+      ...(checkSpace === undefined ? {} : { checkSpace }),
+    });
     const checkpoints = new CheckpointStore({ index, blobs, lock: new KeyedLock() });
     const leases = options.leases ?? new KeyvLeaseRows(index);
     return new KeyvArtifactStore(

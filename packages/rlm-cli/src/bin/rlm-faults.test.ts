@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,7 +143,7 @@ const storeNumbers = fakeText(
 );
 
 describe('a store that fails during a run', () => {
-  test('a full disk: the first failure is said at once, the answer printed, exit 3; with --store-errors warn exit 0; earlier state kept; rlm store gc', {
+  test('a full disk: a blob too big for the disk is refused up front; on a disk filled by another file the first failure is said at once, the answer printed, exit 3; with --store-errors warn exit 0; earlier state kept; rlm store gc', {
     timeout: 120_000,
   }, async () => {
     const disk = await mountTmpfs('full-disk', '8m');
@@ -154,31 +154,49 @@ describe('a store that fails during a run', () => {
     );
     expect(before).toMatchObject({ code: 0, stdout: '3\n' });
 
-    const fillDisk = fakeText(
+    const storeHuge = fakeText(
       '```repl\ntry {\n  await store("huge", "x".repeat(20_000_000), { description: "too big" });\n  print("stored");\n} catch (error) {\n  print("store failed: " + error.message);\n}\n```',
     );
-    const failed = await rlm(
+    // The store never fills its own disk: the write is refused before a byte of it lands.
+    const refused = await rlm(
       ['Store a lot', ...storeArgs],
-      [fillDisk, fakeText('FINAL(done anyway)')],
+      [storeHuge, fakeText('FINAL(done anyway)')],
+    );
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toBe('done anyway\n');
+    expect(rlmLines(refused.stderr)[0]).toMatch(
+      /^rlm: the store failed \(put\): .*the disk holding the store is too full to store 19\.1 MiB .*exit 3/,
+    );
+    expect(JSON.stringify(refused.server.requests[1]!.body)).toContain(
+      'store failed: @rlm/artifacts: the disk holding the store is too full',
+    );
+
+    // Another file fills the disk but for a little room: the store opens, then its writes
+    // fail with the disk's own error.
+    const filler = path.join(disk, 'filler');
+    const { bavail, bsize } = await statfs(disk);
+    await writeFile(filler, Buffer.alloc(bavail * bsize - 256 * 1024));
+    const failed = await rlm(
+      ['Count again', ...storeArgs],
+      [storeNumbers, fakeText('FINAL(done anyway)')],
     );
     expect(failed.code).toBe(3);
     expect(failed.stdout).toBe('done anyway\n');
     const lines = rlmLines(failed.stderr);
-    expect(lines[0]).toMatch(/^rlm: the store failed \(put\): .*(full|SQLITE_FULL).*exit 3/);
+    expect(lines[0]).toMatch(/^rlm: the store failed \(.+\): .*(full|SQLITE_FULL).*exit 3/);
     expect(lines.at(-1)).toMatch(
       /^rlm: the answer is printed, but the store failed \d+ times? during the run .*--store-errors warn$/,
     );
-    // The model was told too.
-    expect(JSON.stringify(failed.server.requests[1]!.body)).toContain('store failed: ');
 
     const warned = await rlm(
-      ['Store a lot again', ...storeArgs, '--store-errors', 'warn'],
-      [fillDisk, fakeText('FINAL(done anyway)')],
+      ['Count once more', ...storeArgs, '--store-errors', 'warn'],
+      [storeNumbers, fakeText('FINAL(done anyway)')],
     );
     expect(warned).toMatchObject({ code: 0, stdout: 'done anyway\n' });
-    expect(rlmLines(warned.stderr)[0]).toMatch(/^rlm: the store failed \(put\): /);
+    expect(rlmLines(warned.stderr)[0]).toMatch(/^rlm: the store failed \(.+\): /);
     expect(warned.stderr).not.toContain('exit 3');
 
+    await rm(filler);
     // What was stored before the failures is all there.
     const store = await createSqliteArtifactStore({ path: path.join(disk, 'rlm.sqlite') });
     try {
