@@ -48,7 +48,8 @@ describe('describeRunError', () => {
       partialAnswer: 'half',
     });
     expect(describeRunError(budget)).toEqual({
-      message: 'the run spent its token budget before answering (100 tokens spent)',
+      message:
+        'the run spent its token budget before answering (100 tokens spent); raise --max-tokens',
       exitCode: 1,
       partialAnswer: 'half',
     });

@@ -16,7 +16,11 @@ export interface RunFailure {
   readonly partialAnswer: string | undefined;
 }
 
-const budgetNames = { modelCalls: 'model-call', tokens: 'token', wallTime: 'wall-time' } as const;
+const budgetNames = {
+  modelCalls: { name: 'model-call', flag: '--max-model-calls' },
+  tokens: { name: 'token', flag: '--max-tokens' },
+  wallTime: { name: 'wall-time', flag: '--max-wall-time' },
+} as const;
 
 /**
  * Turns the error a query rejected with into one user-facing line, an exit code and the partial
@@ -37,7 +41,7 @@ export function describeRunError(error: unknown): RunFailure {
   }
   if (BudgetExhaustedError.isInstance(error)) {
     return {
-      message: `the run spent its ${budgetNames[error.budget]} budget before answering (${detail})`,
+      message: `the run spent its ${budgetNames[error.budget].name} budget before answering (${detail}); raise ${budgetNames[error.budget].flag}`,
       exitCode: 1,
       partialAnswer: error.partialAnswer,
     };

@@ -22,6 +22,14 @@ describe('formatAnswer', () => {
     const shared = { x: 1 };
     expect(JSON.parse(formatAnswer([shared, shared]))).toEqual([{ x: 1 }, { x: 1 }]);
   });
+
+  test('shared references 60 levels deep print once each, marked where they repeat', () => {
+    let nested: unknown[] = [];
+    for (let level = 0; level < 60; level += 1) nested = [nested, nested];
+    const text = formatAnswer(nested);
+    expect(text.length).toBeLessThan(20_000);
+    expect(text).toContain('"[Shared: $[0][0]]"');
+  });
 });
 
 describe('formatJsonReport', () => {

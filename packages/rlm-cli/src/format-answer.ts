@@ -1,3 +1,5 @@
+import { toPrintableData } from './to-printable-data.js';
+
 /** What `--json` prints for one query. */
 export interface JsonRunReport {
   readonly answer: unknown;
@@ -18,7 +20,8 @@ export interface JsonRunReport {
 
 /**
  * The text printed on stdout for an answer: a string as it is, anything else as indented JSON
- * (`Map` as an object, `Set` as an array, `bigint` as a string, a cycle as `"[Circular]"`).
+ * made by {@link toPrintableData} (`Map` as an object, `Set` as an array, `bigint` as a string,
+ * a cycle as `"[Circular]"`), in work linear in the answer's size.
  * Always ends with exactly one added newline unless the answer already ends with one. Answers
  * are data cloned out of the sandbox; they are never formatted with `util.inspect`.
  */
@@ -33,31 +36,5 @@ export function formatJsonReport(report: JsonRunReport): string {
 }
 
 function toJson(value: unknown, indent: number): string {
-  return JSON.stringify(withoutCycles(value ?? null, new Set()), jsonReplacer, indent);
-}
-
-/** A copy of `value` in which an object that contains itself is replaced by `"[Circular]"`. */
-function withoutCycles(value: unknown, ancestors: Set<object>): unknown {
-  if (typeof value !== 'object' || value === null || value instanceof Date) return value;
-  if (ancestors.has(value)) return '[Circular]';
-  ancestors.add(value);
-  let copy: unknown;
-  if (Array.isArray(value)) copy = value.map((item) => withoutCycles(item, ancestors));
-  else if (value instanceof Map) {
-    copy = new Map([...value].map(([key, item]) => [key, withoutCycles(item, ancestors)]));
-  } else if (value instanceof Set) copy = [...value].map((item) => withoutCycles(item, ancestors));
-  else {
-    copy = Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, withoutCycles(item, ancestors)]),
-    );
-  }
-  ancestors.delete(value);
-  return copy;
-}
-
-function jsonReplacer(_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Map) return Object.fromEntries(value);
-  if (value instanceof Set) return [...value];
-  return value;
+  return JSON.stringify(toPrintableData(value ?? null), undefined, indent);
 }

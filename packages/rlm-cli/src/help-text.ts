@@ -1,6 +1,11 @@
 import { defaultAnthropicModelId } from '@rlm/core/anthropic';
 import { formatBytes } from './format-bytes.js';
-import { defaultMaxContextBytes, defaultStorePath } from './parse-arguments.js';
+import {
+  defaultMaxContextBytes,
+  defaultMaxModelCalls,
+  defaultMaxWallTimeMs,
+  defaultStorePath,
+} from './parse-arguments.js';
 
 /** The `rlm --help` text, newline included. */
 export function helpText(): string {
@@ -37,6 +42,11 @@ Model:
                                model for llm_query and the deepest sub_rlm (default --model)
       --max-depth <n>          levels of full RLMs, the root included (default 2)
       --max-iterations <n>     model responses per call before a forced answer (default 20)
+      --max-model-calls <n>    model calls per query, children and llm_query included
+                               (default ${defaultMaxModelCalls})
+      --max-tokens <n>         input + output tokens per query (default: no limit)
+      --max-wall-time <time>   wall time per query: ms, or with a unit: 90s, 30m, 2h
+                               (default ${defaultMaxWallTimeMs / 60_000}m)
       --exec-timeout <ms>      running time of one code block; time awaiting llm_query and
                                sub_rlm does not count (up to 10 minutes in all)
                                (default 60000)

@@ -42,6 +42,7 @@ describe('parseArguments', () => {
       maxDepth: undefined,
       maxIterations: undefined,
       maxContextBytes: defaultMaxContextBytes,
+      budget: { maxModelCalls: 500, maxTokens: undefined, maxWallTimeMs: 1_800_000 },
       execTimeoutMs: undefined,
       quotas: { artifactBytes: undefined, artifactCount: undefined },
       json: false,
@@ -75,6 +76,12 @@ describe('parseArguments', () => {
       '1GiB',
       '--exec-timeout',
       '5000',
+      '--max-model-calls',
+      '40',
+      '--max-tokens',
+      '200000',
+      '--max-wall-time',
+      '5m',
       '--max-artifact-bytes',
       '64M',
       '--max-artifacts',
@@ -108,6 +115,7 @@ describe('parseArguments', () => {
       maxDepth: 3,
       maxIterations: 7,
       maxContextBytes: 1024 ** 3,
+      budget: { maxModelCalls: 40, maxTokens: 200_000, maxWallTimeMs: 300_000 },
       execTimeoutMs: 5000,
       quotas: { artifactBytes: 64 * 1024 ** 2, artifactCount: 50 },
       json: true,
@@ -210,7 +218,26 @@ describe('parseArguments', () => {
     expect(bytes('10b')).toBe(10);
   });
 
+  test('--max-wall-time takes milliseconds or a unit', () => {
+    const wallTime = (text: string) => run(['--max-wall-time', text]).budget.maxWallTimeMs;
+    expect(wallTime('90000')).toBe(90_000);
+    expect(wallTime('250ms')).toBe(250);
+    expect(wallTime('90s')).toBe(90_000);
+    expect(wallTime('30m')).toBe(1_800_000);
+    expect(wallTime('2H')).toBe(7_200_000);
+  });
+
   test.each([
+    [['--max-model-calls', '0'], '--max-model-calls needs a positive whole number (got "0")'],
+    [['--max-tokens', 'many'], '--max-tokens needs a positive whole number (got "many")'],
+    [
+      ['--max-wall-time', '10 minutes'],
+      '--max-wall-time needs a duration such as 600000 (ms), 90s, 30m or 2h (got "10 minutes")',
+    ],
+    [
+      ['--max-wall-time', '0s'],
+      '--max-wall-time needs a duration such as 600000 (ms), 90s, 30m or 2h (got "0s")',
+    ],
     [['--bogus'], 'unknown option --bogus; run rlm --help for the list'],
     [['-x'], 'unknown option -x; run rlm --help for the list'],
     [['--context'], '--context needs a value'],

@@ -43,6 +43,16 @@ export interface CliOptions {
   readonly maxIterations: number | undefined;
   /** `--max-context-bytes`, in bytes. */
   readonly maxContextBytes: number;
+  /**
+   * `--max-model-calls`, `--max-tokens` and `--max-wall-time`: the query's budgets. Model calls
+   * and wall time always have one ({@link defaultMaxModelCalls}, {@link defaultMaxWallTimeMs}),
+   * so a run that loops stops on its own; tokens only when given.
+   */
+  readonly budget: {
+    readonly maxModelCalls: number;
+    readonly maxTokens: number | undefined;
+    readonly maxWallTimeMs: number;
+  };
   /** `--exec-timeout`, in milliseconds per code block; `undefined` keeps the core's default. */
   readonly execTimeoutMs: number | undefined;
   /**
@@ -121,6 +131,15 @@ export const defaultStorePath = '.rlm/rlm.sqlite';
 /** 256 MiB: V8 strings stop just under 512 Mi characters, and the sandbox holds a copy. */
 export const defaultMaxContextBytes = 256 * 1024 * 1024;
 
+/**
+ * Model calls per query unless `--max-model-calls` says otherwise: room for wide
+ * `llm_query_batched` fan-outs, but a run that loops stops on its own.
+ */
+export const defaultMaxModelCalls = 500;
+
+/** Wall time per query unless `--max-wall-time` says otherwise: 30 minutes. */
+export const defaultMaxWallTimeMs = 30 * 60_000;
+
 const optionDefinitions = {
   context: { type: 'string', short: 'c' },
   'context-dir': { type: 'string', short: 'd' },
@@ -136,6 +155,9 @@ const optionDefinitions = {
   'max-iterations': { type: 'string' },
   'max-context-bytes': { type: 'string' },
   'exec-timeout': { type: 'string' },
+  'max-model-calls': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-wall-time': { type: 'string' },
   'max-artifact-bytes': { type: 'string' },
   'max-artifacts': { type: 'string' },
   json: { type: 'boolean' },
@@ -259,6 +281,15 @@ export function parseArguments(
         values['max-context-bytes'] === undefined
           ? defaultMaxContextBytes
           : parseByteCount(values['max-context-bytes'], '--max-context-bytes'),
+      budget: {
+        maxModelCalls:
+          optionalInteger(values['max-model-calls'], '--max-model-calls') ?? defaultMaxModelCalls,
+        maxTokens: optionalInteger(values['max-tokens'], '--max-tokens'),
+        maxWallTimeMs:
+          values['max-wall-time'] === undefined
+            ? defaultMaxWallTimeMs
+            : parseDuration(values['max-wall-time'], '--max-wall-time'),
+      },
       execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
       quotas: {
         artifactBytes:
@@ -394,6 +425,16 @@ function optionalInteger(text: string | undefined, flag: string): number | undef
     flag,
     'a positive whole number',
   );
+}
+
+const durationUnits: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds, or a number with a unit: `90000`, `90s`, `30m`, `2h`. */
+function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+)\s*(ms|s|m|h)?$/i.exec(text.trim());
+  const value =
+    match === null ? Number.NaN : Number(match[1]) * durationUnits[(match[2] ?? '').toLowerCase()]!;
+  return checkPositive(value, text, flag, 'a duration such as 600000 (ms), 90s, 30m or 2h');
 }
 
 /** Bytes, with optional binary suffixes: `1048576`, `512K`, `256MiB`, `2G`, `1gb`. */

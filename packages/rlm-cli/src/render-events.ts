@@ -1,4 +1,4 @@
-import type { RlmEvent } from '@rlm/core';
+import { eventExcerpt, type RlmEvent } from '@rlm/core';
 
 /** How progress is rendered. */
 export interface EventRendererOptions {
@@ -139,7 +139,7 @@ function oneLine(text: string): string {
 }
 
 function preview(answer: unknown): string {
-  return typeof answer === 'string' ? answer : (JSON.stringify(answer) ?? String(answer));
+  return eventExcerpt(answer, 2_000);
 }
 
 function plural(count: number, noun: string): string {

@@ -174,6 +174,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,
+      budget: cli.budget,
       quotas: cli.quotas,
       tools,
       toolStore: createToolStore({

@@ -1,5 +1,5 @@
-import type { RlmEvent } from '@rlm/core';
-import { excerptText } from './excerpt-text.js';
+import { eventExcerpt, type RlmEvent } from '@rlm/core';
+
 import {
   type TraceCall,
   type TraceDocument,
@@ -158,7 +158,7 @@ export function reduceTrace(
       const final: TraceFinal = {
         at,
         source: event.source,
-        answerExcerpt: excerptText(event.answer, answerExcerptChars),
+        answerExcerpt: eventExcerpt(event.answer, answerExcerptChars),
         ...(event.artifact ? { artifactId: event.artifact.id } : {}),
       };
       const lastStep = call.steps.at(-1);

@@ -573,3 +573,54 @@ describe('rlm (built bin)', () => {
     expect(server!.requests).toHaveLength(2);
   });
 });
+
+describe('rlm (built bin): careless or hostile model code', () => {
+  const loopForever = () => fakeText('```repl\nprint("still looking")\n```');
+
+  test('a model that never answers stops at --max-model-calls with its partial answer and the flag to raise', async () => {
+    const replies = Array.from({ length: 10 }, loopForever);
+    const result = await runRlm(['Loop?', '--max-model-calls', '3'], replies);
+    expect(result.code).toBe(1);
+    expect(server!.requests).toHaveLength(3);
+    expect(result.stderr).toMatch(
+      /rlm: the run spent its model-call budget before answering \(.*\); raise --max-model-calls\n/,
+    );
+  });
+
+  test('--max-wall-time stops a run whose model is slow', async () => {
+    const result = await runRlm(
+      ['Slow?', '--max-wall-time', '2s'],
+      [{ ...fakeText('FINAL(too late)'), delayMs: 60_000 }],
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /rlm: the run spent its wall-time budget before answering .*; raise --max-wall-time\n/,
+    );
+  });
+
+  test('FINAL_VAR of a value with shared references 60 levels deep prints at once, each shared array once', async () => {
+    const result = await runRlm(
+      ['Nested?'],
+      [
+        fakeText(
+          '```repl\nlet nested = [];\nfor (let i = 0; i < 60; i++) nested = [nested, nested];\n```',
+        ),
+        fakeText('FINAL_VAR(nested)'),
+      ],
+    );
+    // 2^60 paths: a host that walked them would never end, and the test would time out.
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"[Shared: $[0][0][0]]"');
+    expect(result.stdout.length).toBeLessThan(20_000);
+  });
+
+  test('SIGINT while model code spins ends the run at once: exit 130', async () => {
+    const result = await runRlm(
+      ['Spin?', '--exec-timeout', '600000'],
+      [fakeText('```repl\nprint("spinning");\nwhile (true) {}\n```')],
+      { onStderr: { text: 'while (true)', act: (send) => setTimeout(() => send('SIGINT'), 500) } },
+    );
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('rlm: aborted\n');
+  });
+});
