@@ -1,3 +1,4 @@
+import { escapeControlCharacters } from '@rlm/core';
 import { constants } from 'node:fs';
 import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,7 +15,7 @@ export interface AnswerSinkOptions {
   readonly outFile: string | undefined;
   /** `--quiet`: no "written to" notes on stderr. */
   readonly quiet: boolean;
-  readonly stdout: NodeJS.WritableStream;
+  readonly stdout: NodeJS.WritableStream & { readonly isTTY?: boolean };
   readonly stderr: NodeJS.WritableStream;
 }
 
@@ -50,6 +51,14 @@ export class AnswerSink {
     await this.#write(json ? formatJsonReport(report) : formatAnswer(report.answer), json);
   }
 
+  /**
+   * `text` as it goes to stdout: a terminal is shown the control characters of model-made text
+   * instead of acting on them; pipes and `--json` get the exact bytes.
+   */
+  #forStdout(text: string, json: boolean): string {
+    return this.#options.stdout.isTTY && !json ? escapeControlCharacters(text) : text;
+  }
+
   /** Writes one failure's JSON report with `--json`; does nothing without it. */
   async failure(report: JsonFailureReport): Promise<void> {
     if (this.#options.json) await this.#write(formatJsonFailure(report), true);
@@ -58,14 +67,14 @@ export class AnswerSink {
   async #write(text: string, json: boolean): Promise<void> {
     const { outFile, stdout, stderr, quiet } = this.#options;
     if (outFile === undefined) {
-      stdout.write(text);
+      stdout.write(this.#forStdout(text, json));
       return;
     }
     try {
       await writeFile(outFile, text, { flag: this.#started ? 'a' : 'w' });
       this.#started = true;
     } catch (error) {
-      stdout.write(text);
+      stdout.write(this.#forStdout(text, json));
       throw new Error(
         `cannot write to ${outFile} (${describeWriteError(error)}); the ${json ? 'report' : 'answer'} went to stdout instead`,
         { cause: error },

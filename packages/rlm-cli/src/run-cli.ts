@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import {
+  escapeControlCharacters,
   type ArtifactStore,
   createRLM,
   hashContext,
@@ -541,9 +542,10 @@ function describeHeldRun(error: RunLeaseHeldError): string {
 /** Prints a failed query's line (and partial answer) on stderr; returns the exit code. */
 function reportFailure(error: unknown, stderr: CliOutput): number {
   const failure = describeRunError(error);
-  stderr.write(`rlm: ${failure.message}\n`);
+  const shown = (text: string) => (stderr.isTTY ? escapeControlCharacters(text) : text);
+  stderr.write(`rlm: ${shown(failure.message)}\n`);
   if (failure.partialAnswer?.trim()) {
-    stderr.write(`rlm: partial answer (not final):\n${failure.partialAnswer.trimEnd()}\n`);
+    stderr.write(`rlm: partial answer (not final):\n${shown(failure.partialAnswer.trimEnd())}\n`);
   }
   return failure.exitCode;
 }

@@ -2,6 +2,7 @@ export type * from './artifact-store.js';
 export { createRLM, type HistoryEntry } from './create-rlm.js';
 export type * from './durable-tool-store.js';
 export * from './errors/index.js';
+export { escapeControlCharacters } from './escape-control-characters.js';
 export { eventExcerpt } from './event-excerpt.js';
 export { hashContext, updateWithText } from './hash-context.js';
 export * from './normalize-conversation.js';

@@ -17,13 +17,21 @@ afterEach(async () => {
 });
 
 async function tools(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return toolsOn(false, ...argv);
+}
+
+/** `rlm tools` writing to a terminal (`isTTY`) or to pipes. */
+async function toolsOn(
+  isTTY: boolean,
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await runToolsCommand(argv, {
     root,
     now,
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
+    stdout: { write: (text: string) => (out += text), isTTY },
+    stderr: { write: (text: string) => (err += text), isTTY },
   });
   return { code, out, err };
 }
@@ -244,5 +252,26 @@ describe('rlm tools', () => {
     expect(out).toContain(
       'csv_parser.parse      runtime_incompatible  written for runtime 0.1.0; regenerates on next call',
     );
+  });
+
+  test('show on a terminal makes the escape sequences of model-made text visible; pipes get the bytes', async () => {
+    const osc52 = '\u001b]52;c;cm0gLXJmIH4=\u0007';
+    const title = '\u001b]0;owned\u0007\u001b[2J';
+    await storeAt('2026-04-30T00:00:00.000Z').persistGeneration('planted', 'run', {
+      code: `return "${osc52}";`,
+      contract: { purpose: `looks harmless${title}` },
+      model: 'model-a',
+      trigger: 'forge',
+      runtime,
+    });
+    const terminal = await toolsOn(true, 'show', 'planted.run');
+    expect(terminal.code).toBe(0);
+    expect(terminal.out).not.toContain('\u001b');
+    expect(terminal.out).not.toContain('\u0007');
+    expect(terminal.out).toContain('return "\\x1b]52;c;cm0gLXJmIH4=\\x07";');
+    const piped = await toolsOn(false, 'show', 'planted.run');
+    expect(piped.out).toContain(`return "${osc52}";`);
+    const tool = await toolsOn(true, 'show', 'planted');
+    expect(tool.out).toContain('looks harmless\\x1b]0;owned\\x07\\x1b[2J');
   });
 });

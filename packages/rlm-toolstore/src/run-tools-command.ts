@@ -1,4 +1,4 @@
-import { RlmError } from '@rlm/core';
+import { escapeControlCharacters, RlmError } from '@rlm/core';
 import type { HealthAssessment } from './assess-health.js';
 import { ToolNotFoundError } from './errors/tool-not-found-error.js';
 import { defaultPruneAfterDays, inspectTools, type ToolReport } from './inspect-tools.js';
@@ -10,6 +10,11 @@ import { ToolStore } from './tool-store.js';
 /** Where `runToolsCommand` writes: `process.stdout` and `process.stderr` fit. */
 export interface ToolsCommandOutput {
   write(text: string): unknown;
+  /**
+   * A terminal: model-made text (contracts, code, error lines) is written with its control
+   * characters shown, not acted on. Pipes and `--json` get the exact bytes.
+   */
+  readonly isTTY?: boolean;
 }
 
 /** Options of {@link runToolsCommand}. */
@@ -64,12 +69,16 @@ export async function runToolsCommand(
   }
   try {
     const store = new ToolStore({ root: options.root, now: options.now && (() => options.now!) });
-    options.stdout.write(await execute(parsed.command, store, options));
+    options.stdout.write(shownOn(options.stdout, await execute(parsed.command, store, options)));
     return 0;
   } catch (error) {
-    options.stderr.write(`rlm tools: ${errorLine(error)}\n`);
+    options.stderr.write(shownOn(options.stderr, `rlm tools: ${errorLine(error)}\n`));
     return 1;
   }
+}
+
+function shownOn(output: ToolsCommandOutput, text: string): string {
+  return output.isTTY ? escapeControlCharacters(text) : text;
 }
 
 async function execute(

@@ -49,6 +49,11 @@ interface RunOptions {
   readonly env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed. */
   readonly input?: string;
+  /**
+   * Run under a pseudo-terminal (util-linux `script`): stdout and stderr are a TTY, and both
+   * arrive in `stdout`, with `\r\n` line ends.
+   */
+  readonly terminal?: boolean;
   /** Called with the child once its stderr contains this text. */
   readonly onStderr?: {
     readonly text: string;
@@ -77,7 +82,11 @@ function spawnRlm(
     ANTHROPIC_BASE_URL: baseURL,
     ...options.env,
   };
-  const child = spawn(process.execPath, [bin, ...args], {
+  const command = [process.execPath, bin, ...args];
+  const [file, ...argv] = options.terminal
+    ? ['script', '-qefc', command.map(shellQuote).join(' '), '/dev/null']
+    : command;
+  const child = spawn(file!, argv, {
     cwd: options.cwd ?? root,
     env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -100,6 +109,10 @@ function spawnRlm(
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 async function writeContext(name: string, content: string | Buffer): Promise<string> {
@@ -622,5 +635,19 @@ describe('rlm (built bin): careless or hostile model code', () => {
     );
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('rlm: aborted\n');
+  });
+
+  test('an answer with escape sequences is shown, not acted on, in a terminal; a pipe gets its bytes', async () => {
+    const hostile = 'done\u001b]0;owned\u0007\u001b[2J\u001b]52;c;cm0gLXJmIH4=\u0007';
+    const onTerminal = await runRlm(['Title?'], [fakeText(`FINAL(${hostile})`)], {
+      terminal: true,
+    });
+    expect(onTerminal.code).toBe(0);
+    expect(onTerminal.stdout).toContain(
+      'done\\x1b]0;owned\\x07\\x1b[2J\\x1b]52;c;cm0gLXJmIH4=\\x07',
+    );
+    expect(onTerminal.stdout).not.toMatch(/\u001b\]|\u0007/);
+    const piped = await runRlm(['Title?', '-q'], [fakeText(`FINAL(${hostile})`)]);
+    expect(piped.stdout).toBe(`${hostile}\n`);
   });
 });
