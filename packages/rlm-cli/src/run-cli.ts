@@ -172,6 +172,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       llm: createModel(cli.model),
       subLlm: cli.subModel && createModel(cli.subModel),
       sandbox: createSesSandbox(),
+      // Piped and interactive queries form one session: context_0..n, variables, history.
+      persistent: true,
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,

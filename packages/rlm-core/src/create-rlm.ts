@@ -96,7 +96,7 @@ class RecursiveLanguageModel implements RLM {
         'maxConcurrentChildren',
       ),
     };
-    this.#persistent = settings.persistent ?? true;
+    this.#persistent = settings.persistent ?? false;
     this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');
     this.#budget = settings.budget;
     this.#artifacts = settings.artifacts;

@@ -74,7 +74,10 @@ export interface RLMSettings {
   /** Model responses per call before the forced final prompt. Default 20. */
   readonly maxIterations?: number;
   /**
-   * Keep one sandbox across `query()` calls, with `context_0..n` and `history`. Default true.
+   * Keep one sandbox across `query()` calls, with `context_0..n` and `history`: a session in
+   * which each query sees the earlier ones' contexts, variables and answers (the CLI's
+   * interactive and piped modes). Default false: every query starts in a fresh sandbox and sees
+   * only its own context, so one instance can serve unrelated queries (or users).
    */
   readonly persistent?: boolean;
   /** Replaces the built-in system prompt. */

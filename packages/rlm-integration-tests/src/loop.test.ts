@@ -209,19 +209,23 @@ describe('the RLM loop', () => {
         return repl('SUBMIT([firstLength, context_0, context_1, history[0].answer].join(","));');
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
     expect((await rlm.query('first', 'abc')).answer).toBe(3);
     expect((await rlm.query('second', 'de')).answer).toBe('3,abc,de,3');
   });
 
-  test('non-persistent mode starts every query fresh', async () => {
+  test('by default every query starts fresh: no variables, contexts or planted globals of an earlier one', async () => {
     const llm = createScriptedModel([
-      repl('const kept = 1;\nSUBMIT("one");'),
-      repl('SUBMIT(typeof kept);'),
+      repl(
+        'const kept = 1;\ntry { globalThis.JSON = { stringify: () => "planted" }; } catch {}\nSUBMIT("one");',
+      ),
+      repl(
+        'SUBMIT([typeof kept, typeof context_0, typeof history, JSON.stringify({ a: 1 }), context].join("|"));',
+      ),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: false });
-    await rlm.query('first', 'a');
-    expect((await rlm.query('second', 'b')).answer).toBe('undefined');
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await rlm.query('first', "the first user's secret");
+    expect((await rlm.query('second', 'b')).answer).toBe('undefined|undefined|undefined|{"a":1}|b');
   });
 
   test('the model call budget is shared by children and ends the run with a typed error', async () => {
@@ -287,7 +291,7 @@ test('persistent mode: the same context again is not sent again, a new one gets 
     repl('SUBMIT([context, typeof context_1].join("|"))'),
     repl('SUBMIT([context, context_0, context_1].join("|"))'),
   ]);
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
   expect((await rlm.query('one', corpus)).answer).toBe('the corpus');
   expect((await rlm.query('two', corpus)).answer).toBe('the corpus|undefined');
   expect((await rlm.query('three', 'other')).answer).toBe('other|the corpus|other');

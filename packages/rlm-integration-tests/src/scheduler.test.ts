@@ -233,7 +233,12 @@ describe('scheduler hardening', () => {
         return model.generate(request, options);
       },
     };
-    await using rlm = createRLM({ llm, subLlm: model, sandbox: counter.factory });
+    await using rlm = createRLM({
+      llm,
+      subLlm: model,
+      sandbox: counter.factory,
+      persistent: true,
+    });
     const abort = new AbortController();
     const run = rlm
       .query('root', 'ctx', { signal: abort.signal })
@@ -259,6 +264,7 @@ describe('scheduler hardening', () => {
       subLlm: model,
       sandbox: counter.factory,
       maxConcurrency: 64,
+      persistent: true,
     });
     const abort = new AbortController();
     const events: RlmEvent[] = [];
