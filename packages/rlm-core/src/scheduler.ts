@@ -785,7 +785,15 @@ export class Scheduler {
         this.#settings.maxResponseTokens === undefined
           ? request
           : { ...request, maxTokens: this.#settings.maxResponseTokens },
-        { signal },
+        {
+          signal,
+          onRetry: (retry) =>
+            this.#emit(call, {
+              type: 'model-retry',
+              ...retry,
+              ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
+            }),
+        },
       );
     }, signal);
     budget.record(result.usage);
