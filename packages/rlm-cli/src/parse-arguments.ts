@@ -46,6 +46,18 @@ export interface CliOptions {
   /** `--exec-timeout`, in milliseconds per code block; `undefined` keeps the core's default. */
   readonly execTimeoutMs: number | undefined;
   /**
+   * How model calls meet API faults; `undefined` fields keep the adapter's defaults (60 s, 2
+   * retries, 60 s).
+   */
+  readonly modelCalls: {
+    /** `--request-timeout`: milliseconds allowed for one attempt, the whole answer included. */
+    readonly timeoutMs: number | undefined;
+    /** `--max-retries`: retries of a transient fault (0 or more). */
+    readonly maxRetries: number | undefined;
+    /** `--max-retry-wait`: the longest `retry-after` wait honoured, in milliseconds (0 or more). */
+    readonly maxRetryAfterMs: number | undefined;
+  };
+  /**
    * `--max-artifact-bytes` (byte suffixes allowed) and `--max-artifacts`: the run's artifact
    * quotas; `undefined` keeps the core's defaults (1 GiB, 10,000).
    */
@@ -136,6 +148,9 @@ const optionDefinitions = {
   'max-iterations': { type: 'string' },
   'max-context-bytes': { type: 'string' },
   'exec-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'max-retries': { type: 'string' },
+  'max-retry-wait': { type: 'string' },
   'max-artifact-bytes': { type: 'string' },
   'max-artifacts': { type: 'string' },
   json: { type: 'boolean' },
@@ -260,6 +275,11 @@ export function parseArguments(
           ? defaultMaxContextBytes
           : parseByteCount(values['max-context-bytes'], '--max-context-bytes'),
       execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
+      modelCalls: {
+        timeoutMs: optionalInteger(values['request-timeout'], '--request-timeout'),
+        maxRetries: optionalCount(values['max-retries'], '--max-retries'),
+        maxRetryAfterMs: optionalCount(values['max-retry-wait'], '--max-retry-wait'),
+      },
       quotas: {
         artifactBytes:
           values['max-artifact-bytes'] === undefined
@@ -394,6 +414,16 @@ function optionalInteger(text: string | undefined, flag: string): number | undef
     flag,
     'a positive whole number',
   );
+}
+
+/** A whole number of 0 or more, e.g. `--max-retries 0`. */
+function optionalCount(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new UsageError(`${flag} needs a whole number of 0 or more (got ${JSON.stringify(text)})`);
+  }
+  return value;
 }
 
 /** Bytes, with optional binary suffixes: `1048576`, `512K`, `256MiB`, `2G`, `1gb`. */
