@@ -72,6 +72,9 @@ export interface AnthropicModelSettings {
   readonly client?: Anthropic;
 }
 
+/** How much later than `timeoutMs` the SDK's own timer fires, so that ours always wins. */
+const sdkTimeoutSlackMs = 1_000;
+
 /** What the retry loop makes of a failed attempt. */
 interface Verdict {
   readonly retryable: boolean;
@@ -127,7 +130,7 @@ function judge(error: unknown): Verdict {
       retryable,
       retryAfterMs: readRetryAfterMs(error.headers),
       retry: {
-        reason: error.status === 429 ? 'rate-limited' : 'server',
+        reason: error.status === 429 ? 'rate-limited' : error.status === 408 ? 'timeout' : 'server',
         status: error.status,
         detail: `answered ${error.status}${error.type ? ` ${error.type}` : ''}`,
       },
@@ -211,9 +214,14 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
     signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
     try {
-      // An explicit timeout also keeps the SDK from refusing large non-streaming max_tokens.
+      // The SDK's own timer (headers only) is a backstop a little later than ours, which also
+      // covers the body. An explicit timeout keeps the SDK from refusing large max_tokens.
       const response = await client.messages
-        .create(body, { maxRetries: 0, timeout: timeoutMs, signal: controller.signal })
+        .create(body, {
+          maxRetries: 0,
+          timeout: timeoutMs + sdkTimeoutSlackMs,
+          signal: controller.signal,
+        })
         .asResponse();
       return fromAnthropicMessage(await readMessageBody(response));
     } catch (error) {
