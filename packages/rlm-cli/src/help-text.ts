@@ -40,6 +40,10 @@ Model:
       --exec-timeout <ms>      running time of one code block; time awaiting llm_query and
                                sub_rlm does not count (up to 10 minutes in all)
                                (default 60000)
+      --max-code-blocks <n>    code blocks run per model response; the model is told how
+                               many others did not run (default 20)
+      --max-response-chars <n> characters of one model response sent back to it: head and
+                               tail, the true length stated (default 20000)
       --request-timeout <ms>   time for one attempt of a model call, the whole answer
                                included (default 60000)
       --max-retries <n>        retries of a model call after a 429, 5xx, timeout, dropped

@@ -45,6 +45,13 @@ export interface CliOptions {
   readonly maxContextBytes: number;
   /** `--exec-timeout`, in milliseconds per code block; `undefined` keeps the core's default. */
   readonly execTimeoutMs: number | undefined;
+  /** `--max-code-blocks`: code blocks run per model response; `undefined` keeps the core's 20. */
+  readonly maxCodeBlocks: number | undefined;
+  /**
+   * `--max-response-chars`: characters of one model response sent back to the model;
+   * `undefined` keeps the core's 20,000.
+   */
+  readonly maxResponseChars: number | undefined;
   /**
    * How model calls meet API faults; `undefined` fields keep the adapter's defaults (60 s, 2
    * retries, 60 s).
@@ -148,6 +155,8 @@ const optionDefinitions = {
   'max-iterations': { type: 'string' },
   'max-context-bytes': { type: 'string' },
   'exec-timeout': { type: 'string' },
+  'max-code-blocks': { type: 'string' },
+  'max-response-chars': { type: 'string' },
   'request-timeout': { type: 'string' },
   'max-retries': { type: 'string' },
   'max-retry-wait': { type: 'string' },
@@ -275,6 +284,8 @@ export function parseArguments(
           ? defaultMaxContextBytes
           : parseByteCount(values['max-context-bytes'], '--max-context-bytes'),
       execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
+      maxCodeBlocks: optionalInteger(values['max-code-blocks'], '--max-code-blocks'),
+      maxResponseChars: optionalInteger(values['max-response-chars'], '--max-response-chars'),
       modelCalls: {
         timeoutMs: optionalInteger(values['request-timeout'], '--request-timeout'),
         maxRetries: optionalCount(values['max-retries'], '--max-retries'),

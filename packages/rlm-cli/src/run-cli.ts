@@ -180,6 +180,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,
+      maxCodeBlocksPerResponse: cli.maxCodeBlocks,
+      maxResponseChars: cli.maxResponseChars,
       quotas: cli.quotas,
       tools,
       toolStore: createToolStore({

@@ -11,13 +11,15 @@ import {
   fakeHang,
   fakeRaw,
   fakeText,
+  fakeToolUse,
   startFakeMessagesServer,
 } from '@rlm/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
 /**
  * A model API that misbehaves, end to end: the built bin as a real process against the fake
- * Messages API hanging, rate limiting and sending bodies that are not the API's JSON.
+ * Messages API hanging, rate limiting, sending bodies that are not the API's JSON, responses
+ * cut at max_tokens and responses with too many code blocks.
  */
 
 const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
@@ -111,7 +113,7 @@ describe('a model API that misbehaves', () => {
       ['What is the answer?', '--quiet'],
       [fakeError(429, { retryAfterSeconds: 1 }), answer],
     );
-    expect(result).toMatchObject({ code: 0, stdout: '42\n' });
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: '42\n' });
     expect(rlmLines(result.stderr)).toEqual([
       'rlm: the API answered 429 rate_limit_error; retrying in 1 s, as the API asked (attempt 2 of 3)',
     ]);
@@ -185,4 +187,52 @@ describe('a model API that misbehaves', () => {
       expect(result.server.requests).toHaveLength(0);
     },
   );
+});
+
+describe('responses the loop bounds', () => {
+  const repl = (code: string) => `${'```'}repl\n${code}\n${'```'}`;
+
+  test('a response cut at max_tokens inside a code block: the block does not run, stderr says so, the model is told', {
+    timeout: 60_000,
+  }, async () => {
+    const result = await rlm(
+      ['What is the answer?'],
+      [
+        fakeText(
+          `${repl('const half = 21;\nprint("half is " + half)')}\n${'```'}repl\nconst answer = half * 2;\nprint(ans`,
+          { stopReason: 'max_tokens' },
+        ),
+        fakeToolUse('SUBMIT', { answer: '42' }),
+      ],
+    );
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: '42\n' });
+    expect(result.stderr).toContain('half is 21');
+    expect(result.stderr).toContain(
+      '⚠ The response reached max_tokens inside a code block: that block was not run',
+    );
+    expect(result.stderr).not.toContain('SyntaxError');
+    const second = JSON.stringify(result.server.requests[1]!.body);
+    expect(second).toContain('unfinished block was NOT run');
+    expect(second).toContain('The 1 complete block before it ran');
+  });
+
+  test('--max-code-blocks: only that many run, the rest are reported; --max-response-chars bounds what goes back', {
+    timeout: 60_000,
+  }, async () => {
+    const blocks = Array.from({ length: 200 }, (_, index) => repl(`print("block ${index}")`)).join(
+      '\n',
+    );
+    const result = await rlm(
+      ['What is the answer?', '--max-code-blocks', '3', '--max-response-chars', '1000'],
+      [fakeText(blocks), fakeToolUse('SUBMIT', { answer: 'done' })],
+    );
+    expect(result).toMatchObject({ code: 0, stdout: 'done\n' });
+    expect(result.stderr).toContain('block 2');
+    expect(result.stderr).not.toContain('block 3\n');
+    expect(result.stderr).toContain('⚠ The response had 200 code blocks: only the first 3 ran.');
+    const second = JSON.stringify(result.server.requests[1]!.body);
+    expect(second).toContain('the other 197 were NOT run');
+    expect(second).toContain(`the response was ${blocks.length} characters`);
+    expect(second.length).toBeLessThan(8_000);
+  });
 });
