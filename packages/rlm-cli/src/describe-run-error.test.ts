@@ -58,4 +58,24 @@ describe('describeRunError', () => {
     );
     expect(describeRunError(new Error('x'.repeat(1000))).message).toHaveLength(600);
   });
+
+  test('the settings a model error names become the flags that set them', () => {
+    const timeout = new ModelCallError(
+      '@rlm/core/anthropic: the Messages API did not answer within timeoutMs (60,000 ms); gave up after 3 attempts over 3 min 2 s. Raise timeoutMs or maxRetries, lower maxTokens, or check the network.',
+      { reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
+    );
+    expect(describeRunError(timeout).message).toBe(
+      'the model call failed: the Messages API did not answer within --request-timeout (60,000 ms); gave up after 3 attempts over 3 min 2 s. Raise --request-timeout or --max-retries, lower maxTokens, or check the network.',
+    );
+    const wait = new ModelCallError('asked to wait 60 min, longer than maxRetryAfterMs allows', {
+      settings: ['maxRetryAfterMs'],
+    });
+    expect(describeRunError(wait).message).toBe(
+      'the model call failed: asked to wait 60 min, longer than --max-retry-wait allows',
+    );
+    const unnamed = new ModelCallError('maxRetries is a word here', { settings: [] });
+    expect(describeRunError(unnamed).message).toBe(
+      'the model call failed: maxRetries is a word here',
+    );
+  });
 });

@@ -2,6 +2,7 @@ import {
   AbortedError,
   BudgetExhaustedError,
   ModelCallError,
+  type ModelCallSetting,
   NoFinalAnswerError,
   SandboxError,
 } from '@rlm/core';
@@ -15,6 +16,13 @@ export interface RunFailure {
   /** The best partial answer, for `NoFinalAnswerError` and `BudgetExhaustedError`. */
   readonly partialAnswer: string | undefined;
 }
+
+/** The flag that sets each model adapter setting. */
+export const modelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
+  timeoutMs: '--request-timeout',
+  maxRetries: '--max-retries',
+  maxRetryAfterMs: '--max-retry-wait',
+};
 
 const budgetNames = {
   modelCalls: { name: 'model-call', flag: '--max-model-calls' },
@@ -47,7 +55,17 @@ export function describeRunError(error: unknown): RunFailure {
     };
   }
   if (ModelCallError.isInstance(error)) {
-    return { message: `the model call failed: ${detail}`, exitCode: 1, partialAnswer: undefined };
+    // The adapter names its settings; on the command line they are flags.
+    const withFlags = (error.settings ?? []).reduce(
+      (text, setting) =>
+        text.replace(new RegExp(`\\b${setting}\\b`, 'g'), modelSettingFlags[setting] ?? setting),
+      detail,
+    );
+    return {
+      message: `the model call failed: ${withFlags}`,
+      exitCode: 1,
+      partialAnswer: undefined,
+    };
   }
   if (SandboxError.isInstance(error)) {
     return { message: `the sandbox failed: ${detail}`, exitCode: 1, partialAnswer: undefined };

@@ -50,6 +50,17 @@ Model:
       --exec-timeout <ms>      running time of one code block; time awaiting llm_query and
                                sub_rlm does not count (up to 10 minutes in all)
                                (default 60000)
+      --max-code-blocks <n>    code blocks run per model response; the model is told how
+                               many others did not run (default 20)
+      --max-response-chars <n> characters of one model response sent back to it: head and
+                               tail, the true length stated (default 20000)
+      --request-timeout <ms>   time for one attempt of a model call, the whole answer
+                               included (default 60000)
+      --max-retries <n>        retries of a model call after a 429, 5xx, timeout, dropped
+                               connection or malformed body (default 2); each wait is shown
+                               on stderr. Worst case with the defaults: about 3 minutes
+      --max-retry-wait <ms>    longest retry-after wait honoured; an API asking for more
+                               fails the call at once (default 60000)
 
 Storage and tools:
       --store <file>           SQLite artifact store: artifacts, checkpoints after every

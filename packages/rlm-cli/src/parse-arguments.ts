@@ -55,6 +55,25 @@ export interface CliOptions {
   };
   /** `--exec-timeout`, in milliseconds per code block; `undefined` keeps the core's default. */
   readonly execTimeoutMs: number | undefined;
+  /** `--max-code-blocks`: code blocks run per model response; `undefined` keeps the core's 20. */
+  readonly maxCodeBlocks: number | undefined;
+  /**
+   * `--max-response-chars`: characters of one model response sent back to the model;
+   * `undefined` keeps the core's 20,000.
+   */
+  readonly maxResponseChars: number | undefined;
+  /**
+   * How model calls meet API faults; `undefined` fields keep the adapter's defaults (60 s, 2
+   * retries, 60 s).
+   */
+  readonly modelCalls: {
+    /** `--request-timeout`: milliseconds allowed for one attempt, the whole answer included. */
+    readonly timeoutMs: number | undefined;
+    /** `--max-retries`: retries of a transient fault (0 or more). */
+    readonly maxRetries: number | undefined;
+    /** `--max-retry-wait`: the longest `retry-after` wait honoured, in milliseconds (0 or more). */
+    readonly maxRetryAfterMs: number | undefined;
+  };
   /**
    * `--max-artifact-bytes` (byte suffixes allowed) and `--max-artifacts`: the run's artifact
    * quotas; `undefined` keeps the core's defaults (1 GiB, 10,000).
@@ -158,6 +177,11 @@ const optionDefinitions = {
   'max-model-calls': { type: 'string' },
   'max-tokens': { type: 'string' },
   'max-wall-time': { type: 'string' },
+  'max-code-blocks': { type: 'string' },
+  'max-response-chars': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'max-retries': { type: 'string' },
+  'max-retry-wait': { type: 'string' },
   'max-artifact-bytes': { type: 'string' },
   'max-artifacts': { type: 'string' },
   json: { type: 'boolean' },
@@ -291,6 +315,13 @@ export function parseArguments(
             : parseDuration(values['max-wall-time'], '--max-wall-time'),
       },
       execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
+      maxCodeBlocks: optionalInteger(values['max-code-blocks'], '--max-code-blocks'),
+      maxResponseChars: optionalInteger(values['max-response-chars'], '--max-response-chars'),
+      modelCalls: {
+        timeoutMs: optionalInteger(values['request-timeout'], '--request-timeout'),
+        maxRetries: optionalCount(values['max-retries'], '--max-retries'),
+        maxRetryAfterMs: optionalCount(values['max-retry-wait'], '--max-retry-wait'),
+      },
       quotas: {
         artifactBytes:
           values['max-artifact-bytes'] === undefined
@@ -435,6 +466,16 @@ function parseDuration(text: string, flag: string): number {
   const value =
     match === null ? Number.NaN : Number(match[1]) * durationUnits[(match[2] ?? '').toLowerCase()]!;
   return checkPositive(value, text, flag, 'a duration such as 600000 (ms), 90s, 30m or 2h');
+}
+
+/** A whole number of 0 or more, e.g. `--max-retries 0`. */
+function optionalCount(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new UsageError(`${flag} needs a whole number of 0 or more (got ${JSON.stringify(text)})`);
+  }
+  return value;
 }
 
 /** Bytes, with optional binary suffixes: `1048576`, `512K`, `256MiB`, `2G`, `1gb`. */

@@ -121,6 +121,9 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       case 'variable-sync-failed':
         emit('yellow', '⚠ ', [`could not list the sandbox's variables: ${oneLine(event.message)}`]);
         return;
+      case 'model-retry':
+        // Printed by the CLI as its own `rlm:` line, even with --quiet.
+        return;
       case 'step-complete':
       case 'usage':
       case 'checkpoint':

@@ -20,6 +20,7 @@ import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
 import type { JsonRunReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
+import { formatModelRetry } from './format-model-retry.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { helpText } from './help-text.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
@@ -167,7 +168,12 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     });
     const baseURL = options.env.ANTHROPIC_BASE_URL?.trim() || undefined;
     const createModel = (spec: ModelSpec) =>
-      createAnthropicModel({ model: spec.modelId, apiKey, baseURL });
+      createAnthropicModel({
+        model: spec.modelId,
+        apiKey,
+        baseURL,
+        ...definedFields(cli.modelCalls),
+      });
     rlm = createConfiguredRLM({
       llm: createModel(cli.model),
       subLlm: cli.subModel && createModel(cli.subModel),
@@ -178,6 +184,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxIterations: cli.maxIterations,
       execTimeoutMs: cli.execTimeoutMs,
       budget: cli.budget,
+      maxCodeBlocksPerResponse: cli.maxCodeBlocks,
+      maxResponseChars: cli.maxResponseChars,
       quotas: cli.quotas,
       tools,
       toolStore: createToolStore({
@@ -384,7 +392,8 @@ class Session {
         onEvent: (event) => {
           tally.observe(event);
           tracer.record(event);
-          this.#render(event);
+          if (event.type === 'model-retry') stderr.write(formatModelRetry(event));
+          else this.#render(event);
         },
         resume: this.#cli.resume,
       });
@@ -539,6 +548,13 @@ function describeHeldRun(error: RunLeaseHeldError): string {
   const { pid, hostname, heartbeatAt } = error.holder;
   const seconds = Math.max(0, Math.round((Date.now() - heartbeatAt) / 1000));
   return `this run (same query and context) is being run by process ${pid} on ${hostname} (last heartbeat ${seconds} s ago); wait for it to end or stop it (kill ${pid}), then run again`;
+}
+
+/** The fields of `record` that are set, for settings whose absence means "the default". */
+function definedFields<Fields extends object>(record: Fields): Partial<Fields> {
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== undefined),
+  ) as Partial<Fields>;
 }
 
 /** Prints a failed query's line (and partial answer) on stderr; returns the exit code. */

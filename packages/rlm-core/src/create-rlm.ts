@@ -60,6 +60,11 @@ class RecursiveLanguageModel implements RLM {
       maxIterations: positiveInteger(settings.maxIterations ?? 20, 'maxIterations'),
       systemPrompt: settings.systemPrompt,
       maxOutputChars: positiveInteger(settings.maxOutputChars ?? 20_000, 'maxOutputChars'),
+      maxCodeBlocksPerResponse: positiveInteger(
+        settings.maxCodeBlocksPerResponse ?? 20,
+        'maxCodeBlocksPerResponse',
+      ),
+      maxResponseChars: positiveInteger(settings.maxResponseChars ?? 20_000, 'maxResponseChars'),
       redactionRatio: settings.redactionRatio ?? 0.25,
       redactionMinChars: settings.redactionMinChars ?? 2_000,
       codeLanguages: settings.codeLanguages ?? ['repl'],

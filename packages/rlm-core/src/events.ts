@@ -1,5 +1,5 @@
 import type { ArtifactRef } from './artifact-store.js';
-import type { Usage } from './language-model.js';
+import type { ModelRetry, Usage } from './language-model.js';
 import type { RunUsage } from './rlm-settings.js';
 import type { VariableInfo } from './sandbox.js';
 import type { VariableSyncReason } from './variable-space.js';
@@ -141,6 +141,16 @@ export interface UsageEvent extends EventBase {
   readonly requestId?: string;
 }
 
+/**
+ * A model call failed in a way worth retrying (429, 5xx, a timeout, a body that was not the
+ * API's JSON) and the adapter waits `delayMs` before attempt `attempt` of `maxAttempts`.
+ */
+export interface ModelRetryEvent extends EventBase, ModelRetry {
+  readonly type: 'model-retry';
+  /** The host call (`llm_query`, ...) the model call serves, as on `usage` events. */
+  readonly requestId?: string;
+}
+
 /** The sandbox's variables were listed (at call start, after each execution, before extract). */
 export interface VariablesUpdatedEvent extends EventBase {
   readonly type: 'variables-updated';
@@ -197,6 +207,7 @@ export type RlmEvent =
   | FinalEvent
   | CallErrorEvent
   | UsageEvent
+  | ModelRetryEvent
   | VariablesUpdatedEvent
   | VariableSyncFailedEvent
   | ResumedEvent

@@ -1,3 +1,5 @@
+import type { ModelCallErrorReason } from './errors/model-call-error.js';
+
 /**
  * The narrow model interface every adapter implements. Provider-neutral: an adapter
  * translates these shapes to and from its provider's wire format.
@@ -91,6 +93,27 @@ export interface GenerateResult {
   readonly usage: Usage;
 }
 
+/** A failed attempt of a model call that the adapter retries after a wait. */
+export interface ModelRetry {
+  /** The attempt about to be made: 2 for the first retry. */
+  readonly attempt: number;
+  /** Attempts allowed in all (retries + 1). */
+  readonly maxAttempts: number;
+  /** Milliseconds the adapter waits before that attempt. */
+  readonly delayMs: number;
+  /** Whether `delayMs` is what the API asked for (`retry-after`) rather than the backoff. */
+  readonly requestedByApi: boolean;
+  /** What went wrong with the failed attempt: `rate-limited`, `server`, `timeout`, `network`. */
+  readonly reason: ModelCallErrorReason;
+  /** The HTTP status of the failed attempt, when the API answered. */
+  readonly status?: number;
+  /**
+   * What happened, one line for people, completing "the API ...": `answered 429
+   * rate_limit_error`, `did not answer within 60 s`, `could not be reached (ECONNREFUSED)`.
+   */
+  readonly detail: string;
+}
+
 export interface GenerateOptions {
   /** Aborts the request; the promise then rejects with the signal's reason. */
   readonly signal?: AbortSignal;
@@ -101,6 +124,11 @@ export interface GenerateOptions {
    * callback is ignored.
    */
   readonly onText?: (delta: string) => void;
+  /**
+   * Called before each wait for a retry, so the wait can be shown; adapters that retry call it
+   * once per retry, others never. A throw from the callback is ignored.
+   */
+  readonly onRetry?: (retry: ModelRetry) => void;
 }
 
 /** A chat model the RLM loop drives. */

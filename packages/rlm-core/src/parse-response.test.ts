@@ -23,7 +23,7 @@ describe('parseResponse', () => {
   test('accepts js fences when configured, and removes every fence from the prose', () => {
     const text = 'a\n```js\nx()\n```\nb\n```ts\ny()\n```\nc';
     const parsed = parseResponse(text, ['repl', 'js']);
-    expect(parsed.codeBlocks).toEqual([{ language: 'js', code: 'x()' }]);
+    expect(parsed.codeBlocks).toEqual([{ language: 'js', code: 'x()', closed: true }]);
     expect(parsed.prose).toBe('a\nb\nc');
   });
 
@@ -34,6 +34,7 @@ describe('parseResponse', () => {
       'const s = "```";\n```',
       'open()',
     ]);
+    expect(parsed.codeBlocks.map((block) => block.closed)).toEqual([true, false]);
   });
 
   test('a response without fences is all prose', () => {

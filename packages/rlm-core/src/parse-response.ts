@@ -3,6 +3,11 @@ export interface CodeBlock {
   /** The fence's language tag, lower-cased (`repl`, `js`, ...). */
   readonly language: string;
   readonly code: string;
+  /**
+   * False when the block had no closing fence and ran to the end of the response: in a
+   * response cut by the output limit, it is unfinished.
+   */
+  readonly closed: boolean;
 }
 
 /** A model response split into runnable code and the prose around it. */
@@ -43,8 +48,9 @@ export function parseResponse(text: string, runnableLanguages: readonly string[]
       body.push(lines[index]!);
       index += 1;
     }
+    const closed = index < lines.length;
     index += 1;
-    if (runnable.has(language)) codeBlocks.push({ language, code: body.join('\n') });
+    if (runnable.has(language)) codeBlocks.push({ language, code: body.join('\n'), closed });
   }
   return { codeBlocks, prose: prose.join('\n') };
 }

@@ -1,3 +1,4 @@
+import type { CodeBlockPlan } from './plan-code-blocks.js';
 import type { ContextDescription } from './describe-context.js';
 
 /** What the system prompt needs to know about the run. */
@@ -127,6 +128,30 @@ export function buildContinueMessage(submitTool: boolean): string {
   return submitTool
     ? 'Continue: run code in a ```repl block to make progress, or call the SUBMIT tool with your answer.'
     : 'Continue: run code in a ```repl block to make progress, or write FINAL(answer) or FINAL_VAR(name) on its own line.';
+}
+
+/** What the model is told about the code blocks of its response that did not run. */
+export function buildResponseNotes(plan: CodeBlockPlan, maxBlocks: number): string[] {
+  const notes: string[] = [];
+  if (plan.unfinishedDropped) {
+    const ran =
+      plan.run.length === 0
+        ? ''
+        : ` The ${plan.run.length} complete block${plan.run.length === 1 ? '' : 's'} before it ran.`;
+    notes.push(
+      `Your response was cut off at the output limit (max_tokens) in the middle of a code block, so that unfinished block was NOT run.${ran} Continue from where you stopped with shorter code blocks; keep large text in variables (build it in code) instead of writing it out in your response.`,
+    );
+  } else if (plan.cutOff) {
+    notes.push(
+      'Your response was cut off at the output limit (max_tokens). Continue from where you stopped, in shorter responses; keep large text in variables (build it in code) instead of writing it out.',
+    );
+  }
+  if (plan.notRun > 0) {
+    notes.push(
+      `Only the first ${maxBlocks} code blocks of your response ran; the other ${plan.notRun} were NOT run. Put the work in fewer blocks (a loop in one block instead of one block per item).`,
+    );
+  }
+  return notes;
 }
 
 /** The last prompt, sent when iterations run out. */

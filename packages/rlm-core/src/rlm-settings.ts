@@ -85,6 +85,17 @@ export interface RLMSettings {
   /** Execution output kept in the prompt per code block, in characters. Default 20,000. */
   readonly maxOutputChars?: number;
   /**
+   * Code blocks run per model response. Blocks past it do not run, and the model is told how
+   * many did not. Default 20.
+   */
+  readonly maxCodeBlocksPerResponse?: number;
+  /**
+   * Characters of one model response kept in the conversation sent back to the model: longer
+   * responses keep their head and tail around a line stating how much was left out and the
+   * true length (as outputs do). Default 20,000.
+   */
+  readonly maxResponseChars?: number;
+  /**
    * Output longer than this fraction of the context's length is replaced by
    * `[redacted: output too large]`. Default 0.25. Outputs under `redactionMinChars` never are.
    */

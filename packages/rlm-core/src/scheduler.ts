@@ -38,11 +38,13 @@ import type { DurableToolStore } from './durable-tool-store.js';
 import { DurableToolSession, toolGuestHelper, toolPromptVersion } from './durable-tools.js';
 import type { HostToolRegistry } from './host-tools.js';
 import { parseResponse } from './parse-response.js';
+import { planCodeBlocks } from './plan-code-blocks.js';
 import { coreVersion } from './core-version.js';
 import {
   buildContextMessage,
   buildContinueMessage,
   buildExtractMessage,
+  buildResponseNotes,
   buildSystemPrompt,
   formatExecution,
 } from './prompts.js';
@@ -73,6 +75,8 @@ export interface ResolvedSettings {
   readonly maxIterations: number;
   readonly systemPrompt: string | undefined;
   readonly maxOutputChars: number;
+  readonly maxCodeBlocksPerResponse: number;
+  readonly maxResponseChars: number;
   readonly redactionRatio: number;
   readonly redactionMinChars: number;
   readonly codeLanguages: readonly string[];
@@ -142,6 +146,8 @@ type Command =
       readonly response: GenerateResult;
       readonly outputs: readonly string[];
       readonly toolResults: readonly ToolResultPart[];
+      /** What the model is told about blocks that did not run (cut off, past the limit). */
+      readonly notes: readonly string[];
     }
   | { readonly type: 'HandleBridgeCall'; readonly callId: string; readonly requestId: string }
   | { readonly type: 'BlockEnded'; readonly callId: string }
@@ -785,7 +791,15 @@ export class Scheduler {
         this.#settings.maxResponseTokens === undefined
           ? request
           : { ...request, maxTokens: this.#settings.maxResponseTokens },
-        { signal },
+        {
+          signal,
+          onRetry: (retry) =>
+            this.#emit(call, {
+              type: 'model-retry',
+              ...retry,
+              ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
+            }),
+        },
       );
     }, signal);
     budget.record(result.usage);
@@ -916,9 +930,30 @@ export class Scheduler {
       this.#resolveFinal(call, pendingFromSubmit(submit, 'submit-tool'), response, [], toolCall);
       return;
     }
+    const plan = planCodeBlocks(parsed.codeBlocks, {
+      stopReason: response.stopReason,
+      maxBlocks: this.#settings.maxCodeBlocksPerResponse,
+    });
+    const notes = buildResponseNotes(plan, this.#settings.maxCodeBlocksPerResponse);
+    if (plan.cutOff) {
+      this.#emit(call, {
+        type: 'warning',
+        code: 'response-cut',
+        message: plan.unfinishedDropped
+          ? 'The response reached max_tokens inside a code block: that block was not run; the model is told to continue.'
+          : 'The response reached max_tokens; the model is told to continue.',
+      });
+    }
+    if (plan.notRun > 0) {
+      this.#emit(call, {
+        type: 'warning',
+        code: 'code-blocks-not-run',
+        message: `The response had ${plan.run.length + plan.notRun} code blocks: only the first ${plan.run.length} ran.`,
+      });
+    }
     this.#spawn(call, async () => {
       const outputs: string[] = [];
-      for (const [index, block] of parsed.codeBlocks.entries()) {
+      for (const [index, block] of plan.run.entries()) {
         if (call.done || call.pendingFinal) break;
         this.#emit(call, { type: 'code', iteration: call.iteration, index, code: block.code });
         const result = await call.sandbox!.execute(block.code, {
@@ -937,7 +972,7 @@ export class Scheduler {
           ...(result.error === undefined ? {} : { error: result.error }),
         });
       }
-      return { type: 'CodeExecuted', callId: call.id, response, outputs, toolResults };
+      return { type: 'CodeExecuted', callId: call.id, response, outputs, toolResults, notes };
     });
   }
 
@@ -963,13 +998,13 @@ export class Scheduler {
   #codeExecuted(command: Extract<Command, { type: 'CodeExecuted' }>): void {
     const call = this.#liveCall(command.callId);
     if (!call) return;
-    const { response, outputs, toolResults } = command;
+    const { response, outputs, toolResults, notes } = command;
     const pending = call.pendingFinal ?? this.#proseFinal(response.text);
     if (pending) {
       this.#resolveFinal(call, pending, response, outputs, undefined, toolResults);
       return;
     }
-    this.#recordStep(call, response, outputs, toolResults);
+    this.#recordStep(call, response, outputs, toolResults, notes.join('\n\n') || undefined);
     this.#emit(call, {
       type: 'step-complete',
       iteration: call.iteration,
@@ -1003,7 +1038,14 @@ export class Scheduler {
     note?: string,
   ): void {
     const assistantParts = [
-      ...(response.text.trim().length > 0 ? [{ type: 'text' as const, text: response.text }] : []),
+      ...(response.text.trim().length > 0
+        ? [
+            {
+              type: 'text' as const,
+              text: truncateOutput(response.text, this.#settings.maxResponseChars, 'response'),
+            },
+          ]
+        : []),
       ...response.toolCalls.map((toolCall) => ({ type: 'tool-call' as const, call: toolCall })),
     ];
     if (assistantParts.length === 0) {

@@ -10,7 +10,9 @@ import {
   fakeDelay,
   fakeDroppedConnection,
   fakeError,
+  fakeHang,
   fakeMessage,
+  fakeRaw,
   fakeText,
   fakeToolUse,
   startFakeMessagesServer,
@@ -26,8 +28,8 @@ const context = 'rows: 1, 2, 3';
 const maxRetries = 2;
 /** Time one attempt may take; the fake answers at once unless told to wait. */
 const attemptTimeoutMs = 1_000;
-/** The SDK's first backoff without `retry-after`: 0.5 s less up to 25 % jitter, so >= 375 ms. */
-const minimumBackoffMs = 350;
+/** The adapter's first backoff without `retry-after`: 0.5 s. */
+const minimumBackoffMs = 500;
 /** Timers run on the event loop's cached millisecond clock, which may lag `performance.now()`. */
 const clockToleranceMs = 5;
 
@@ -108,6 +110,36 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
       status: undefined,
       minimumWaitMs: attemptTimeoutMs + minimumBackoffMs,
     },
+    {
+      fault: 'a hung API (never answers)',
+      reply: fakeHang(),
+      status: undefined,
+      minimumWaitMs: attemptTimeoutMs + minimumBackoffMs,
+    },
+    {
+      fault: 'headers at once and a body later than timeoutMs',
+      reply: fakeText('late', { bodyDelayMs: 3 * attemptTimeoutMs }),
+      status: 200,
+      minimumWaitMs: attemptTimeoutMs + minimumBackoffMs,
+    },
+    {
+      fault: 'a 200 with an HTML page',
+      reply: fakeRaw('text/html', '<html><body>Service Unavailable</body></html>'),
+      status: 200,
+      minimumWaitMs: minimumBackoffMs,
+    },
+    {
+      fault: 'a 200 with a JSON string',
+      reply: fakeRaw('application/json', '"overloaded"'),
+      status: 200,
+      minimumWaitMs: minimumBackoffMs,
+    },
+    {
+      fault: 'a 200 whose body is cut mid-stream',
+      reply: fakeText('z'.repeat(4_000), { cutAfterBytes: 200 }),
+      status: 200,
+      minimumWaitMs: minimumBackoffMs,
+    },
   ];
 
   test.each(transient)('$fault is retried after a wait and the run finishes', async (fault) => {
@@ -130,27 +162,134 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
     }
   });
 
-  test('a max_tokens stop inside a code block: the cut code fails as a value, the run finishes', async () => {
+  test('a max_tokens stop inside a code block: the complete block runs, the cut one does not, the model is told', async () => {
     const { server } = await startScripted([
-      fakeText(`Multiplying.\n${'```repl'}\nconst total = 6 * 7;\nprint(tot`, {
-        stopReason: 'max_tokens',
-      }),
-      fakeText(repl('const total = 6 * 7;')),
+      fakeText(
+        `First the base.\n${repl('const base = 6;\nprint("base ready")')}\nNow the product:\n${'```repl'}\nconst total = base * 7;\nprint(tot`,
+        { stopReason: 'max_tokens' },
+      ),
+      fakeText(repl('const total = base * 7;')),
       submitTotal,
     ]);
     try {
       await using rlm = createRLM({ llm: modelFor(server), sandbox: sandboxFactory });
       const events = await collect(rlm.queryStream(query, context));
       expect(events.at(-1)).toMatchObject({ type: 'final', answer: 42 });
-      const cut = events.find((event) => event.type === 'execution');
-      expect(cut).toMatchObject({ iteration: 1 });
-      expect((cut as { error?: string }).error).toMatch(/SyntaxError/);
+      const firstStep = events.filter(
+        (event) => (event.type === 'code' || event.type === 'execution') && event.iteration === 1,
+      );
+      // Only the complete block ran: one code event, one execution, no SyntaxError anywhere.
+      expect(firstStep.map((event) => event.type)).toEqual(['code', 'execution']);
+      expect(firstStep[0]).toMatchObject({ code: 'const base = 6;\nprint("base ready")' });
+      expect(firstStep[1]).toMatchObject({ output: 'base ready' });
+      expect(events.some((event) => event.type === 'execution' && event.error)).toBe(false);
+      expect(
+        events.find((event) => event.type === 'warning' && event.code === 'response-cut'),
+      ).toBeDefined();
       expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
-      expect(JSON.stringify(server.requests[1]!.body)).toContain('SyntaxError');
+      // The next request tells the model its response was cut and how to go on.
+      const second = JSON.stringify(server.requests[1]!.body);
+      expect(second).toContain('base ready');
+      expect(second).toContain('cut off at the output limit (max_tokens)');
+      expect(second).toContain('unfinished block was NOT run');
+      expect(second).toContain('shorter code blocks');
+      expect(second).toContain('keep large text in variables');
+      expect(second).not.toContain('SyntaxError');
     } finally {
       await server.close();
     }
   });
+
+  test('each retry is a model-retry event with the attempt, the wait and the reason', async () => {
+    const { server } = await startScripted([
+      fakeError(429, { retryAfterSeconds: 0.2 }),
+      fakeRaw('text/html', '<html>gateway</html>'),
+      fakeToolUse('SUBMIT', { answer: 'after two retries' }),
+    ]);
+    try {
+      await using rlm = createRLM({
+        llm: modelFor(server),
+        sandbox: sandboxFactory,
+      });
+      const events = await collect(rlm.queryStream(query, context));
+      expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'after two retries' });
+      const retries = events.filter((event) => event.type === 'model-retry');
+      expect(retries).toMatchObject([
+        {
+          attempt: 2,
+          maxAttempts: 3,
+          delayMs: 200,
+          requestedByApi: true,
+          reason: 'rate-limited',
+          status: 429,
+          depth: 0,
+        },
+        { attempt: 3, maxAttempts: 3, delayMs: 1_000, requestedByApi: false, reason: 'server' },
+      ]);
+      expect((retries[1] as { detail: string }).detail).toContain('content-type text/html');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('10,000 code blocks in one response: 20 run, the rest are reported as not run, the next prompt is bounded', async () => {
+    const blocks = Array.from({ length: 10_000 }, (_, index) =>
+      repl(`globalThis.ran = (globalThis.ran ?? 0) + 1; print("block ${index}")`),
+    ).join('\n');
+    const { server } = await startScripted([
+      fakeText(blocks),
+      fakeText(repl('const total = globalThis.ran;')),
+      submitTotal,
+    ]);
+    try {
+      await using rlm = createRLM({ llm: modelFor(server), sandbox: sandboxFactory });
+      const started = performance.now();
+      const events = await collect(rlm.queryStream(query, context));
+      const elapsed = performance.now() - started;
+      expect(events.at(-1)).toMatchObject({ type: 'final', answer: 20 });
+      expect(events.filter((event) => event.type === 'execution')).toHaveLength(21);
+      expect(
+        events.find((event) => event.type === 'warning' && event.code === 'code-blocks-not-run'),
+      ).toMatchObject({ message: 'The response had 10000 code blocks: only the first 20 ran.' });
+      const second = JSON.stringify(server.requests[1]!.body);
+      expect(second).toContain('the other 9980 were NOT run');
+      expect(second).toContain('block 19');
+      expect(second).not.toContain('block 20\\n');
+      // The response itself is kept as head and tail with its true length.
+      expect(second).toMatch(/characters omitted; the response was \d+ characters/);
+      expect(second.length).toBeLessThan(100_000);
+      console.log(
+        `10,000 blocks: ${Math.round(elapsed)} ms for the run; next request ${second.length} characters (the response was ${blocks.length})`,
+      );
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  test('a 10 MB response is not sent back whole: head and tail with the true length', async () => {
+    const huge = `Here is everything: ${'0123456789'.repeat(1_000_000)} and that is all.`;
+    const { server } = await startScripted([
+      fakeText(huge),
+      fakeToolUse('SUBMIT', { answer: 'short now' }),
+    ]);
+    try {
+      await using rlm = createRLM({
+        llm: modelFor(server),
+        sandbox: sandboxFactory,
+        maxIterations: 3,
+      });
+      const events = await collect(rlm.queryStream(query, context));
+      expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'short now' });
+      const second = JSON.stringify(server.requests[1]!.body);
+      expect(second).toContain('Here is everything: 0123');
+      expect(second).toContain('and that is all.');
+      expect(second).toContain(`the response was ${huge.length} characters`);
+      expect(second.length).toBeLessThan(60_000);
+      console.log(`10 MB response: next request ${second.length} characters`);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   test('malformed tool calls each get an error tool_result, the run finishes', async () => {
     const { server } = await startScripted([

@@ -136,6 +136,28 @@ describe('reduceTrace', () => {
     expect(findCall(trace, 'c')!.resumed).toEqual({ iteration: 4, restored: ['a'], lost: ['fn'] });
     expect(findCall(trace, 'c')!.warnings[0]).toMatchObject({ code: 'variable-sync-failed' });
   });
+
+  test('a model retry shows as a warning saying what failed and how long it waited', () => {
+    const trace = replay([
+      { callId: 'c', depth: 0, type: 'call-start', query: 'q' },
+      {
+        callId: 'c',
+        depth: 0,
+        type: 'model-retry',
+        attempt: 2,
+        maxAttempts: 3,
+        delayMs: 3_000,
+        requestedByApi: true,
+        reason: 'rate-limited',
+        status: 429,
+        detail: 'answered 429 rate_limit_error',
+      },
+    ]);
+    expect(findCall(trace, 'c')!.warnings[0]).toMatchObject({
+      code: 'model-retry',
+      message: 'the API answered 429 rate_limit_error; retried after 3000 ms (attempt 2 of 3)',
+    });
+  });
 });
 
 describe('finishTrace', () => {

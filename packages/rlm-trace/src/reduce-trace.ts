@@ -144,6 +144,12 @@ export function reduceTrace(
         code: 'variable-sync-failed',
         message: `listing the sandbox's variables failed (${event.reason}, ${event.retries} retries): ${event.message}`,
       });
+    case 'model-retry':
+      return addWarning(trace, call, {
+        at,
+        code: 'model-retry',
+        message: `the API ${event.detail}; retried after ${event.delayMs} ms (attempt ${event.attempt} of ${event.maxAttempts})`,
+      });
     case 'checkpoint':
       return withStep(trace, call, event.iteration, (step) => ({
         ...step,

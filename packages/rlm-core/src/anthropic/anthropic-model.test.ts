@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ModelCallError } from '../errors/model-call-error.js';
-import type { GenerateRequest, Message } from '../language-model.js';
+import type { GenerateRequest, Message, ModelRetry } from '../language-model.js';
 import {
   type FakeMessagesServer,
   startFakeMessagesServer,
@@ -15,7 +15,9 @@ import {
   fakeDelay,
   fakeDroppedConnection,
   fakeError,
+  fakeHang,
   fakeMessage,
+  fakeRaw,
   fakeText,
   fakeToolUse,
   fakeTruncatedToolUse,
@@ -23,8 +25,11 @@ import {
 import {
   type AnthropicModelSettings,
   createAnthropicModel,
+  defaultAnthropicMaxRetries,
+  defaultAnthropicMaxRetryAfterMs,
   defaultAnthropicMaxTokens,
   defaultAnthropicModelId,
+  defaultAnthropicTimeoutMs,
 } from './anthropic-model.js';
 
 const apiKey = 'sk-ant-test-SECRET-do-not-leak-0123456789';
@@ -328,7 +333,7 @@ describe('createAnthropicModel', () => {
     expect(ModelCallError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 529, retryable: true });
     expect((error as Error).message).toMatch(
-      /^@rlm\/core\/anthropic: the Messages API answered 529 overloaded_error: Overloaded\. .*raise maxRetries\. \(request-id req_fake_3\)$/,
+      /^@rlm\/core\/anthropic: the Messages API answered 529 overloaded_error: Overloaded; gave up after 3 attempts over \d+ ms\. .*raise maxRetries\. \(request-id req_fake_3\)$/,
     );
     expect(server!.requests).toHaveLength(3);
   });
@@ -388,7 +393,7 @@ describe('createAnthropicModel', () => {
     expect(Date.now() - started).toBeLessThan(1_900);
     expect(error).toMatchObject({ name: 'ModelCallError', retryable: true, status: undefined });
     expect((error as Error).message).toMatch(
-      /did not answer within timeoutMs \(200 ms\); retried up to 1 times/,
+      /did not answer within timeoutMs \(200 ms\); gave up after 2 attempts over \d+ ms\. Raise timeoutMs or maxRetries/,
     );
     expect(server!.requests).toHaveLength(2);
   });
@@ -423,6 +428,186 @@ describe('createAnthropicModel', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(await rejection(model.generate(ask, { signal: controller.signal }))).toBe(reason);
     expect(server!.requests).toHaveLength(1);
+  });
+
+  test('defaults fail within a few minutes: 60 s an attempt, 2 retries, waits up to 60 s', () => {
+    expect(defaultAnthropicTimeoutMs).toBe(60_000);
+    expect(defaultAnthropicMaxRetries).toBe(2);
+    expect(defaultAnthropicMaxRetryAfterMs).toBe(60_000);
+  });
+
+  test('each retry is announced with its attempt, wait and reason before the wait', async () => {
+    const { model } = await setup([
+      fakeError(429, { headers: retryNow }),
+      fakeError(529),
+      fakeText('third time'),
+    ]);
+    const retries: (ModelRetry & { at: number })[] = [];
+    const started = Date.now();
+    const result = await model.generate(ask, {
+      onRetry: (retry) => retries.push({ ...retry, at: Date.now() - started }),
+    });
+    expect(result.text).toBe('third time');
+    expect(retries).toMatchObject([
+      {
+        attempt: 2,
+        maxAttempts: 3,
+        delayMs: 10,
+        requestedByApi: true,
+        reason: 'rate-limited',
+        status: 429,
+        detail: 'answered 429 rate_limit_error',
+      },
+      {
+        attempt: 3,
+        maxAttempts: 3,
+        delayMs: 1_000,
+        requestedByApi: false,
+        reason: 'server',
+        status: 529,
+        detail: 'answered 529 overloaded_error',
+      },
+    ]);
+    expect(server!.requests.map((request) => request.status)).toEqual([429, 529, 200]);
+  });
+
+  test('a retry-after above maxRetryAfterMs fails at once, saying how long the API asked', async () => {
+    const { model } = await setup([fakeError(429, { retryAfterSeconds: 3600 }), fakeText('no')], {
+      maxRetryAfterMs: 5_000,
+    });
+    const retries: ModelRetry[] = [];
+    const started = Date.now();
+    const error = await rejection(model.generate(ask, { onRetry: (retry) => retries.push(retry) }));
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(error).toMatchObject({
+      status: 429,
+      reason: 'rate-limited',
+      settings: ['maxRetryAfterMs'],
+    });
+    expect((error as Error).message).toMatch(
+      /answered 429 rate_limit_error: .*asked to wait 60 min before a retry, longer than maxRetryAfterMs \(5,000 ms\) allows\. Try again later or raise maxRetryAfterMs\./,
+    );
+    expect(retries).toEqual([]);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test('a hung API: every attempt ends at timeoutMs and the message gives the real time', async () => {
+    const { model } = await setup([fakeHang(), fakeHang(), fakeHang()], {
+      timeoutMs: 300,
+      maxRetries: 2,
+    });
+    const retries: ModelRetry[] = [];
+    const started = Date.now();
+    const error = await rejection(model.generate(ask, { onRetry: (retry) => retries.push(retry) }));
+    const elapsed = Date.now() - started;
+    // 3 x 300 ms + 0.5 s + 1 s of backoff, with slack for a loaded machine.
+    expect(elapsed).toBeGreaterThanOrEqual(2_300);
+    expect(elapsed).toBeLessThan(10_000);
+    expect(error).toMatchObject({
+      reason: 'timeout',
+      retryable: true,
+      settings: ['timeoutMs', 'maxRetries'],
+    });
+    const message = (error as Error).message;
+    expect(message).toMatch(
+      /did not answer within timeoutMs \(300 ms\); gave up after 3 attempts over \d+(\.\d)? s\./,
+    );
+    const seconds = Number(/over ([\d.]+) s/.exec(message)![1]);
+    expect(Math.abs(seconds * 1000 - elapsed)).toBeLessThan(1_000);
+    expect(retries.map((retry) => [retry.attempt, retry.reason, retry.detail])).toEqual([
+      [2, 'timeout', 'did not answer within 300 ms'],
+      [3, 'timeout', 'did not answer within 300 ms'],
+    ]);
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  test('timeoutMs covers the body: headers at once and a late body is a timeout', async () => {
+    const { model } = await setup(
+      [fakeText('late body', { bodyDelayMs: 5_000 }), fakeText('prompt')],
+      { timeoutMs: 300 },
+    );
+    const retries: ModelRetry[] = [];
+    const result = await model.generate(ask, { onRetry: (retry) => retries.push(retry) });
+    expect(result.text).toBe('prompt');
+    expect(retries).toMatchObject([{ attempt: 2, reason: 'timeout' }]);
+    expect(server!.requests.map((request) => request.status)).toEqual([200, 200]);
+  });
+
+  test('a slow answer inside timeoutMs is not retried', async () => {
+    const { model } = await setup([fakeText('slow but fine', { bodyDelayMs: 300 })], {
+      timeoutMs: 5_000,
+    });
+    const retries: ModelRetry[] = [];
+    expect((await model.generate(ask, { onRetry: (retry) => retries.push(retry) })).text).toBe(
+      'slow but fine',
+    );
+    expect(retries).toEqual([]);
+  });
+
+  test('a 200 with HTML, a JSON string or a cut body is retried like a 5xx', async () => {
+    const { model } = await setup(
+      [
+        fakeRaw('text/html; charset=utf-8', '<html><body><h1>502 Bad Gateway</h1></body></html>'),
+        fakeRaw('application/json', '"upstream busy"'),
+        fakeText('x'.repeat(2_000), { cutAfterBytes: 64 }),
+        fakeText('finally'),
+      ],
+      { maxRetries: 3 },
+    );
+    const retries: ModelRetry[] = [];
+    const result = await model.generate(ask, { onRetry: (retry) => retries.push(retry) });
+    expect(result.text).toBe('finally');
+    expect(retries.map((retry) => [retry.reason, retry.status])).toEqual([
+      ['server', 200],
+      ['server', 200],
+      ['server', 200],
+    ]);
+    expect(retries[0]!.detail).toContain('content-type text/html; charset=utf-8, not JSON');
+    expect(retries[1]!.detail).toContain('the JSON is a string, not a message');
+    expect(retries[2]!.detail).toMatch(/cut after 64 of \d+ bytes/);
+  });
+
+  test('bad bodies that outlast the retries: one line with status, content type, first bytes', async () => {
+    const page = '<html>\n<body>\n<h1>Sorry, the proxy is down</h1></body></html>';
+    const { model } = await setup(
+      [fakeRaw('text/html', page), fakeRaw('text/html', page), fakeRaw('text/html', page)],
+      { maxRetries: 2 },
+    );
+    const error = await rejection(model.generate(ask));
+    expect(error).toMatchObject({ status: 200, reason: 'server', retryable: true });
+    const message = (error as Error).message;
+    expect(message).not.toContain('\n');
+    expect(message).toMatch(
+      /^@rlm\/core\/anthropic: the Messages API answered 200 \(content-type text\/html\) with a body that is not a message: content-type text\/html, not JSON; it starts "<html> <body> <h1>Sorry, the proxy is down.*"; gave up after 3 attempts over [\d.]+ s\. .*raise maxRetries\.$/,
+    );
+  });
+
+  test('a body cut mid-stream with no retries left says how much arrived', async () => {
+    const { model } = await setup([fakeText('y'.repeat(1_000), { cutAfterBytes: 30 })], {
+      maxRetries: 0,
+    });
+    const error = await rejection(model.generate(ask));
+    expect((error as Error).message).toMatch(
+      /answered 200 \(content-type application\/json\) with a body that is not a message: cut after 30 of \d+ bytes.*; it starts "\{\\"id\\":\\"msg_fake_1/,
+    );
+  });
+
+  test('x-should-retry: false stops a 5xx from being retried', async () => {
+    const { model } = await setup([
+      fakeError(500, { headers: { 'x-should-retry': 'false' } }),
+      fakeText('never'),
+    ]);
+    const error = await rejection(model.generate(ask));
+    expect(error).toMatchObject({ status: 500 });
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test('settings out of range are refused when the model is created', () => {
+    expect(() => createAnthropicModel({ apiKey, maxRetries: -1 })).toThrow(
+      /maxRetries must be a whole number of at least 0 \(got -1\)/,
+    );
+    expect(() => createAnthropicModel({ apiKey, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => createAnthropicModel({ apiKey, maxRetryAfterMs: 1.5 })).toThrow(/maxRetryAfterMs/);
   });
 
   test('a toolChoice naming no offered tool fails before any request', async () => {

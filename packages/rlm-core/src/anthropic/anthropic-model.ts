@@ -1,9 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError } from '../errors/model-call-error.js';
-import type { LanguageModel } from '../language-model.js';
+import type { GenerateResult, LanguageModel, ModelRetry } from '../language-model.js';
+import { AttemptTimeoutError } from './attempt-timeout-error.js';
+import { formatDuration } from './format-duration.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
+import { MalformedBodyError } from './malformed-body-error.js';
+import { readMessageBody } from './read-message-body.js';
+import { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
 import { toAnthropicRequest } from './to-anthropic-request.js';
-import { toModelCallError } from './to-model-call-error.js';
+import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
 
 /**
  * The model used when `settings.model` is not given: the newest Sonnet-class model that
@@ -14,11 +19,21 @@ export const defaultAnthropicModelId = 'claude-sonnet-5-5';
 /** `max_tokens` of a response when neither the request nor the settings set one. */
 export const defaultAnthropicMaxTokens = 8192;
 
-/** Retries of a transient fault (429, 408, 409, 5xx, 529, dropped connection, timeout). */
-export const defaultAnthropicMaxRetries = 4;
+/**
+ * Retries of a transient fault (429, 408, 409, 5xx, 529, a dropped connection, a timeout, a
+ * body that is not the API's JSON): 2, so 3 attempts in all.
+ */
+export const defaultAnthropicMaxRetries = 2;
 
-/** Time allowed for one attempt, in milliseconds (the SDK's own default). */
-export const defaultAnthropicTimeoutMs = 600_000;
+/**
+ * Time allowed for one attempt, in milliseconds, until the whole body has arrived: 60 s. With
+ * the default retries a call that never gets an answer fails after about 3 min 2 s
+ * (3 x 60 s + 0.5 s + 1 s of backoff).
+ */
+export const defaultAnthropicTimeoutMs = 60_000;
+
+/** The longest `retry-after` wait honoured, in milliseconds: 60 s. */
+export const defaultAnthropicMaxRetryAfterMs = 60_000;
 
 export interface AnthropicModelSettings {
   /** Anthropic model id. Defaults to {@link defaultAnthropicModelId}. */
@@ -33,28 +48,134 @@ export interface AnthropicModelSettings {
   /** `max_tokens` when a request sets no `maxTokens`. Defaults to {@link defaultAnthropicMaxTokens}. */
   readonly maxTokens?: number;
   /**
-   * Retries of transient faults, with exponential backoff (0.5 s doubling, at most 8 s) or as
-   * long as the API's `retry-after` header says. Defaults to {@link defaultAnthropicMaxRetries}
-   * (the injected client's own setting when `client` is given).
+   * Retries of transient faults (0 or more). Each waits as long as the API's `retry-after`
+   * says (up to `maxRetryAfterMs`), else backs off: 0.5 s, doubling, at most 8 s. Defaults to
+   * {@link defaultAnthropicMaxRetries} (the injected client's own setting when `client` is
+   * given).
    */
   readonly maxRetries?: number;
   /**
-   * Milliseconds allowed for one attempt; a timed-out attempt is retried, so a call may take
-   * up to `(maxRetries + 1) * timeoutMs` plus backoff. Defaults to
-   * {@link defaultAnthropicTimeoutMs} (the injected client's own setting when `client` is given).
+   * Milliseconds allowed for one attempt, from sending the request to the last byte of the
+   * answer; a timed-out attempt is retried, so a call may take up to
+   * `(maxRetries + 1) * timeoutMs` plus the waits between attempts. Defaults to
+   * {@link defaultAnthropicTimeoutMs} (the injected client's own setting when `client` is
+   * given).
    */
   readonly timeoutMs?: number;
+  /**
+   * The longest wait before a retry that the API may ask for with `retry-after`, in
+   * milliseconds. When it asks for more, the call fails at once with a message saying how long
+   * it asked to wait. Defaults to {@link defaultAnthropicMaxRetryAfterMs}.
+   */
+  readonly maxRetryAfterMs?: number;
   /** A ready client; `apiKey` and `baseURL` are then ignored. */
   readonly client?: Anthropic;
 }
 
+/** How much later than `timeoutMs` the SDK's own timer fires, so that ours always wins. */
+const sdkTimeoutSlackMs = 1_000;
+
+/** What the retry loop makes of a failed attempt. */
+interface Verdict {
+  readonly retryable: boolean;
+  /** The wait the API asked for, if it said. */
+  readonly retryAfterMs: number | undefined;
+  readonly retry: Pick<ModelRetry, 'reason' | 'status' | 'detail'>;
+}
+
+function judge(error: unknown): Verdict {
+  if (
+    error instanceof AttemptTimeoutError ||
+    error instanceof Anthropic.APIConnectionTimeoutError
+  ) {
+    const timeout = error instanceof AttemptTimeoutError ? error.timeoutMs : undefined;
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: {
+        reason: 'timeout',
+        detail:
+          timeout === undefined
+            ? 'did not answer in time'
+            : `did not answer within ${formatDuration(timeout)}`,
+      },
+    };
+  }
+  if (error instanceof MalformedBodyError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: {
+        reason: 'server',
+        status: error.status,
+        detail: `answered ${error.status} with a body that is not a message (${error.problem})`,
+      },
+    };
+  }
+  if (error instanceof Anthropic.APIUserAbortError) {
+    return { retryable: false, retryAfterMs: undefined, retry: { reason: 'aborted', detail: '' } };
+  }
+  if (error instanceof Anthropic.APIConnectionError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: { reason: 'network', detail: `could not be reached (${rootCause(error)})` },
+    };
+  }
+  if (error instanceof Anthropic.APIError && error.status !== undefined) {
+    const shouldRetry = error.headers?.get('x-should-retry');
+    const retryable =
+      shouldRetry === 'true' || (shouldRetry !== 'false' && isRetryableStatus(error.status));
+    return {
+      retryable,
+      retryAfterMs: readRetryAfterMs(error.headers),
+      retry: {
+        reason: error.status === 429 ? 'rate-limited' : error.status === 408 ? 'timeout' : 'server',
+        status: error.status,
+        detail: `answered ${error.status}${error.type ? ` ${error.type}` : ''}`,
+      },
+    };
+  }
+  return { retryable: false, retryAfterMs: undefined, retry: { reason: 'unknown', detail: '' } };
+}
+
+function rootCause(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  const message = current instanceof Error ? current.message : String(current);
+  return message.replace(/\s+/g, ' ').trim().slice(0, 120);
+}
+
+/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /**
  * Creates a {@link LanguageModel} backed by the Anthropic Messages API (non-streaming).
- * Requests are converted to a form the API accepts (see `toAnthropicMessages`); transient
- * faults are retried by the SDK; other faults reject with a one-line `ModelCallError`.
- * Aborting `options.signal` rejects with the signal's reason and is never retried.
+ * Requests are converted to a form the API accepts (see `toAnthropicMessages`). Transient
+ * faults (429, 408, 409, 5xx, a dropped connection, an attempt past `timeoutMs`, a 2xx body
+ * that is not a message) are retried here, each wait announced through `options.onRetry`;
+ * other faults, and transient ones once retries run out, reject with a one-line
+ * `ModelCallError` whose `settings` lists the settings its message names. Aborting
+ * `options.signal` rejects with the signal's reason and is never retried.
  *
- * @throws {ModelCallError} when no API key is set and no `client` is given.
+ * @throws {ModelCallError} when no API key is set and no `client` is given, or a setting is
+ * not a whole number in range.
  */
 export function createAnthropicModel(settings: AnthropicModelSettings = {}): LanguageModel {
   const model = settings.model ?? defaultAnthropicModelId;
@@ -66,40 +187,106 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
       { reason: 'authentication' },
     );
   }
+  checkSetting('maxRetries', settings.maxRetries, 0);
+  checkSetting('timeoutMs', settings.timeoutMs, 1);
+  checkSetting('maxRetryAfterMs', settings.maxRetryAfterMs, 0);
   const client =
     settings.client ??
     new Anthropic({
       apiKey,
       ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
-      maxRetries: settings.maxRetries ?? defaultAnthropicMaxRetries,
+      maxRetries: 0,
       timeout: settings.timeoutMs ?? defaultAnthropicTimeoutMs,
     });
-  const maxRetries = settings.maxRetries ?? client.maxRetries;
+  const maxRetries =
+    settings.maxRetries ?? (settings.client ? client.maxRetries : defaultAnthropicMaxRetries);
   const timeoutMs = settings.timeoutMs ?? client.timeout;
+  const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultAnthropicMaxRetryAfterMs;
+  const secrets = [apiKey, client.apiKey, client.authToken];
+
+  /** One attempt, bounded by `timeoutMs` from the request to the body's last byte. */
+  async function attempt(
+    body: ReturnType<typeof toAnthropicRequest>,
+    signal: AbortSignal | undefined,
+  ): Promise<GenerateResult> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+    try {
+      // The SDK's own timer (headers only) is a backstop a little later than ours, which also
+      // covers the body. An explicit timeout keeps the SDK from refusing large max_tokens.
+      const response = await client.messages
+        .create(body, {
+          maxRetries: 0,
+          timeout: timeoutMs + sdkTimeoutSlackMs,
+          signal: controller.signal,
+        })
+        .asResponse();
+      return fromAnthropicMessage(await readMessageBody(response));
+    } catch (error) {
+      const reason: unknown = controller.signal.reason;
+      throw reason instanceof AttemptTimeoutError ? reason : error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
 
   return {
     modelId: `anthropic:${model}`,
     supportsTools: true,
     async generate(request, options = {}) {
       const body = toAnthropicRequest(request, { model, maxTokens });
-      const { signal } = options;
-      try {
-        // An explicit timeout also keeps the SDK from refusing large non-streaming max_tokens.
-        const message = await client.messages.create(body, {
-          maxRetries,
-          timeout: timeoutMs,
-          ...(signal ? { signal } : {}),
-        });
-        return fromAnthropicMessage(message);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toModelCallError(error, {
-          secrets: [apiKey, client.apiKey, client.authToken],
-          baseURL: client.baseURL,
-          timeoutMs,
-          maxRetries,
-        });
+      const { signal, onRetry } = options;
+      if (signal?.aborted) throw signal.reason;
+      const startedAt = Date.now();
+      const maxAttempts = maxRetries + 1;
+      for (let attempts = 1; ; attempts++) {
+        let failure: unknown;
+        try {
+          return await attempt(body, signal);
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          failure = error;
+        }
+        const verdict = judge(failure);
+        const fail = (refusedWait?: { retryAfterMs: number; maxRetryAfterMs: number }) =>
+          toModelCallError(failure, {
+            secrets,
+            baseURL: client.baseURL,
+            timeoutMs,
+            attempts,
+            elapsedMs: Date.now() - startedAt,
+            ...(refusedWait ? { refusedWait } : {}),
+          });
+        if (!verdict.retryable || attempts >= maxAttempts) throw fail();
+        const { retryAfterMs } = verdict;
+        if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
+          throw fail({ retryAfterMs, maxRetryAfterMs });
+        }
+        const delayMs = retryAfterMs ?? backoffDelayMs(attempts);
+        try {
+          onRetry?.({
+            attempt: attempts + 1,
+            maxAttempts,
+            delayMs,
+            requestedByApi: retryAfterMs !== undefined,
+            ...verdict.retry,
+          });
+        } catch {
+          // Reporting a retry is best-effort.
+        }
+        await wait(delayMs, signal);
       }
     },
   };
+}
+
+function checkSetting(name: string, value: number | undefined, minimum: number): void {
+  if (value === undefined || (Number.isSafeInteger(value) && value >= minimum)) return;
+  throw new ModelCallError(
+    `@rlm/core/anthropic: ${name} must be a whole number of at least ${minimum} (got ${value}); fix the createAnthropicModel settings`,
+    { reason: 'invalid-request' },
+  );
 }

@@ -2,6 +2,7 @@ export {
   type AnthropicModelSettings,
   createAnthropicModel,
   defaultAnthropicMaxRetries,
+  defaultAnthropicMaxRetryAfterMs,
   defaultAnthropicMaxTokens,
   defaultAnthropicModelId,
   defaultAnthropicTimeoutMs,

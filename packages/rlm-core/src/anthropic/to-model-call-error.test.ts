@@ -6,7 +6,8 @@ const context = {
   secrets: ['key-one-1234', null, 'token-two-5678'],
   baseURL: 'http://127.0.0.1:1',
   timeoutMs: 1000,
-  maxRetries: 2,
+  attempts: 3,
+  elapsedMs: 2_500,
 };
 
 describe('toModelCallError', () => {
@@ -15,9 +16,9 @@ describe('toModelCallError', () => {
       Anthropic.APIError.generate(502, 'Bad gateway\n<html>', undefined, new Headers()),
       context,
     );
-    expect(error).toMatchObject({ status: 502, retryable: true });
+    expect(error).toMatchObject({ status: 502, retryable: true, settings: ['maxRetries'] });
     expect(error.message).toMatch(
-      /^@rlm\/core\/anthropic: the Messages API answered 502 error: "Bad gateway\\n<html>"\. Still failing after up to 2 retries/,
+      /^@rlm\/core\/anthropic: the Messages API answered 502 error: "Bad gateway\\n<html>"; gave up after 3 attempts over 2\.5 s\. Try again later, lower concurrency, or raise maxRetries\.$/,
     );
   });
 
@@ -35,6 +36,22 @@ describe('toModelCallError', () => {
       secrets: ['x'],
     });
     expect(error.message).toBe('@rlm/core/anthropic: the request failed: maxRetries exceeded');
+  });
+
+  test('a wait longer than the cap says how long the API asked for and names the setting', () => {
+    const body = { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } };
+    const error = toModelCallError(
+      Anthropic.APIError.generate(429, body, 'slow down', new Headers({ 'retry-after': '3600' })),
+      {
+        ...context,
+        attempts: 1,
+        refusedWait: { retryAfterMs: 3_600_000, maxRetryAfterMs: 60_000 },
+      },
+    );
+    expect(error.message).toBe(
+      '@rlm/core/anthropic: the Messages API answered 429 rate_limit_error: slow down, and asked to wait 60 min before a retry, longer than maxRetryAfterMs (60,000 ms) allows. Try again later or raise maxRetryAfterMs.',
+    );
+    expect(error).toMatchObject({ reason: 'rate-limited', settings: ['maxRetryAfterMs'] });
   });
 
   test.each([

@@ -1,5 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError, type ModelCallErrorReason } from '../errors/model-call-error.js';
+import { AttemptTimeoutError } from './attempt-timeout-error.js';
+import { formatDuration } from './format-duration.js';
+import { MalformedBodyError } from './malformed-body-error.js';
 
 /** What the error message may mention about the failed call. */
 export interface ModelCallErrorContext {
@@ -7,12 +10,20 @@ export interface ModelCallErrorContext {
   readonly secrets: readonly (string | null | undefined)[];
   readonly baseURL: string;
   readonly timeoutMs: number;
-  readonly maxRetries: number;
+  /** Attempts made, the failed one included (1 when nothing was retried). */
+  readonly attempts: number;
+  /** Milliseconds from the start of the first attempt to the failure, waits included. */
+  readonly elapsedMs: number;
+  /**
+   * Set when the API asked to wait longer before a retry than the adapter allows: the wait it
+   * asked for and the cap (`maxRetryAfterMs`), in milliseconds.
+   */
+  readonly refusedWait?: { readonly retryAfterMs: number; readonly maxRetryAfterMs: number };
 }
 
 const prefix = '@rlm/core/anthropic:';
 
-function advice(status: number, maxRetries: number): string {
+function advice(status: number): string {
   switch (status) {
     case 400:
       return 'Check the model id and maxTokens; if the messages are at fault, report it as an @rlm/core bug.';
@@ -28,7 +39,7 @@ function advice(status: number, maxRetries: number): string {
       return 'The request is too large; shorten the prompt or the history.';
     default:
       return isRetryableStatus(status)
-        ? `Still failing after up to ${maxRetries} retries; try again later, lower concurrency, or raise maxRetries.`
+        ? 'Try again later, lower concurrency, or raise maxRetries.'
         : 'See https://docs.claude.com/en/api/errors.';
   }
 }
@@ -43,7 +54,8 @@ function reasonFor(status: number, detail: string): ModelCallErrorReason {
   return 'invalid-request';
 }
 
-function isRetryableStatus(status: number): boolean {
+/** Whether a status is worth retrying: 408, 409, 429 and 5xx (529 included). */
+export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
@@ -60,12 +72,26 @@ function rootCause(error: unknown): string {
   return current instanceof Error ? current.message : String(current);
 }
 
+/** `1 attempt (0.2 s)` or `3 attempts over 3 min 2 s`: how long the call went on. */
+function triedFor(context: ModelCallErrorContext): string {
+  const time = formatDuration(context.elapsedMs);
+  return context.attempts === 1
+    ? `gave up after 1 attempt (${time})`
+    : `gave up after ${context.attempts} attempts over ${time}`;
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
-  const retries = `retried up to ${context.maxRetries} times`;
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+  if (
+    error instanceof AttemptTimeoutError ||
+    error instanceof Anthropic.APIConnectionTimeoutError
+  ) {
     return new ModelCallError(
-      `${prefix} the Messages API did not answer within timeoutMs (${context.timeoutMs} ms); ${retries}. Raise timeoutMs, lower maxTokens, or check the network.`,
-      { retryable: true, reason: 'timeout' },
+      `${prefix} the Messages API did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${triedFor(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the network.`,
+      { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }
   if (error instanceof Anthropic.APIUserAbortError) {
@@ -73,8 +99,15 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   }
   if (error instanceof Anthropic.APIConnectionError) {
     return new ModelCallError(
-      `${prefix} could not reach the Messages API at ${context.baseURL} (${oneLine(rootCause(error))}); ${retries}. Check the network and ANTHROPIC_BASE_URL (or the baseURL setting).`,
-      { retryable: true, reason: 'network' },
+      `${prefix} could not reach the Messages API at ${context.baseURL} (${oneLine(rootCause(error))}); ${triedFor(context)}. Check the network and ANTHROPIC_BASE_URL (or the baseURL setting), or raise maxRetries.`,
+      { retryable: true, reason: 'network', settings: ['maxRetries'] },
+    );
+  }
+  if (error instanceof MalformedBodyError) {
+    const quoted = JSON.stringify(oneLine(error.firstBytes, 100));
+    return new ModelCallError(
+      `${prefix} the Messages API answered ${error.status} (content-type ${error.contentType}) with a body that is not a message: ${error.problem}; it starts ${quoted}; ${triedFor(context)}. Check that ANTHROPIC_BASE_URL (or the baseURL setting) is the Messages API, try again later, or raise maxRetries.`,
+      { status: error.status, retryable: true, reason: 'server', settings: ['maxRetries'] },
     );
   }
   if (error instanceof Anthropic.APIError && error.status !== undefined) {
@@ -84,9 +117,28 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
     const apiMessage = error.apiMessage ?? error.message.replace(/^\d+\s*/, '');
     const detail = oneLine(apiMessage).replace(/\.$/, '');
     const requestId = error.requestID ? ` (request-id ${error.requestID})` : '';
+    const answered = `${prefix} the Messages API answered ${status} ${type}: ${detail}`;
+    const { refusedWait } = context;
+    if (refusedWait) {
+      return new ModelCallError(
+        `${answered}, and asked to wait ${formatDuration(refusedWait.retryAfterMs)} before a retry, longer than maxRetryAfterMs (${count(refusedWait.maxRetryAfterMs)} ms) allows. Try again later or raise maxRetryAfterMs.${requestId}`,
+        {
+          status,
+          retryable: true,
+          reason: reasonFor(status, detail),
+          settings: ['maxRetryAfterMs'],
+        },
+      );
+    }
+    const retryable = isRetryableStatus(status);
     return new ModelCallError(
-      `${prefix} the Messages API answered ${status} ${type}: ${detail}. ${advice(status, context.maxRetries)}${requestId}`,
-      { status, retryable: isRetryableStatus(status), reason: reasonFor(status, detail) },
+      `${answered}${retryable ? `; ${triedFor(context)}` : ''}. ${advice(status)}${requestId}`,
+      {
+        status,
+        retryable,
+        reason: reasonFor(status, detail),
+        settings: retryable ? ['maxRetries'] : [],
+      },
     );
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -121,5 +173,6 @@ export function toModelCallError(error: unknown, context: ModelCallErrorContext)
     status: described.status,
     retryable: described.retryable,
     reason: described.reason,
+    settings: described.settings,
   });
 }

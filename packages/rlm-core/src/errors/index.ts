@@ -1,6 +1,10 @@
 export { AbortedError } from './aborted-error.js';
 export { type BudgetKind, BudgetExhaustedError } from './budget-exhausted-error.js';
-export { ModelCallError, type ModelCallErrorReason } from './model-call-error.js';
+export {
+  ModelCallError,
+  type ModelCallErrorReason,
+  type ModelCallSetting,
+} from './model-call-error.js';
 export { type NoFinalAnswerDiagnostics, NoFinalAnswerError } from './no-final-answer-error.js';
 export { RlmError } from './rlm-error.js';
 export { SandboxError } from './sandbox-error.js';

@@ -25,6 +25,13 @@ export type ModelCallErrorReason =
   | 'aborted'
   | 'unknown';
 
+/**
+ * A setting of a model adapter that a failure's message tells the user to change:
+ * `timeoutMs` (time allowed for one attempt), `maxRetries` (retries of a transient fault),
+ * `maxRetryAfterMs` (longest `retry-after` wait honoured). A CLI maps each to its own flag.
+ */
+export type ModelCallSetting = 'timeoutMs' | 'maxRetries' | 'maxRetryAfterMs';
+
 /** A model call failed and will not be retried (or retries ran out). */
 export class ModelCallError extends RlmError {
   /** HTTP status, when the provider answered. */
@@ -33,6 +40,12 @@ export class ModelCallError extends RlmError {
   readonly retryable: boolean;
   /** Why the call failed, as the adapter classified it. */
   readonly reason: ModelCallErrorReason;
+  /**
+   * The adapter settings the message names, by their exact setting names, in the order they
+   * appear; empty when no setting would help. A front end that exposes them under other names
+   * (CLI flags) may replace each name in the message with its own.
+   */
+  readonly settings: readonly ModelCallSetting[];
 
   constructor(
     message: string,
@@ -40,6 +53,7 @@ export class ModelCallError extends RlmError {
       status?: number;
       retryable?: boolean;
       reason?: ModelCallErrorReason;
+      settings?: readonly ModelCallSetting[];
       cause?: unknown;
     } = {},
   ) {
@@ -48,6 +62,7 @@ export class ModelCallError extends RlmError {
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.reason = options.reason ?? 'unknown';
+    this.settings = options.settings ?? [];
   }
 
   static override isInstance(error: unknown): error is ModelCallError {

@@ -30,8 +30,22 @@ export interface FakeReplyTiming {
   readonly delayMs?: number;
 }
 
+/** How the body of a 200 reply is sent (messages and raw bodies). */
+export interface FakeBodyDelivery {
+  /**
+   * Send the status and headers at once, then wait this long (milliseconds) before the body:
+   * a server that answers but is slow to finish (a client timeout must cover the body too).
+   */
+  readonly bodyDelayMs?: number;
+  /**
+   * Send only the first this many bytes of the body, then destroy the connection: a body cut
+   * mid-stream. `content-length` still announces the whole body.
+   */
+  readonly cutAfterBytes?: number;
+}
+
 /** Answer 200 with a message. */
-export interface FakeMessageReply extends FakeReplyTiming {
+export interface FakeMessageReply extends FakeReplyTiming, FakeBodyDelivery {
   readonly kind: 'message';
   readonly content: readonly FakeContentBlock[];
   /** Defaults to `tool_use` when `content` has a `tool_use` block, else `end_turn`. */
@@ -60,11 +74,30 @@ export interface FakeDroppedConnectionReply extends FakeReplyTiming {
   readonly kind: 'drop';
 }
 
+/** Answer with any status, content type and body: a proxy's HTML page, a JSON string, ... */
+export interface FakeRawReply extends FakeReplyTiming, FakeBodyDelivery {
+  readonly kind: 'raw';
+  readonly status: number;
+  /** The `content-type` header, e.g. `text/html; charset=utf-8`. */
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** Never answer: hold the connection open until the client gives up (a hung API). */
+export interface FakeHangReply {
+  readonly kind: 'hang';
+}
+
 /** One scripted answer of the fake server. */
-export type FakeReply = FakeMessageReply | FakeErrorReply | FakeDroppedConnectionReply;
+export type FakeReply =
+  | FakeMessageReply
+  | FakeErrorReply
+  | FakeDroppedConnectionReply
+  | FakeRawReply
+  | FakeHangReply;
 
 /** Options shared by the message helpers. */
-export interface FakeMessageOptions extends FakeReplyTiming {
+export interface FakeMessageOptions extends FakeReplyTiming, FakeBodyDelivery {
   readonly stopReason?: FakeStopReason;
   readonly usage?: FakeMessageReply['usage'];
 }
@@ -169,4 +202,25 @@ export function fakeDroppedConnection(options: FakeReplyTiming = {}): FakeDroppe
 /** The same reply, sent after `delayMs` milliseconds. */
 export function fakeDelay<Reply extends FakeReply>(delayMs: number, reply: Reply): Reply {
   return { ...reply, delayMs };
+}
+
+/** Options of {@link fakeRaw}. */
+export interface FakeRawOptions extends FakeReplyTiming, FakeBodyDelivery {
+  /** Defaults to 200. */
+  readonly status?: number;
+}
+
+/** A body that is not the API's JSON, e.g. `fakeRaw('text/html', '<html>...')`. */
+export function fakeRaw(
+  contentType: string,
+  body: string,
+  options: FakeRawOptions = {},
+): FakeRawReply {
+  const { status = 200, ...rest } = options;
+  return { kind: 'raw', status, contentType, body, ...rest };
+}
+
+/** A request that is never answered; the client's timeout has to end it. */
+export function fakeHang(): FakeHangReply {
+  return { kind: 'hang' };
 }

@@ -4,6 +4,8 @@ import {
   fakeDelay,
   fakeDroppedConnection,
   fakeError,
+  fakeHang,
+  fakeRaw,
   fakeText,
   fakeToolUse,
   fakeTruncatedToolUse,
@@ -174,6 +176,63 @@ describe('startFakeMessagesServer', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     await expect(post(base)).rejects.toThrow();
     expect(server!.requests[3]).toMatchObject({ status: undefined, reply: { kind: 'drop' } });
+  });
+
+  test("bodies that are not the API's JSON: HTML, a JSON string, a cut body", async () => {
+    await start(
+      fakeRaw('text/html; charset=utf-8', '<html><body>Bad gateway</body></html>'),
+      fakeRaw('application/json', '"upstream busy"'),
+      fakeText('x'.repeat(500), { cutAfterBytes: 40 }),
+    );
+    const html = await fetch(`${server!.url}/v1/messages`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(base),
+    });
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await html.text()).toContain('Bad gateway');
+    const page = await fetch(`${server!.url}/v1/messages`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(base),
+    });
+    expect(page.headers.get('content-type')).toBe('application/json');
+    expect(await page.json()).toBe('upstream busy');
+    const cut = await fetch(`${server!.url}/v1/messages`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(base),
+    });
+    expect(cut.status).toBe(200);
+    expect(Number(cut.headers.get('content-length'))).toBeGreaterThan(500);
+    await expect(cut.text()).rejects.toThrow();
+    expect(server!.requests.map((request) => request.reply?.kind)).toEqual([
+      'raw',
+      'raw',
+      'message',
+    ]);
+  });
+
+  test('a hung request stays open until the client leaves; a slow body comes late', async () => {
+    await start(fakeHang(), fakeText('slow', { bodyDelayMs: 150 }));
+    const hung = fetch(`${server!.url}/v1/messages`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(base),
+      signal: AbortSignal.timeout(300),
+    });
+    await expect(hung).rejects.toThrow();
+    expect(server!.requests[0]!.status).toBeUndefined();
+    const started = Date.now();
+    const slow = await fetch(`${server!.url}/v1/messages`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(base),
+    });
+    expect(slow.status).toBe(200);
+    expect(((await slow.json()) as { content: { text: string }[] }).content[0]!.text).toBe('slow');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
 
   test('fakeError defaults the type from the status', () => {

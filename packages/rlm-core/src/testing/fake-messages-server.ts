@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type {
+  FakeBodyDelivery,
   FakeContentBlock,
   FakeMessageReply,
   FakeReply,
@@ -288,7 +289,34 @@ export async function startFakeMessagesServer(
       return;
     }
     record.reply = reply;
+    if (reply.kind === 'hang') {
+      await new Promise((resolve) => response.once('close', resolve));
+      return;
+    }
     if (reply.delayMs && !(await waitWhileOpen(reply.delayMs, response))) return;
+    const sendBody = async (
+      status: number,
+      contentType: string,
+      text: string,
+      delivery: FakeBodyDelivery,
+    ) => {
+      const bytes = Buffer.from(text, 'utf8');
+      record.status = status;
+      response.writeHead(status, {
+        'content-type': contentType,
+        'content-length': `${bytes.length}`,
+        'request-id': requestId,
+      });
+      if (delivery.bodyDelayMs) {
+        response.flushHeaders();
+        if (!(await waitWhileOpen(delivery.bodyDelayMs, response))) return;
+      }
+      if (delivery.cutAfterBytes === undefined) {
+        response.end(bytes);
+        return;
+      }
+      response.write(bytes.subarray(0, delivery.cutAfterBytes), () => request.socket.destroy());
+    };
     switch (reply.kind) {
       case 'drop':
         request.socket.destroy();
@@ -297,9 +325,10 @@ export async function startFakeMessagesServer(
         sendError(reply.status, reply.errorType, reply.message, reply.headers);
         return;
       case 'message':
-        record.status = 200;
-        response.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
-        response.end(JSON.stringify(toMessage(reply, body)));
+        await sendBody(200, 'application/json', JSON.stringify(toMessage(reply, body)), reply);
+        return;
+      case 'raw':
+        await sendBody(reply.status, reply.contentType, reply.body, reply);
         return;
     }
   }

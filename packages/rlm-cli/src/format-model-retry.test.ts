@@ -1,0 +1,40 @@
+import { describe, expect, test } from 'vitest';
+import { formatModelRetry } from './format-model-retry.js';
+
+const base = {
+  type: 'model-retry',
+  callId: 'c',
+  depth: 0,
+  attempt: 2,
+  maxAttempts: 3,
+  requestedByApi: false,
+  reason: 'server',
+} as const;
+
+describe('formatModelRetry', () => {
+  test('one stderr line: what the API did, the wait, the attempt', () => {
+    expect(
+      formatModelRetry({
+        ...base,
+        delayMs: 3_000,
+        requestedByApi: true,
+        reason: 'rate-limited',
+        status: 429,
+        detail: 'answered 429 rate_limit_error',
+      }),
+    ).toBe(
+      'rlm: the API answered 429 rate_limit_error; retrying in 3 s, as the API asked (attempt 2 of 3)\n',
+    );
+    expect(
+      formatModelRetry({
+        ...base,
+        delayMs: 500,
+        reason: 'timeout',
+        detail: 'did not answer within 60 s',
+      }),
+    ).toBe('rlm: the API did not answer within 60 s; retrying in 0.5 s (attempt 2 of 3)\n');
+    expect(formatModelRetry({ ...base, delayMs: 125_000, detail: 'answered\n503' })).toBe(
+      'rlm: the API answered 503; retrying in 2 min 5 s (attempt 2 of 3)\n',
+    );
+  });
+});
