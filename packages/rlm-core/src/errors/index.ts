@@ -4,3 +4,4 @@ export { ModelCallError, type ModelCallErrorReason } from './model-call-error.js
 export { type NoFinalAnswerDiagnostics, NoFinalAnswerError } from './no-final-answer-error.js';
 export { RlmError } from './rlm-error.js';
 export { SandboxError } from './sandbox-error.js';
+export { ModelPriceError } from './model-price-error.js';
