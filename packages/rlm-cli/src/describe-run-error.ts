@@ -16,7 +16,12 @@ export interface RunFailure {
   readonly partialAnswer: string | undefined;
 }
 
-const budgetNames = { modelCalls: 'model-call', tokens: 'token', wallTime: 'wall-time' } as const;
+const budgetNames = {
+  modelCalls: 'model-call',
+  tokens: 'token',
+  cost: 'cost',
+  wallTime: 'wall-time',
+} as const;
 
 /**
  * Turns the error a query rejected with into one user-facing line, an exit code and the partial
@@ -36,6 +41,13 @@ export function describeRunError(error: unknown): RunFailure {
     };
   }
   if (BudgetExhaustedError.isInstance(error)) {
+    if (error.budget === 'cost') {
+      return {
+        message: `the run spent its cost budget before answering (${detail.replace(/;?\s*raise budget\.maxCostUsd$/, '')}); raise --max-cost`,
+        exitCode: 1,
+        partialAnswer: error.partialAnswer,
+      };
+    }
     return {
       message: `the run spent its ${budgetNames[error.budget]} budget before answering (${detail})`,
       exitCode: 1,

@@ -1,4 +1,4 @@
-import { ModelCallError, type RunUsage } from '@rlm/core';
+import { emptyRunUsage, ModelCallError, type RunUsage } from '@rlm/core';
 import { describeRunError } from './describe-run-error.js';
 import type { RunTallySnapshot } from './run-tally.js';
 
@@ -18,7 +18,7 @@ export interface JsonFailureReport {
   readonly iterations: number;
   /** Deepest call depth reached. */
   readonly depthReached: number;
-  /** Tokens and model calls spent before the failure (all 0 when no model was called). */
+  /** Tokens, model calls and cost spent before the failure (all 0 when no model was called). */
   readonly usage: RunUsage;
   /** Wall time until the failure, in milliseconds. */
   readonly durationMs: number;
@@ -27,7 +27,7 @@ export interface JsonFailureReport {
 const nothingRan: RunTallySnapshot = {
   iterations: 0,
   depthReached: 0,
-  usage: { inputTokens: 0, outputTokens: 0, modelCalls: 0 },
+  usage: emptyRunUsage(),
   durationMs: 0,
 };
 

@@ -17,7 +17,13 @@ function render(events: readonly RlmEvent[], options: { color?: boolean; width?:
 
 const root = { callId: 'call-1', depth: 0 } as const;
 const totals = {
-  usage: { inputTokens: 10, outputTokens: 5, modelCalls: 1 },
+  usage: {
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    modelCalls: 1,
+  },
   depthReached: 1,
   durationMs: 12,
 } as const;
@@ -43,7 +49,13 @@ describe('createEventRenderer', () => {
       },
       { ...root, type: 'execution', iteration: 1, index: 0, output: '3\n', durationMs: 4 },
       { ...root, type: 'step-complete', iteration: 1, durationMs: 9 },
-      { ...root, type: 'usage', usage: { inputTokens: 10, outputTokens: 5 }, modelCalls: 1 },
+      {
+        ...root,
+        type: 'usage',
+        usage: { inputTokens: 10, outputTokens: 5 },
+        modelId: 'scripted',
+        modelCalls: 1,
+      },
       { ...root, type: 'final', answer: '3', iterations: 2, source: 'final-text', ...totals },
     ]);
     expect(text).toBe(

@@ -19,9 +19,11 @@ export {
   type VariableSyncReason,
   type VariableSyncSettings,
 } from './variable-space.js';
-export type {
-  CallUsage,
-  CallUsageKind,
+export {
+  addModelCallUsage,
+  type CallUsage,
+  type CallUsageKind,
+  emptyRunUsage,
 } from './cost/call-usage-ledger.js';
 export {
   bareModelId,

@@ -42,7 +42,7 @@ export class CallUsageLedger {
   /** Adds one model call's usage and cost (`undefined`: unpriced) to an open entry. */
   add(callId: string, usage: Usage, costUsd: number | undefined): void {
     const entry = this.#entries.get(callId);
-    if (entry) entry.usage = addModelCall(entry.usage, usage, costUsd);
+    if (entry) entry.usage = addModelCallUsage(entry.usage, usage, costUsd);
   }
 
   /** Every entry so far, in start order. */
@@ -72,7 +72,7 @@ export function emptyRunUsage(): RunUsage {
  * `total` plus one model call. The cost stays known while any call was priced; it becomes absent
  * only when every call so far was unpriced.
  */
-export function addModelCall(total: RunUsage, usage: Usage, costUsd: number | undefined): RunUsage {
+export function addModelCallUsage(total: RunUsage, usage: Usage, costUsd: number | undefined): RunUsage {
   const modelCalls = total.modelCalls + 1;
   const unpriced = (total.unpricedModelCalls ?? 0) + (costUsd === undefined ? 1 : 0);
   const cost = (total.costUsd ?? 0) + (costUsd ?? 0);
