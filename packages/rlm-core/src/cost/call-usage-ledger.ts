@@ -72,7 +72,11 @@ export function emptyRunUsage(): RunUsage {
  * `total` plus one model call. The cost stays known while any call was priced; it becomes absent
  * only when every call so far was unpriced.
  */
-export function addModelCallUsage(total: RunUsage, usage: Usage, costUsd: number | undefined): RunUsage {
+export function addModelCallUsage(
+  total: RunUsage,
+  usage: Usage,
+  costUsd: number | undefined,
+): RunUsage {
   const modelCalls = total.modelCalls + 1;
   const unpriced = (total.unpricedModelCalls ?? 0) + (costUsd === undefined ? 1 : 0);
   const cost = (total.costUsd ?? 0) + (costUsd ?? 0);
