@@ -6,3 +6,4 @@ export {
   defaultAnthropicModelId,
   defaultAnthropicTimeoutMs,
 } from './anthropic-model.js';
+export { maxCacheBreakpoints, withCacheBreakpoints } from './to-anthropic-request.js';
