@@ -173,6 +173,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       sandbox: createSesSandbox(),
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
+      prices: cli.prices,
+      ...(cli.maxCostUsd === undefined ? {} : { budget: { maxCostUsd: cli.maxCostUsd } }),
       execTimeoutMs: cli.execTimeoutMs,
       quotas: cli.quotas,
       tools,
