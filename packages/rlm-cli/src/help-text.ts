@@ -40,6 +40,12 @@ Model:
       --exec-timeout <ms>      running time of one code block; time awaiting llm_query and
                                sub_rlm does not count (up to 10 minutes in all)
                                (default 60000)
+      --max-cost <usd>         budget in US dollars for the whole run; when it is spent the
+                               best partial answer is printed (needs a price for each model)
+      --price <model>=<in>,<out>[,<cache-read>,<cache-write>]
+                               price of a model in US dollars per million tokens (repeatable;
+                               cache prices default to the input price); the current Anthropic
+                               and OpenAI models are built in
 
 Storage and tools:
       --store <file>           SQLite artifact store: artifacts, checkpoints after every
