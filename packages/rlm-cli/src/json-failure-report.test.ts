@@ -13,6 +13,19 @@ const spent = {
     cacheWriteTokens: 0,
     modelCalls: 4,
   },
+  callUsage: [
+    {
+      callId: 'call-1',
+      kind: 'root' as const,
+      usage: {
+        inputTokens: 10,
+        outputTokens: 2,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 4,
+      },
+    },
+  ],
   durationMs: 1234,
 };
 
@@ -57,6 +70,7 @@ test('no final answer carries the partial answer; a usage error spent nothing', 
       modelCalls: 0,
       costUsd: 0,
     },
+    callUsage: [],
     durationMs: 0,
   });
 });

@@ -1,4 +1,4 @@
-import { emptyRunUsage, ModelCallError, type RunUsage } from '@rlm/core';
+import { type CallUsage, emptyRunUsage, ModelCallError, type RunUsage } from '@rlm/core';
 import { describeRunError } from './describe-run-error.js';
 import type { RunTallySnapshot } from './run-tally.js';
 
@@ -20,6 +20,8 @@ export interface JsonFailureReport {
   readonly depthReached: number;
   /** Tokens, model calls and cost spent before the failure (all 0 when no model was called). */
   readonly usage: RunUsage;
+  /** The same per call of the tree (root, `sub_rlm` children, `llm_query` calls); may be empty. */
+  readonly callUsage: readonly CallUsage[];
   /** Wall time until the failure, in milliseconds. */
   readonly durationMs: number;
 }
@@ -28,6 +30,7 @@ const nothingRan: RunTallySnapshot = {
   iterations: 0,
   depthReached: 0,
   usage: emptyRunUsage(),
+  callUsage: [],
   durationMs: 0,
 };
 

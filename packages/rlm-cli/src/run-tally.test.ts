@@ -41,6 +41,7 @@ test('sums usage across depths, counts root iterations, keeps the deepest depth'
       costUsd: 0.0003,
       unpricedModelCalls: 1,
     },
+    callUsage: [],
     durationMs: expect.any(Number),
   });
 });
@@ -57,6 +58,34 @@ test('nothing observed: zeros and a zero cost', () => {
       modelCalls: 0,
       costUsd: 0,
     },
+    callUsage: [],
     durationMs: expect.any(Number),
   });
+});
+
+test('a failed root call hands over the usage of each call', () => {
+  const tally = new RunTally();
+  const callUsage = [
+    {
+      callId: 'call-1',
+      kind: 'root' as const,
+      usage: {
+        inputTokens: 5,
+        outputTokens: 1,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 1,
+        costUsd: 0.001,
+      },
+    },
+  ];
+  tally.observe({
+    callId: 'call-1',
+    depth: 0,
+    type: 'call-error',
+    message: 'spent',
+    errorName: 'BudgetExhaustedError',
+    callUsage,
+  });
+  expect(tally.snapshot().callUsage).toEqual(callUsage);
 });

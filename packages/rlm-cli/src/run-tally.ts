@@ -1,4 +1,10 @@
-import { addModelCallUsage, emptyRunUsage, type RlmEvent, type RunUsage } from '@rlm/core';
+import {
+  addModelCallUsage,
+  type CallUsage,
+  emptyRunUsage,
+  type RlmEvent,
+  type RunUsage,
+} from '@rlm/core';
 
 /** What a run had done when it ended, counted from its events. */
 export interface RunTallySnapshot {
@@ -11,6 +17,8 @@ export interface RunTallySnapshot {
    * calls started (as the usage events say).
    */
   readonly usage: RunUsage;
+  /** Usage per call of the tree, from the root's `call-error` event; empty until one is seen. */
+  readonly callUsage: readonly CallUsage[];
   /** Milliseconds since the tally was created. */
   readonly durationMs: number;
 }
@@ -26,6 +34,7 @@ export class RunTally {
   #depthReached = 0;
   #usage: RunUsage = emptyRunUsage();
   #modelCalls = 0;
+  #callUsage: readonly CallUsage[] = [];
 
   /** Takes one event into account. */
   observe(event: RlmEvent): void {
@@ -35,6 +44,8 @@ export class RunTally {
     } else if (event.type === 'usage') {
       this.#usage = addModelCallUsage(this.#usage, event.usage, event.costUsd);
       this.#modelCalls = Math.max(this.#modelCalls, event.modelCalls);
+    } else if (event.type === 'call-error' && event.depth === 0 && event.callUsage) {
+      this.#callUsage = event.callUsage;
     }
   }
 
@@ -44,6 +55,7 @@ export class RunTally {
       iterations: this.#iterations,
       depthReached: this.#depthReached,
       usage: { ...this.#usage, modelCalls: this.#modelCalls },
+      callUsage: this.#callUsage,
       durationMs: Math.round(performance.now() - this.#started),
     };
   }

@@ -131,6 +131,8 @@ export interface CallErrorEvent extends EventBase {
   readonly type: 'call-error';
   readonly message: string;
   readonly errorName: string;
+  /** On the root's call-error event: the usage of each call of the tree until the failure. */
+  readonly callUsage?: readonly CallUsage[];
 }
 
 /** After each model call: its usage. */

@@ -1198,6 +1198,7 @@ export class Scheduler {
       type: 'call-error',
       message: errorMessage(final),
       errorName: final instanceof Error ? final.name : 'Error',
+      ...(call.parentId === undefined ? { callUsage: this.#callUsage.entries } : {}),
     });
     this.#release(call, final);
     call.settlement.reject(final);

@@ -211,11 +211,19 @@ describe('rlm cost (built bin)', () => {
         '--max-cost',
         '0.01',
         '--quiet',
+        '--json',
       ],
       [fakeText('Probably 3 words.\n```repl\nprint(context)\n```'), fakeText('FINAL(never asked)')],
     );
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({
+      error: { name: 'BudgetExhaustedError' },
+      partialAnswer: expect.stringContaining('Probably 3 words.'),
+      usage: { modelCalls: 1 },
+      callUsage: [{ callId: 'call-1', kind: 'root', usage: { modelCalls: 1 } }],
+    });
+    expect(report.usage.costUsd).toBeGreaterThanOrEqual(0.01);
     const [first, label, partial] = result.stderr.trimEnd().split('\n');
     expect(first).toMatch(
       /^rlm: the run spent its cost budget before answering \(.+\); raise --max-cost$/,

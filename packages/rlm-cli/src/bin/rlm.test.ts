@@ -438,6 +438,7 @@ describe('rlm (built bin)', () => {
         modelCalls: 1,
         costUsd: expect.any(Number),
       },
+      callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
       durationMs: expect.any(Number),
     });
     expect(report.usage.inputTokens).toBeGreaterThan(0);
@@ -482,6 +483,7 @@ describe('rlm (built bin)', () => {
         modelCalls: 0,
         costUsd: 0,
       },
+      callUsage: [],
       durationMs: 0,
     });
   });
