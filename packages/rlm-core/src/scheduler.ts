@@ -786,6 +786,7 @@ export class Scheduler {
   ): Promise<GenerateResult> {
     const { budget, gate } = this.#resources;
     const signal = bridgeRequest ? bridgeRequest.abort.signal : call.abort.signal;
+    const usageEntry = this.#usageEntryOf(call, bridgeRequest);
     const result = await gate.run(() => {
       if (bridgeRequest) bridgeRequest.waiting = false;
       budget.reserveModelCall();
@@ -797,7 +798,7 @@ export class Scheduler {
       );
     }, signal);
     const costUsd = budget.record(result.usage, model.modelId);
-    this.#callUsage.add(this.#usageEntryOf(call, bridgeRequest), result.usage, costUsd);
+    this.#callUsage.add(usageEntry, result.usage, costUsd);
     this.#emit(call, {
       type: 'usage',
       usage: result.usage,

@@ -29,7 +29,10 @@ interface Entry {
   usage: RunUsage;
 }
 
-/** Usage per call of one run, in the order the calls started. */
+/**
+ * Usage per call of one run, in the order the calls started (a host call starts with its first
+ * model request).
+ */
 export class CallUsageLedger {
   readonly #entries = new Map<string, Entry>();
 
