@@ -702,7 +702,7 @@ export class Scheduler {
             const result = await this.#generate(
               call,
               this.#settings.llm,
-              { system, messages: [{ role: 'user', content: prompt }] },
+              { system, messages: [{ role: 'user', content: prompt }], singleUse: true },
               request,
             );
             return result.text;
@@ -768,6 +768,7 @@ export class Scheduler {
       {
         system: 'Answer the request accurately and concisely.',
         messages: [{ role: 'user', content: prompt }],
+        singleUse: true,
       },
       request,
     );

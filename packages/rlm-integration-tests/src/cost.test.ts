@@ -75,6 +75,11 @@ describe('cost through the real Anthropic SDK and the fake API with its prompt c
       expect(event.modelId).toBe('anthropic:claude-sonnet-5-5');
       expect(event.costUsd).toBeCloseTo(usageCostUsd(event.usage, price), 12);
     }
+    // Loop steps mark the cache; the one-shot llm_query does not (a write it would never read).
+    const marked = server.requests.map((request) =>
+      JSON.stringify(request.body).includes('cache_control'),
+    );
+    expect(marked).toEqual([true, true, true, true, false, true]);
     // A sub-RLM caches too: its third step read what its second step wrote.
     const childUsage = usageEvents.filter((event) => event.callId === 'call-2');
     expect(childUsage[1]!.usage.cacheWriteTokens).toBeGreaterThan(1_000);

@@ -501,6 +501,17 @@ describe('prompt caching', () => {
     expect(third.messages[0].content.at(-1).cache_control).toBeUndefined();
   });
 
+  test('a singleUse request (one llm_query) writes nothing to the cache', async () => {
+    const { model } = await setup([fakeText('a')]);
+    const result = await model.generate({
+      system: long('system'),
+      messages: [{ role: 'user', content: long('q') }],
+      singleUse: true,
+    });
+    expect(JSON.stringify(bodyOf(0))).not.toContain('cache_control');
+    expect(result.usage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
   test('promptCaching: false sends no cache_control and reads nothing', async () => {
     const { model } = await setup([fakeText('a'), fakeText('b')], { promptCaching: false });
     const request = {

@@ -47,7 +47,7 @@ export interface AnthropicModelSettings {
   /**
    * Marks each request's stable prefix for the API's prompt cache (see `withCacheBreakpoints`):
    * each step then reads the earlier steps from the cache, billed at a tenth of the input price
-   * (writes cost 1.25x). Default true.
+   * (writes cost 1.25x). Requests marked `singleUse` are sent unmarked. Default true.
    */
   readonly promptCaching?: boolean;
   /** A ready client; `apiKey` and `baseURL` are then ignored. */
@@ -89,7 +89,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
     supportsTools: true,
     async generate(request, options = {}) {
       const plain = toAnthropicRequest(request, { model, maxTokens });
-      const body = promptCaching ? withCacheBreakpoints(plain) : plain;
+      const body = promptCaching && !request.singleUse ? withCacheBreakpoints(plain) : plain;
       const { signal } = options;
       try {
         // An explicit timeout also keeps the SDK from refusing large non-streaming max_tokens.
