@@ -64,7 +64,16 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
     budget: {
       inputTokens: expectCount(budget, 'inputTokens'),
       outputTokens: expectCount(budget, 'outputTokens'),
+      // Checkpoints written before cache tokens and cost were counted have neither.
+      cacheReadTokens:
+        budget.cacheReadTokens === undefined ? 0 : expectCount(budget, 'cacheReadTokens'),
+      cacheWriteTokens:
+        budget.cacheWriteTokens === undefined ? 0 : expectCount(budget, 'cacheWriteTokens'),
       modelCalls: expectCount(budget, 'modelCalls'),
+      ...(budget.costUsd === undefined ? {} : { costUsd: expectNumber(budget, 'costUsd') }),
+      ...(budget.unpricedModelCalls === undefined
+        ? {}
+        : { unpricedModelCalls: expectCount(budget, 'unpricedModelCalls') }),
       elapsedMs: expectNumber(budget, 'elapsedMs'),
     },
     metadata: expectObject(entry, 'metadata'),

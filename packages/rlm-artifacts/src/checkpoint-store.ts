@@ -65,7 +65,13 @@ export class CheckpointStore {
         budget: {
           inputTokens: input.budget.inputTokens,
           outputTokens: input.budget.outputTokens,
+          cacheReadTokens: input.budget.cacheReadTokens ?? 0,
+          cacheWriteTokens: input.budget.cacheWriteTokens ?? 0,
           modelCalls: input.budget.modelCalls,
+          ...(input.budget.costUsd === undefined ? {} : { costUsd: input.budget.costUsd }),
+          ...(input.budget.unpricedModelCalls === undefined
+            ? {}
+            : { unpricedModelCalls: input.budget.unpricedModelCalls }),
           elapsedMs: input.budget.elapsedMs,
         },
         metadata: JSON.parse(toJson(input.metadata ?? {}, 'the checkpoint metadata')),
@@ -212,6 +218,16 @@ function validate(input: CheckpointInput): void {
     if (!Number.isSafeInteger(input.budget[field]) || input.budget[field] < 0) {
       throw invalid(`"budget.${field}" must be a non-negative integer`);
     }
+  }
+  for (const field of ['cacheReadTokens', 'cacheWriteTokens', 'unpricedModelCalls'] as const) {
+    const count = input.budget[field];
+    if (count !== undefined && (!Number.isSafeInteger(count) || count < 0)) {
+      throw invalid(`"budget.${field}" must be a non-negative integer when given`);
+    }
+  }
+  const { costUsd } = input.budget;
+  if (costUsd !== undefined && (!Number.isFinite(costUsd) || costUsd < 0)) {
+    throw invalid('"budget.costUsd" must be a finite number of US dollars >= 0 when given');
   }
   if (!Number.isFinite(input.budget.elapsedMs)) {
     throw invalid('"budget.elapsedMs" must be a finite number of milliseconds');

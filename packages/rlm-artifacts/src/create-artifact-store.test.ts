@@ -67,7 +67,14 @@ test('raw garbage in the backing store is an error naming the key, never a missi
     transcript: [],
     variableNames: [],
     variables: {},
-    budget: { inputTokens: 0, outputTokens: 0, modelCalls: 0, elapsedMs: 0 },
+    budget: {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      modelCalls: 0,
+      elapsedMs: 0,
+    },
   });
   const recordKey = [...map.keys()].find((key) => key.startsWith('rlm:record:'))!;
   const headKey = [...map.keys()].find((key) => key.startsWith('rlm:checkpoint-head:'))!;
@@ -196,7 +203,14 @@ test('records in one process never lose catalog entries to concurrent puts', asy
         transcript: [],
         variableNames: [],
         variables: {},
-        budget: { inputTokens: 0, outputTokens: 0, modelCalls: 0, elapsedMs: 0 },
+        budget: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          modelCalls: 0,
+          elapsedMs: 0,
+        },
       }),
     ),
   );
@@ -204,4 +218,80 @@ test('records in one process never lose catalog entries to concurrent puts', asy
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
   ]);
   expect((await store.listCheckpoints('run')).length).toBe(10);
+});
+
+describe('checkpoint budget', () => {
+  const base = {
+    runKey: 'run',
+    callId: 'root',
+    iteration: 1,
+    transcript: [],
+    variableNames: [],
+    variables: {},
+  };
+
+  test('keeps cache tokens, cost and unpriced calls across a save and a reopen', async () => {
+    const map = new Map<string, unknown>();
+    const budget = {
+      inputTokens: 10,
+      outputTokens: 2,
+      cacheReadTokens: 900,
+      cacheWriteTokens: 300,
+      modelCalls: 3,
+      costUsd: 0.0123,
+      unpricedModelCalls: 1,
+      elapsedMs: 7,
+    };
+    await using store = createArtifactStore({ keyv: memoryKeyv(map) });
+    await store.saveCheckpoint({ ...base, budget });
+    const reopened = createArtifactStore({ keyv: memoryKeyv(map) });
+    expect((await reopened.latestCheckpoint('run'))?.budget).toEqual(budget);
+  });
+
+  test('a checkpoint saved before cache tokens were counted reads them as 0', async () => {
+    const map = new Map<string, unknown>();
+    await using store = createArtifactStore({ keyv: memoryKeyv(map) });
+    await store.saveCheckpoint({
+      ...base,
+      budget: {
+        inputTokens: 4,
+        outputTokens: 1,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 1,
+        elapsedMs: 1,
+      },
+    });
+    const entryKey = [...map.keys()].find((key) => key.startsWith('rlm:checkpoint:'))!;
+    const stored = JSON.parse(map.get(entryKey) as string);
+    delete stored.value.budget.cacheReadTokens;
+    delete stored.value.budget.cacheWriteTokens;
+    map.set(entryKey, JSON.stringify(stored));
+    expect((await store.latestCheckpoint('run'))?.budget).toEqual({
+      inputTokens: 4,
+      outputTokens: 1,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      modelCalls: 1,
+      elapsedMs: 1,
+    });
+  });
+
+  test('a negative cost is refused when saving', async () => {
+    await using store = createArtifactStore({ keyv: memoryKeyv() });
+    await expect(
+      store.saveCheckpoint({
+        ...base,
+        budget: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          modelCalls: 0,
+          costUsd: -1,
+          elapsedMs: 0,
+        },
+      }),
+    ).rejects.toThrow(/budget\.costUsd/);
+  });
 });

@@ -130,7 +130,14 @@ test('records, blobs and checkpoints survive closing and reopening the file', as
       })),
       variableNames: ['count'],
       variables: { count: iteration },
-      budget: { inputTokens: iteration, outputTokens: 1, modelCalls: iteration, elapsedMs: 5 },
+      budget: {
+        inputTokens: iteration,
+        outputTokens: 1,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: iteration,
+        elapsedMs: 5,
+      },
     });
   }
   await first.close();
@@ -194,7 +201,7 @@ for (let iteration = 1; iteration <= Number(count); iteration += 1) {
     transcript: [{ role: 'user', content: query }],
     variableNames: ['n'],
     variables: { n: iteration },
-    budget: { inputTokens: 0, outputTokens: 0, modelCalls: iteration, elapsedMs: 0 },
+    budget: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: iteration, elapsedMs: 0 },
   });
 }
 await store.close();

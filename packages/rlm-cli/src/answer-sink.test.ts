@@ -35,7 +35,14 @@ function report(answer: unknown) {
     answer,
     iterations: 1,
     depthReached: 0,
-    usage: { inputTokens: 1, outputTokens: 1, modelCalls: 1 },
+    usage: {
+      inputTokens: 1,
+      outputTokens: 1,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      modelCalls: 1,
+    },
+    callUsage: [],
     durationMs: 5,
   };
 }

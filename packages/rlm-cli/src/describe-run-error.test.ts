@@ -53,6 +53,13 @@ describe('describeRunError', () => {
       exitCode: 1,
       partialAnswer: 'half',
     });
+    const cost = new BudgetExhaustedError(
+      '@rlm/core: the cost budget ($0.01) is spent ($0.0123 used); raise budget.maxCostUsd',
+      { budget: 'cost' },
+    );
+    expect(describeRunError(cost).message).toBe(
+      'the run spent its cost budget before answering (the cost budget ($0.01) is spent ($0.0123 used)); raise --max-cost',
+    );
     expect(describeRunError(new SandboxError('@rlm/sandbox-ses: worker died')).message).toBe(
       'the sandbox failed: worker died',
     );

@@ -27,6 +27,7 @@ export const modelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
 const budgetNames = {
   modelCalls: { name: 'model-call', flag: '--max-model-calls' },
   tokens: { name: 'token', flag: '--max-tokens' },
+  cost: { name: 'cost', flag: '--max-cost' },
   wallTime: { name: 'wall-time', flag: '--max-wall-time' },
 } as const;
 
@@ -48,8 +49,9 @@ export function describeRunError(error: unknown): RunFailure {
     };
   }
   if (BudgetExhaustedError.isInstance(error)) {
+    const { name, flag } = budgetNames[error.budget];
     return {
-      message: `the run spent its ${budgetNames[error.budget].name} budget before answering (${detail}); raise ${budgetNames[error.budget].flag}`,
+      message: `the run spent its ${name} budget before answering (${detail.replace(/;?\s*raise budget\.\w+$/, '')}); raise ${flag}`,
       exitCode: 1,
       partialAnswer: error.partialAnswer,
     };

@@ -37,13 +37,21 @@ describe('formatJsonReport', () => {
     answer: { ok: true },
     iterations: 2,
     depthReached: 0,
-    usage: { inputTokens: 10, outputTokens: 3, modelCalls: 2 },
+    usage: {
+      inputTokens: 10,
+      outputTokens: 3,
+      cacheReadTokens: 4,
+      cacheWriteTokens: 0,
+      modelCalls: 2,
+      costUsd: 0.0001,
+    },
+    callUsage: [],
     durationMs: 15,
   };
 
   test('one line of JSON', () => {
     expect(formatJsonReport(report)).toBe(
-      '{"answer":{"ok":true},"iterations":2,"depthReached":0,"usage":{"inputTokens":10,"outputTokens":3,"modelCalls":2},"durationMs":15}\n',
+      '{"answer":{"ok":true},"iterations":2,"depthReached":0,"usage":{"inputTokens":10,"outputTokens":3,"cacheReadTokens":4,"cacheWriteTokens":0,"modelCalls":2,"costUsd":0.0001},"callUsage":[],"durationMs":15}\n',
     );
   });
 

@@ -1,4 +1,5 @@
 import { toPrintableData } from './to-printable-data.js';
+import type { CallUsage, RunUsage } from '@rlm/core';
 
 /** What `--json` prints for one query. */
 export interface JsonRunReport {
@@ -7,11 +8,13 @@ export interface JsonRunReport {
   readonly iterations: number;
   /** Deepest call depth reached (0 = only the root ran). */
   readonly depthReached: number;
-  readonly usage: {
-    readonly inputTokens: number;
-    readonly outputTokens: number;
-    readonly modelCalls: number;
-  };
+  /**
+   * Tokens (uncached input, output, cache reads and writes), model calls and cost in US dollars
+   * of the whole run; `costUsd` is absent when no model call had a price.
+   */
+  readonly usage: RunUsage;
+  /** The same per call of the tree: the root, each `sub_rlm` child, each `llm_query` call. */
+  readonly callUsage: readonly CallUsage[];
   /** Wall time of the query, in milliseconds. */
   readonly durationMs: number;
   /** The stored copy of a large answer, when an artifact store kept one. */

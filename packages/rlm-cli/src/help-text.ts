@@ -61,6 +61,12 @@ Model:
                                on stderr. Worst case with the defaults: about 3 minutes
       --max-retry-wait <ms>    longest retry-after wait honoured; an API asking for more
                                fails the call at once (default 60000)
+      --max-cost <usd>         budget in US dollars for the whole run; when it is spent the
+                               best partial answer is printed (needs a price for each model)
+      --price <model>=<in>,<out>[,<cache-read>,<cache-write>]
+                               price of a model in US dollars per million tokens (repeatable;
+                               cache prices default to the input price); the current Anthropic
+                               and OpenAI models are built in
 
 Storage and tools:
       --store <file>           SQLite artifact store: artifacts, checkpoints after every

@@ -6,7 +6,26 @@ import { UsageError } from './usage-error.js';
 const spent = {
   iterations: 3,
   depthReached: 1,
-  usage: { inputTokens: 10, outputTokens: 2, modelCalls: 4 },
+  usage: {
+    inputTokens: 10,
+    outputTokens: 2,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    modelCalls: 4,
+  },
+  callUsage: [
+    {
+      callId: 'call-1',
+      kind: 'root' as const,
+      usage: {
+        inputTokens: 10,
+        outputTokens: 2,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 4,
+      },
+    },
+  ],
   durationMs: 1234,
 };
 
@@ -43,7 +62,15 @@ test('no final answer carries the partial answer; a usage error spent nothing', 
     error: { name: 'UsageError', message: 'unknown option --x; run rlm --help for the list' },
     iterations: 0,
     depthReached: 0,
-    usage: { inputTokens: 0, outputTokens: 0, modelCalls: 0 },
+    usage: {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      modelCalls: 0,
+      costUsd: 0,
+    },
+    callUsage: [],
     durationMs: 0,
   });
 });

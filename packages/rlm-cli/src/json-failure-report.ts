@@ -1,4 +1,4 @@
-import { ModelCallError, type RunUsage } from '@rlm/core';
+import { type CallUsage, emptyRunUsage, ModelCallError, type RunUsage } from '@rlm/core';
 import { describeRunError } from './describe-run-error.js';
 import type { RunTallySnapshot } from './run-tally.js';
 
@@ -18,8 +18,10 @@ export interface JsonFailureReport {
   readonly iterations: number;
   /** Deepest call depth reached. */
   readonly depthReached: number;
-  /** Tokens and model calls spent before the failure (all 0 when no model was called). */
+  /** Tokens, model calls and cost spent before the failure (all 0 when no model was called). */
   readonly usage: RunUsage;
+  /** The same per call of the tree (root, `sub_rlm` children, `llm_query` calls); may be empty. */
+  readonly callUsage: readonly CallUsage[];
   /** Wall time until the failure, in milliseconds. */
   readonly durationMs: number;
 }
@@ -27,7 +29,8 @@ export interface JsonFailureReport {
 const nothingRan: RunTallySnapshot = {
   iterations: 0,
   depthReached: 0,
-  usage: { inputTokens: 0, outputTokens: 0, modelCalls: 0 },
+  usage: emptyRunUsage(),
+  callUsage: [],
   durationMs: 0,
 };
 

@@ -41,6 +41,8 @@ describe('parseArguments', () => {
       subModel: undefined,
       maxDepth: undefined,
       maxIterations: undefined,
+      maxCostUsd: undefined,
+      prices: {},
       maxContextBytes: defaultMaxContextBytes,
       budget: { maxModelCalls: 500, maxTokens: undefined, maxWallTimeMs: 1_800_000 },
       execTimeoutMs: undefined,
@@ -77,6 +79,10 @@ describe('parseArguments', () => {
       '7',
       '--max-context-bytes',
       '1GiB',
+      '--max-cost',
+      '0.50',
+      '--price',
+      'claude-opus-4-1=15,75',
       '--exec-timeout',
       '5000',
       '--max-model-calls',
@@ -127,6 +133,15 @@ describe('parseArguments', () => {
       subModel: { provider: 'anthropic', modelId: 'claude-haiku-4-5' },
       maxDepth: 3,
       maxIterations: 7,
+      maxCostUsd: 0.5,
+      prices: {
+        'claude-opus-4-1': {
+          inputPerMillionUsd: 15,
+          outputPerMillionUsd: 75,
+          cacheReadPerMillionUsd: 15,
+          cacheWritePerMillionUsd: 15,
+        },
+      },
       maxContextBytes: 1024 ** 3,
       budget: { maxModelCalls: 40, maxTokens: 200_000, maxWallTimeMs: 300_000 },
       execTimeoutMs: 5000,
@@ -324,6 +339,34 @@ describe('parseArguments', () => {
     expect(usageError([], { RLM_MODEL: 'gpt-4o' })).toBe(
       'RLM_MODEL must look like anthropic:<model-id> (got "gpt-4o")',
     );
+  });
+
+  test('--max-cost takes a positive number of dollars', () => {
+    expect(run(['--max-cost', '.25']).maxCostUsd).toBe(0.25);
+    for (const text of ['0', '-1', 'five', '1e3', '$2']) {
+      expect(usageError([`--max-cost=${text}`])).toBe(
+        `--max-cost needs a positive number of US dollars such as 0.50 (got ${JSON.stringify(text)})`,
+      );
+    }
+  });
+
+  test('--max-cost with a model that has no price names the --price to add', () => {
+    expect(usageError(['--max-cost', '1', '--sub-model', 'anthropic:claude-next-9'])).toBe(
+      '--max-cost needs a price for claude-next-9, which has none built in; add --price claude-next-9=<input>,<output>[,<cache-read>,<cache-write>] (US dollars per million tokens)',
+    );
+    const priced = run([
+      '--max-cost',
+      '1',
+      '--sub-model',
+      'anthropic:claude-next-9',
+      '--price',
+      'claude-next-9=1,2',
+      '--price',
+      'anthropic:claude-next-9=1,3',
+    ]);
+    expect(priced.prices['claude-next-9']?.outputPerMillionUsd).toBe(3);
+    // Without --max-cost an unpriced model is fine: its cost is reported as unknown.
+    expect(run(['-m', 'anthropic:claude-next-9']).maxCostUsd).toBeUndefined();
   });
 
   test('--store-errors takes fail or warn', () => {

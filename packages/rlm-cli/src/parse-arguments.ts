@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
+import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core';
 import { defaultAnthropicModelId } from '@rlm/core/anthropic';
 import { createContextPathFilter } from './context-path-filter.js';
+import { parsePrice } from './parse-price.js';
 import { UsageError } from './usage-error.js';
 
 /** A model named on the command line as `provider:model-id`. */
@@ -41,6 +43,13 @@ export interface CliOptions {
   readonly maxDepth: number | undefined;
   /** `--max-iterations`; `undefined` keeps the core's default. */
   readonly maxIterations: number | undefined;
+  /**
+   * `--max-cost`: the run's budget in US dollars (a positive number); `undefined` for none. The
+   * root and sub model then need a price (built in, or `--price`).
+   */
+  readonly maxCostUsd: number | undefined;
+  /** `--price` (repeatable): prices by model id, on top of the built-in ones. */
+  readonly prices: ModelPrices;
   /** `--max-context-bytes`, in bytes. */
   readonly maxContextBytes: number;
   /**
@@ -173,6 +182,8 @@ const optionDefinitions = {
   'max-depth': { type: 'string' },
   'max-iterations': { type: 'string' },
   'max-context-bytes': { type: 'string' },
+  'max-cost': { type: 'string' },
+  price: { type: 'string', multiple: true },
   'exec-timeout': { type: 'string' },
   'max-model-calls': { type: 'string' },
   'max-tokens': { type: 'string' },
@@ -279,6 +290,27 @@ export function parseArguments(
   const modelSource = values.model !== undefined ? '--model' : 'RLM_MODEL';
   const modelText =
     values.model ?? nonEmpty(env.RLM_MODEL) ?? `anthropic:${defaultAnthropicModelId}`;
+  const model = parseModelSpec(modelText, modelSource);
+  const subModel =
+    values['sub-model'] === undefined
+      ? undefined
+      : parseModelSpec(values['sub-model'], '--sub-model');
+  const prices: Record<string, ModelPrices[string]> = {};
+  for (const text of values.price ?? []) {
+    const { modelId, price } = parsePrice(text);
+    prices[modelId] = price;
+  }
+  const maxCostUsd =
+    values['max-cost'] === undefined ? undefined : parseDollars(values['max-cost']);
+  if (maxCostUsd !== undefined) {
+    for (const spec of subModel ? [model, subModel] : [model]) {
+      if (!findModelPrice({ ...defaultModelPrices, ...prices }, spec.modelId)) {
+        throw new UsageError(
+          `--max-cost needs a price for ${spec.modelId}, which has none built in; add --price ${spec.modelId}=<input>,<output>[,<cache-read>,<cache-write>] (US dollars per million tokens)`,
+        );
+      }
+    }
+  }
 
   return {
     kind: 'run',
@@ -294,13 +326,12 @@ export function parseArguments(
         defaultExcludes: !values['no-default-excludes'],
         strict: values.strict ?? false,
       },
-      model: parseModelSpec(modelText, modelSource),
-      subModel:
-        values['sub-model'] === undefined
-          ? undefined
-          : parseModelSpec(values['sub-model'], '--sub-model'),
+      model,
+      subModel,
       maxDepth: optionalInteger(values['max-depth'], '--max-depth'),
       maxIterations: optionalInteger(values['max-iterations'], '--max-iterations'),
+      maxCostUsd,
+      prices,
       maxContextBytes:
         values['max-context-bytes'] === undefined
           ? defaultMaxContextBytes
@@ -484,6 +515,17 @@ function parseByteCount(text: string, flag: string): number {
   const unit = byteUnits[(match?.[2] ?? match?.[3] ?? '').toLowerCase()]!;
   const value = match === null ? Number.NaN : Number(match[1]) * unit;
   return checkPositive(value, text, flag, 'a size in bytes such as 536870912, 512M or 1GiB');
+}
+
+/** A positive amount of US dollars: `5`, `0.50`, `.25`. */
+function parseDollars(text: string): number {
+  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new UsageError(
+      `--max-cost needs a positive number of US dollars such as 0.50 (got ${JSON.stringify(text)})`,
+    );
+  }
+  return value;
 }
 
 function checkPositive(value: number, text: string, flag: string, expected: string): number {

@@ -17,17 +17,31 @@ function render(events: readonly RlmEvent[], options: { color?: boolean; width?:
 
 const root = { callId: 'call-1', depth: 0 } as const;
 const totals = {
-  usage: { inputTokens: 10, outputTokens: 5, modelCalls: 1 },
+  usage: {
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    modelCalls: 1,
+  },
   depthReached: 1,
   durationMs: 12,
 } as const;
 const child = { callId: 'call-2', depth: 1 } as const;
 
 describe('createEventRenderer', () => {
-  test('a root step: prose without its code fences, code, output', () => {
+  test('a root step: prose without its code fences, code, output, then its cost', () => {
     const text = render([
       { ...root, type: 'call-start', query: 'how many lines?' },
       { ...root, type: 'step-start', iteration: 1 },
+      {
+        ...root,
+        type: 'usage',
+        usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 900 },
+        modelId: 'anthropic:claude-sonnet-5-5',
+        costUsd: 0.0005,
+        modelCalls: 1,
+      },
       {
         ...root,
         type: 'text',
@@ -42,9 +56,41 @@ describe('createEventRenderer', () => {
         code: 'print(context.split("\\n").length)\n',
       },
       { ...root, type: 'execution', iteration: 1, index: 0, output: '3\n', durationMs: 4 },
-      { ...root, type: 'step-complete', iteration: 1, durationMs: 9 },
-      { ...root, type: 'usage', usage: { inputTokens: 10, outputTokens: 5 }, modelCalls: 1 },
-      { ...root, type: 'final', answer: '3', iterations: 2, source: 'final-text', ...totals },
+      {
+        ...root,
+        type: 'usage',
+        usage: { inputTokens: 10, outputTokens: 5 },
+        modelId: 'anthropic:claude-sonnet-5-5',
+        costUsd: 0.0001,
+        modelCalls: 2,
+        requestId: 'bridge-1',
+      },
+      { ...root, type: 'step-complete', iteration: 1, durationMs: 2_300 },
+      { ...root, type: 'step-start', iteration: 2 },
+      {
+        ...root,
+        type: 'usage',
+        usage: { inputTokens: 10, outputTokens: 5 },
+        modelId: 'local:unpriced',
+        modelCalls: 3,
+      },
+      {
+        ...root,
+        type: 'final',
+        answer: '3',
+        iterations: 2,
+        source: 'final-text',
+        ...totals,
+        usage: {
+          inputTokens: 1_000,
+          outputTokens: 300,
+          cacheReadTokens: 900,
+          cacheWriteTokens: 0,
+          modelCalls: 3,
+          costUsd: 0.009,
+          unpricedModelCalls: 1,
+        },
+      },
     ]);
     expect(text).toBe(
       [
@@ -52,7 +98,9 @@ describe('createEventRenderer', () => {
         '  Let me count.',
         '  ┃ print(context.split("\\n").length)',
         '  → 3',
-        '✓ answered after 2 steps',
+        '  · 1,035 tokens (900 cache reads) · $0.0006 · 2.3 s · run so far $0.0006',
+        '● step 2',
+        '✓ answered after 2 steps · 2,200 tokens (900 cache reads) · $0.0090 + 1 unpriced call',
         '',
       ].join('\n'),
     );

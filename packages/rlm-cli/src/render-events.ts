@@ -1,4 +1,11 @@
-import { eventExcerpt, type RlmEvent } from '@rlm/core';
+import {
+  addModelCallUsage,
+  emptyRunUsage,
+  eventExcerpt,
+  type RlmEvent,
+  type RunUsage,
+} from '@rlm/core';
+import { formatCost, formatRunTotals, formatTokens } from './format-run-totals.js';
 
 /** How progress is rendered. */
 export interface EventRendererOptions {
@@ -33,7 +40,9 @@ const renderedBridgeCalls = new Set(['llm_query', 'llm_query_batched']);
 
 /**
  * Returns a function that renders each `queryStream` event as compact progress lines:
- * steps, the model's prose (code fences removed), code, execution output, sub-calls, warnings.
+ * steps, the model's prose (code fences removed), code, execution output, sub-calls, warnings,
+ * and after each step its tokens, cache reads, cost, time and the run's cost so far; the root's
+ * closing line carries the run's totals.
  * Children are indented two spaces per depth. The root's answer and error are not rendered:
  * the CLI prints them itself. Control characters from model output are stripped, so a model
  * cannot drive the terminal.
@@ -45,6 +54,10 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
     const [open, close] = styleCodes[style];
     return `\u001b[${open}m${text}\u001b[${close}m`;
   };
+
+  /** Usage of each call's running step, and of the whole run so far. */
+  const stepUsage = new Map<string, RunUsage>();
+  let runUsage = emptyRunUsage();
 
   return (event) => {
     const indent = '  '.repeat(event.depth);
@@ -64,8 +77,28 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
     switch (event.type) {
       case 'call-start':
         if (event.depth > 0) emit('magenta', '↳ sub_rlm: ', [oneLine(event.query)]);
+        else {
+          stepUsage.clear();
+          runUsage = emptyRunUsage();
+        }
         return;
+      case 'usage': {
+        runUsage = addModelCallUsage(runUsage, event.usage, event.costUsd);
+        const step = stepUsage.get(event.callId);
+        if (step) stepUsage.set(event.callId, addModelCallUsage(step, event.usage, event.costUsd));
+        return;
+      }
+      case 'step-complete': {
+        const step = stepUsage.get(event.callId);
+        stepUsage.delete(event.callId);
+        if (!step || step.modelCalls === 0) return;
+        emit('dim', '  · ', [
+          `${formatTokens(step)} · ${formatCost(step)} · ${(event.durationMs / 1000).toFixed(1)} s · run so far ${formatCost(runUsage)}`,
+        ]);
+        return;
+      }
       case 'step-start':
+        stepUsage.set(event.callId, emptyRunUsage());
         emit(event.depth === 0 ? 'bold' : 'dim', '● ', [`step ${event.iteration}`]);
         return;
       case 'text': {
@@ -106,7 +139,11 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       case 'final':
         if (event.depth > 0)
           emit('green', '✓ sub_rlm answered: ', [oneLine(preview(event.answer))]);
-        else emit('green', '✓ ', [`answered after ${plural(event.iterations, 'step')}`]);
+        else {
+          emit('green', '✓ ', [
+            `answered after ${plural(event.iterations, 'step')} · ${formatRunTotals(event.usage)}`,
+          ]);
+        }
         return;
       case 'call-error':
         if (event.depth > 0) emit('red', '✗ sub_rlm failed: ', [oneLine(event.message)]);
@@ -124,8 +161,6 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       case 'model-retry':
         // Printed by the CLI as its own `rlm:` line, even with --quiet.
         return;
-      case 'step-complete':
-      case 'usage':
       case 'checkpoint':
       case 'variables-updated':
         return;

@@ -182,6 +182,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       persistent: true,
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
+      prices: cli.prices,
+      ...(cli.maxCostUsd === undefined ? {} : { budget: { maxCostUsd: cli.maxCostUsd } }),
       execTimeoutMs: cli.execTimeoutMs,
       budget: cli.budget,
       maxCodeBlocksPerResponse: cli.maxCodeBlocks,

@@ -33,6 +33,7 @@ export async function runQuery(
     iterations: final.iterations,
     depthReached: final.depthReached,
     usage: final.usage,
+    callUsage: final.callUsage ?? [],
     durationMs: final.durationMs,
     ...(final.artifact ? { artifact: final.artifact } : {}),
   };

@@ -8,7 +8,14 @@ test('sums usage across depths, counts root iterations, keeps the deepest depth'
   const tally = new RunTally();
   const events: RlmEvent[] = [
     { ...base, type: 'step-start', iteration: 1 },
-    { ...base, type: 'usage', usage: { inputTokens: 100, outputTokens: 10 }, modelCalls: 1 },
+    {
+      ...base,
+      type: 'usage',
+      usage: { inputTokens: 100, outputTokens: 10 },
+      modelId: 'anthropic:claude-sonnet-5-5',
+      costUsd: 0.0003,
+      modelCalls: 1,
+    },
     { callId: 'child', depth: 1, type: 'step-start', iteration: 1 },
     { callId: 'child', depth: 1, type: 'step-start', iteration: 2 },
     {
@@ -16,6 +23,7 @@ test('sums usage across depths, counts root iterations, keeps the deepest depth'
       depth: 1,
       type: 'usage',
       usage: { inputTokens: 50, outputTokens: 5, cacheReadTokens: 40 },
+      modelId: 'local:unpriced',
       modelCalls: 2,
     },
     { ...base, type: 'step-start', iteration: 2 },
@@ -24,16 +32,60 @@ test('sums usage across depths, counts root iterations, keeps the deepest depth'
   expect(tally.snapshot()).toEqual({
     iterations: 2,
     depthReached: 1,
-    usage: { inputTokens: 150, outputTokens: 15, cacheReadTokens: 40, modelCalls: 2 },
+    usage: {
+      inputTokens: 150,
+      outputTokens: 15,
+      cacheReadTokens: 40,
+      cacheWriteTokens: 0,
+      modelCalls: 2,
+      costUsd: 0.0003,
+      unpricedModelCalls: 1,
+    },
+    callUsage: [],
     durationMs: expect.any(Number),
   });
 });
 
-test('nothing observed: zeros, no cache fields', () => {
+test('nothing observed: zeros and a zero cost', () => {
   expect(new RunTally().snapshot()).toEqual({
     iterations: 0,
     depthReached: 0,
-    usage: { inputTokens: 0, outputTokens: 0, modelCalls: 0 },
+    usage: {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      modelCalls: 0,
+      costUsd: 0,
+    },
+    callUsage: [],
     durationMs: expect.any(Number),
   });
+});
+
+test('a failed root call hands over the usage of each call', () => {
+  const tally = new RunTally();
+  const callUsage = [
+    {
+      callId: 'call-1',
+      kind: 'root' as const,
+      usage: {
+        inputTokens: 5,
+        outputTokens: 1,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 1,
+        costUsd: 0.001,
+      },
+    },
+  ];
+  tally.observe({
+    callId: 'call-1',
+    depth: 0,
+    type: 'call-error',
+    message: 'spent',
+    errorName: 'BudgetExhaustedError',
+    callUsage,
+  });
+  expect(tally.snapshot().callUsage).toEqual(callUsage);
 });

@@ -1,4 +1,10 @@
-import type { RlmEvent, RunUsage } from '@rlm/core';
+import {
+  addModelCallUsage,
+  type CallUsage,
+  emptyRunUsage,
+  type RlmEvent,
+  type RunUsage,
+} from '@rlm/core';
 
 /** What a run had done when it ended, counted from its events. */
 export interface RunTallySnapshot {
@@ -6,8 +12,13 @@ export interface RunTallySnapshot {
   readonly iterations: number;
   /** Deepest call depth seen (0 = only the root ran). */
   readonly depthReached: number;
-  /** Tokens of every model call that returned, at every depth; cache fields only when reported. */
+  /**
+   * Tokens and cost of every model call that returned, at every depth; `modelCalls` counts the
+   * calls started (as the usage events say).
+   */
   readonly usage: RunUsage;
+  /** Usage per call of the tree, from the root's `call-error` event; empty until one is seen. */
+  readonly callUsage: readonly CallUsage[];
   /** Milliseconds since the tally was created. */
   readonly durationMs: number;
 }
@@ -21,11 +32,9 @@ export class RunTally {
   readonly #started = performance.now();
   #iterations = 0;
   #depthReached = 0;
-  #inputTokens = 0;
-  #outputTokens = 0;
-  #cacheReadTokens: number | undefined;
-  #cacheWriteTokens: number | undefined;
+  #usage: RunUsage = emptyRunUsage();
   #modelCalls = 0;
+  #callUsage: readonly CallUsage[] = [];
 
   /** Takes one event into account. */
   observe(event: RlmEvent): void {
@@ -33,16 +42,10 @@ export class RunTally {
     if (event.type === 'step-start' && event.depth === 0) {
       this.#iterations = Math.max(this.#iterations, event.iteration);
     } else if (event.type === 'usage') {
-      const { usage } = event;
-      this.#inputTokens += usage.inputTokens;
-      this.#outputTokens += usage.outputTokens;
-      if (usage.cacheReadTokens !== undefined) {
-        this.#cacheReadTokens = (this.#cacheReadTokens ?? 0) + usage.cacheReadTokens;
-      }
-      if (usage.cacheWriteTokens !== undefined) {
-        this.#cacheWriteTokens = (this.#cacheWriteTokens ?? 0) + usage.cacheWriteTokens;
-      }
+      this.#usage = addModelCallUsage(this.#usage, event.usage, event.costUsd);
       this.#modelCalls = Math.max(this.#modelCalls, event.modelCalls);
+    } else if (event.type === 'call-error' && event.depth === 0 && event.callUsage) {
+      this.#callUsage = event.callUsage;
     }
   }
 
@@ -51,15 +54,8 @@ export class RunTally {
     return {
       iterations: this.#iterations,
       depthReached: this.#depthReached,
-      usage: {
-        inputTokens: this.#inputTokens,
-        outputTokens: this.#outputTokens,
-        ...(this.#cacheReadTokens === undefined ? {} : { cacheReadTokens: this.#cacheReadTokens }),
-        ...(this.#cacheWriteTokens === undefined
-          ? {}
-          : { cacheWriteTokens: this.#cacheWriteTokens }),
-        modelCalls: this.#modelCalls,
-      },
+      usage: { ...this.#usage, modelCalls: this.#modelCalls },
+      callUsage: this.#callUsage,
       durationMs: Math.round(performance.now() - this.#started),
     };
   }

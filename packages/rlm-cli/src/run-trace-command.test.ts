@@ -73,6 +73,7 @@ describe('traces through the CLI', () => {
     expect(first.stderr).toContain(`rlm: trace written to ${html}`);
     const trace = embeddedTrace(await readFile(html, 'utf8'));
     expect(trace).toMatchObject({ query: 'Pick a colour', status: 'answered', steps: 2 });
+    expect(trace.usage.costUsd).toBeGreaterThan(0);
     const rootCall = trace.calls[0];
     expect(rootCall.callId).toBe(trace.rootCallId);
     expect(rootCall.steps[0].hostCalls[0]).toMatchObject({
@@ -98,7 +99,8 @@ describe('traces through the CLI', () => {
     const lines = runs.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^RUN +STARTED \(UTC\) +STATUS +STEPS +TOKENS +COST +TIME +QUERY$/);
     expect(lines[1]).toMatch(/ failed .*Fail please$/);
-    expect(lines[2]).toMatch(/ answered +2 +[\d,]+ +\? .*Pick a colour$/);
+    // The default model has a built-in price: the run's cost is known.
+    expect(lines[2]).toMatch(/ answered +2 +[\d,]+ +\$0\.\d{4} .*Pick a colour$/);
     const json = JSON.parse((await rlm(['runs', '--json', '--store', store])).stdout);
     expect(json.map((run: { query: string }) => run.query)).toEqual([
       'Fail please',

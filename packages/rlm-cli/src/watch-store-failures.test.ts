@@ -24,7 +24,14 @@ test('failed writes through any scoped view are recorded; the first is reported 
       transcript: [{ role: 'user', content: 'q' }],
       variableNames: [],
       variables: {},
-      budget: { inputTokens: 0, outputTokens: 0, modelCalls: 1, elapsedMs: 0 },
+      budget: {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 1,
+        elapsedMs: 0,
+      },
     }),
   ).rejects.toThrow('the artifact store is closed');
   expect(reported).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { boundHistory } from './bound-history.js';
+import { boundHistory, compactionBoundary } from './bound-history.js';
 import type { Message } from './language-model.js';
 
 function conversation(steps: number, outputChars = 1_000): Message[] {
@@ -43,7 +43,7 @@ describe('boundHistory', () => {
     const bounded = boundHistory(conversation(50), 20_000);
     const first = JSON.stringify(bounded[0]);
     expect(first).toContain('Query: q');
-    expect(first).toContain('Earlier steps, compacted');
+    expect(first).toMatch(/Earlier steps 1-\d+, compacted/);
     expect(first).toContain('const v');
     expect(JSON.stringify(bounded.at(-1))).toContain('t50');
     expect(JSON.stringify(bounded.at(-2))).toContain('step 50');
@@ -62,5 +62,38 @@ describe('boundHistory', () => {
         for (const id of ids) expect(answer).toContain(`"toolCallId":"${id}"`);
       }
     }
+  });
+
+  test('the prompt start changes at most 20 times over 101 steps, and stays bounded', () => {
+    const messages = conversation(101, 700);
+    let changes = 0;
+    let previous: string | undefined;
+    for (let steps = 1; steps <= 101; steps += 1) {
+      const bounded = boundHistory(messages.slice(0, 1 + steps * 2), 20_000);
+      const start = JSON.stringify(bounded[0]);
+      if (previous !== undefined && start !== previous) changes += 1;
+      previous = start;
+      expect(chars(bounded)).toBeLessThan(20_000 * 1.4);
+    }
+    expect(changes).toBeGreaterThan(0);
+    expect(changes).toBeLessThanOrEqual(20);
+  });
+});
+
+describe('compactionBoundary', () => {
+  test('nothing is compacted while the steps fit', () => {
+    expect(compactionBoundary([10, 10, 10], 30, 10)).toBe(0);
+  });
+
+  test('an overflow compacts down to half the room beside the summary, then holds', () => {
+    // Room beside the summary: 100; the kept steps shrink to at most 50.
+    const sizes = Array.from({ length: 12 }, () => 10);
+    expect(compactionBoundary(sizes, 110, 10)).toBe(7);
+    expect(compactionBoundary([...sizes, 10], 110, 10)).toBe(7);
+    expect(compactionBoundary([...sizes, 10, 10, 10, 10, 10, 10], 110, 10)).toBe(13);
+  });
+
+  test('a step larger than the room keeps only the newest step', () => {
+    expect(compactionBoundary([10, 10, 500], 100, 10)).toBe(2);
   });
 });

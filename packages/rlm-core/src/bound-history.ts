@@ -9,19 +9,20 @@ const quoteChars = 160;
 /**
  * Bounds a call's conversation for the prompt. The first message (query and context metadata)
  * is always kept; the newest steps (an assistant message and the user message answering it) are
- * kept whole while they fit; older steps are compacted into a short summary appended to the first
- * message, newest first, itself bounded. Tool calls and their results leave together, so the
- * result still alternates roles and pairs every tool call with its result. The full transcript
- * is not touched: this only shapes what is sent.
+ * kept whole; older steps are compacted into a short summary appended to the first message,
+ * itself bounded. Compaction moves in large strides (see {@link compactionBoundary}) and the
+ * summary depends only on the compacted steps, so the start of the prompt stays the same for
+ * many steps in a row and a provider's prompt cache keeps serving it. Tool calls and their
+ * results leave together, so the result still alternates roles and pairs every tool call with
+ * its result. The full transcript is not touched: this only shapes what is sent.
  *
  * @param budgetChars upper bound on the characters of the returned messages (the last step is
  *   always kept, even when it alone is larger).
  */
 export function boundHistory(messages: readonly Message[], budgetChars: number): Message[] {
   const sizes = messages.map(messageChars);
-  const total = sizes.reduce((sum, size) => sum + size, 0);
   const [first, ...rest] = messages;
-  if (!first || total <= budgetChars || rest.length < 2) return [...messages];
+  if (!first || rest.length < 2) return [...messages];
 
   const steps: { assistant: Message; user: Message | undefined; size: number }[] = [];
   for (let index = 0; index < rest.length; index += 2) {
@@ -31,13 +32,11 @@ export function boundHistory(messages: readonly Message[], budgetChars: number):
   }
 
   const summaryBudget = Math.floor(budgetChars * summaryShare);
-  let room = budgetChars - sizes[0]! - summaryBudget;
-  let keepFrom = steps.length - 1;
-  room -= steps[keepFrom]!.size;
-  while (keepFrom > 0 && steps[keepFrom - 1]!.size <= room) {
-    keepFrom -= 1;
-    room -= steps[keepFrom]!.size;
-  }
+  const keepFrom = compactionBoundary(
+    steps.map((step) => step.size),
+    budgetChars - sizes[0]!,
+    summaryBudget,
+  );
   if (keepFrom === 0) return [...messages];
 
   const lines: string[] = [];
@@ -52,13 +51,44 @@ export function boundHistory(messages: readonly Message[], budgetChars: number):
     used += line.length + 1;
   }
   const summary = [
-    `Earlier steps, compacted (${keepFrom} of ${steps.length}); the variables they made are still in the REPL:`,
+    `Earlier steps 1-${keepFrom}, compacted; the variables they made are still in the REPL:`,
     ...lines.reverse(),
   ].join('\n');
   const kept = steps
     .slice(keepFrom)
     .flatMap((step) => (step.user ? [step.assistant, step.user] : [step.assistant]));
   return [appendText(first, summary), ...kept];
+}
+
+/**
+ * The index of the first step kept whole; the steps before it are compacted. Replays the run
+ * step by step: while everything fits in `roomChars` nothing is compacted; once the kept steps
+ * (and, after the first compaction, the summary's `summaryChars`) overflow it, the boundary jumps
+ * forward until the kept steps fill at most half the room left beside the summary. So the
+ * boundary moves only every so many steps, and between moves the prompt's start is unchanged.
+ * The newest step is always kept.
+ *
+ * @param stepSizes characters of each step, oldest first.
+ * @param roomChars characters available for the steps and the summary.
+ */
+export function compactionBoundary(
+  stepSizes: readonly number[],
+  roomChars: number,
+  summaryChars: number,
+): number {
+  const compactedRoom = roomChars - summaryChars;
+  let boundary = 0;
+  let kept = 0;
+  for (const [index, size] of stepSizes.entries()) {
+    kept += size;
+    const room = boundary === 0 ? roomChars : compactedRoom;
+    if (kept <= room) continue;
+    while (boundary < index && kept > compactedRoom / 2) {
+      kept -= stepSizes[boundary]!;
+      boundary += 1;
+    }
+  }
+  return boundary;
 }
 
 function summarizeStep(number: number, assistant: Message, user: Message | undefined): string {

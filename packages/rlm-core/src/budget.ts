@@ -1,28 +1,43 @@
+import { findModelPrice, type ModelPrices } from './cost/model-prices.js';
+import { usageCostUsd } from './cost/usage-cost.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import type { Usage } from './language-model.js';
 import type { BudgetSettings, RunUsage } from './rlm-settings.js';
 
 /**
- * The one place a run's shared budgets live: model calls, tokens and wall time, counted across
- * the root call and all of its children (children get what is left).
+ * The one place a run's shared budgets live: model calls, tokens, dollars and wall time, counted
+ * across the root call and all of its children (children get what is left).
  */
 export class Budget {
   readonly #settings: BudgetSettings;
+  readonly #prices: ModelPrices;
   readonly #startedAt = Date.now();
   #modelCalls = 0;
   #inputTokens = 0;
   #outputTokens = 0;
+  #cacheReadTokens = 0;
+  #cacheWriteTokens = 0;
+  #costUsd = 0;
+  #pricedModelCalls = 0;
+  #unpricedModelCalls = 0;
 
-  constructor(settings: BudgetSettings = {}) {
+  /** @param prices what each model costs; a model without a price has an unknown cost. */
+  constructor(settings: BudgetSettings = {}, prices: ModelPrices = {}) {
     this.#settings = settings;
+    this.#prices = prices;
   }
 
-  /** Usage so far. */
+  /** Usage so far. `costUsd` is absent when every model call so far was unpriced. */
   get usage(): RunUsage {
+    const allUnpriced = this.#unpricedModelCalls > 0 && this.#pricedModelCalls === 0;
     return {
       inputTokens: this.#inputTokens,
       outputTokens: this.#outputTokens,
+      cacheReadTokens: this.#cacheReadTokens,
+      cacheWriteTokens: this.#cacheWriteTokens,
       modelCalls: this.#modelCalls,
+      ...(allUnpriced ? {} : { costUsd: this.#costUsd }),
+      ...(this.#unpricedModelCalls > 0 ? { unpricedModelCalls: this.#unpricedModelCalls } : {}),
     };
   }
 
@@ -37,17 +52,23 @@ export class Budget {
    * before every model request.
    */
   reserveModelCall(): void {
-    const { maxModelCalls, maxTokens, maxWallTimeMs } = this.#settings;
+    const { maxModelCalls, maxTokens, maxCostUsd, maxWallTimeMs } = this.#settings;
     if (maxModelCalls !== undefined && this.#modelCalls >= maxModelCalls) {
       throw new BudgetExhaustedError(
         `@rlm/core: the model call budget (${maxModelCalls} calls) is spent; raise budget.maxModelCalls`,
         { budget: 'modelCalls' },
       );
     }
-    if (maxTokens !== undefined && this.#inputTokens + this.#outputTokens >= maxTokens) {
+    if (maxTokens !== undefined && this.#totalTokens() >= maxTokens) {
       throw new BudgetExhaustedError(
         `@rlm/core: the token budget (${maxTokens} tokens) is spent; raise budget.maxTokens`,
         { budget: 'tokens' },
+      );
+    }
+    if (maxCostUsd !== undefined && this.#costUsd >= maxCostUsd) {
+      throw new BudgetExhaustedError(
+        `@rlm/core: the cost budget ($${maxCostUsd}) is spent ($${this.#costUsd.toFixed(4)} used); raise budget.maxCostUsd`,
+        { budget: 'cost' },
       );
     }
     if (maxWallTimeMs !== undefined && Date.now() - this.#startedAt >= maxWallTimeMs) {
@@ -64,11 +85,37 @@ export class Budget {
     this.#modelCalls += usage.modelCalls;
     this.#inputTokens += usage.inputTokens;
     this.#outputTokens += usage.outputTokens;
+    this.#cacheReadTokens += usage.cacheReadTokens ?? 0;
+    this.#cacheWriteTokens += usage.cacheWriteTokens ?? 0;
+    this.#unpricedModelCalls += usage.unpricedModelCalls ?? 0;
+    if (usage.costUsd !== undefined) {
+      this.#costUsd += usage.costUsd;
+      this.#pricedModelCalls += Math.max(0, usage.modelCalls - (usage.unpricedModelCalls ?? 0));
+    }
   }
 
-  /** Adds the usage a model call reported. */
-  record(usage: Usage): void {
+  /**
+   * Adds the usage one model call of `modelId` reported.
+   *
+   * @returns the call's cost in US dollars, or `undefined` when the model has no price.
+   */
+  record(usage: Usage, modelId: string): number | undefined {
     this.#inputTokens += usage.inputTokens;
     this.#outputTokens += usage.outputTokens;
+    this.#cacheReadTokens += usage.cacheReadTokens ?? 0;
+    this.#cacheWriteTokens += usage.cacheWriteTokens ?? 0;
+    const price = findModelPrice(this.#prices, modelId);
+    if (!price) {
+      this.#unpricedModelCalls += 1;
+      return undefined;
+    }
+    const cost = usageCostUsd(usage, price);
+    this.#costUsd += cost;
+    this.#pricedModelCalls += 1;
+    return cost;
+  }
+
+  #totalTokens(): number {
+    return this.#inputTokens + this.#outputTokens + this.#cacheReadTokens + this.#cacheWriteTokens;
   }
 }

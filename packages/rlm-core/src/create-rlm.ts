@@ -3,6 +3,8 @@ import type { ArtifactStore } from './artifact-store.js';
 import { Budget } from './budget.js';
 import { type ResumeState, resumeStateOf } from './checkpoints.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
+import type { ModelPrices } from './cost/model-prices.js';
+import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { SandboxError } from './errors/sandbox-error.js';
 import { EventChannel } from './event-channel.js';
@@ -41,6 +43,7 @@ class RecursiveLanguageModel implements RLM {
   readonly #persistent: boolean;
   readonly #maxConcurrency: number;
   readonly #budget: RLMSettings['budget'];
+  readonly #prices: ModelPrices;
   #sandbox: Promise<Sandbox> | undefined;
   #running: Scheduler | undefined;
   #tail: Promise<unknown> = Promise.resolve();
@@ -104,6 +107,7 @@ class RecursiveLanguageModel implements RLM {
     this.#persistent = settings.persistent ?? false;
     this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');
     this.#budget = settings.budget;
+    this.#prices = runPrices(settings);
     this.#artifacts = settings.artifacts;
   }
 
@@ -172,7 +176,7 @@ class RecursiveLanguageModel implements RLM {
       throw new TypeError('@rlm/core: resume needs an artifact store: createRLM({ artifacts })');
     }
     const startedAt = Date.now();
-    const budget = new Budget(this.#budget);
+    const budget = new Budget(this.#budget, this.#prices);
     const storage = this.#artifacts ? this.#storageFor(query, context) : undefined;
     const checkpoint =
       storage && options.resume
@@ -210,6 +214,7 @@ class RecursiveLanguageModel implements RLM {
       return {
         answer: final.answer,
         usage: budget.usage,
+        callUsage: scheduler.callUsage,
         iterations: final.iterations,
         depthReached: scheduler.depthReached,
         durationMs: Date.now() - startedAt,

@@ -1,4 +1,5 @@
 import type { ArtifactRef } from './artifact-store.js';
+import type { CallUsage } from './cost/call-usage-ledger.js';
 import type { ModelRetry, Usage } from './language-model.js';
 import type { RunUsage } from './rlm-settings.js';
 import type { VariableInfo } from './sandbox.js';
@@ -113,6 +114,8 @@ export interface FinalEvent extends EventBase {
   readonly iterations: number;
   /** Usage of the whole run so far (for the root: the run's total). */
   readonly usage: RunUsage;
+  /** On the root's final event: the usage of each call of the tree (see `RLMResult.callUsage`). */
+  readonly callUsage?: readonly CallUsage[];
   /** Deepest call depth the run reached so far. */
   readonly depthReached: number;
   /** Time since the run started, in milliseconds. */
@@ -128,6 +131,8 @@ export interface CallErrorEvent extends EventBase {
   readonly type: 'call-error';
   readonly message: string;
   readonly errorName: string;
+  /** On the root's call-error event: the usage of each call of the tree until the failure. */
+  readonly callUsage?: readonly CallUsage[];
 }
 
 /** After each model call: its usage. */
@@ -135,6 +140,10 @@ export interface UsageEvent extends EventBase {
   readonly type: 'usage';
   /** The usage of this one model call. */
   readonly usage: Usage;
+  /** The model that answered, as its adapter names it (e.g. `anthropic:claude-sonnet-5-5`). */
+  readonly modelId: string;
+  /** What this model call cost in US dollars; absent when the model has no price. */
+  readonly costUsd?: number;
   /** Model calls of the whole run so far. */
   readonly modelCalls: number;
   /** The host call (`llm_query`, `sub_rlm` at the deepest level, ...) this model call served. */

@@ -21,3 +21,18 @@ export {
   type VariableSyncReason,
   type VariableSyncSettings,
 } from './variable-space.js';
+export {
+  addModelCallUsage,
+  type CallUsage,
+  type CallUsageKind,
+  emptyRunUsage,
+} from './cost/call-usage-ledger.js';
+export {
+  bareModelId,
+  defaultModelPrices,
+  findModelPrice,
+  type ModelPrice,
+  type ModelPrices,
+} from './cost/model-prices.js';
+export { runPrices } from './cost/run-prices.js';
+export { usageCostUsd } from './cost/usage-cost.js';

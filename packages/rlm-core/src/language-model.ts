@@ -69,6 +69,12 @@ export interface GenerateRequest {
   readonly toolChoice?: ToolChoice;
   /** Upper bound on output tokens for this response. */
   readonly maxTokens?: number;
+  /**
+   * True when no later request will start with this one's conversation (a single `llm_query`):
+   * adapters with prompt caching then write nothing to the cache, since a cache write costs more
+   * than plain input and would never be read. Unset for the steps of a loop.
+   */
+  readonly singleUse?: boolean;
 }
 
 /** Why the model stopped. */

@@ -1,4 +1,6 @@
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
+import type { CallUsage } from './cost/call-usage-ledger.js';
+import type { ModelPrices } from './cost/model-prices.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import type { RlmEvent } from './events.js';
 import type { JsonSchema, LanguageModel, Usage } from './language-model.js';
@@ -10,8 +12,14 @@ import type { VariableSyncSettings } from './variable-space.js';
 export interface BudgetSettings {
   /** Total model calls (root, children, `llm_query`) per `query()`. */
   readonly maxModelCalls?: number;
-  /** Total input + output tokens per `query()`. */
+  /** Total input + output tokens per `query()`, cache reads and writes included. */
   readonly maxTokens?: number;
+  /**
+   * Total cost per `query()`, in US dollars (a positive number). Needs a price for the root
+   * and the sub model (built in for current Anthropic and OpenAI models, else `prices`).
+   * Checked before each model call, so the last call may go past it.
+   */
+  readonly maxCostUsd?: number;
   /** Wall time per `query()`, in milliseconds. */
   readonly maxWallTimeMs?: number;
 }
@@ -108,6 +116,11 @@ export interface RLMSettings {
   readonly maxConcurrency?: number;
   /** Shared budgets. */
   readonly budget?: BudgetSettings;
+  /**
+   * Prices by model id (without the `provider:` prefix), on top of `defaultModelPrices`; used
+   * for the cost in usage and events and for `budget.maxCostUsd`.
+   */
+  readonly prices?: ModelPrices;
   /** Per code-block execution timeout in ms. Default 60,000. */
   readonly execTimeoutMs?: number;
   /** Other sandbox limits. */
@@ -171,16 +184,32 @@ export interface QueryOptions {
   readonly resume?: boolean;
 }
 
-/** Usage of a whole run, children included. */
+/** Usage of a whole run (children included), or of one call. */
 export interface RunUsage extends Usage {
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
   readonly modelCalls: number;
+  /**
+   * US dollars spent by the model calls that have a price. Absent when every model call was
+   * unpriced: the cost is then unknown, never guessed.
+   */
+  readonly costUsd?: number;
+  /** Model calls whose model has no price (their tokens count, their cost is unknown). */
+  readonly unpricedModelCalls?: number;
 }
 
 /** The result of one `query()`. */
 export interface RLMResult {
   /** A string for text answers; any JSON-like value for `FINAL_VAR` or structured `SUBMIT`. */
   readonly answer: unknown;
+  /** Usage of the whole tree: every model call of the root, its children and host calls. */
   readonly usage: RunUsage;
+  /**
+   * Usage of each call of the tree, its own model calls only, in start order: the root, each
+   * `sub_rlm` child and each `llm_query` / `llm_query_batched` call. Summed, they make `usage`
+   * (apart from usage restored from a checkpoint, which only `usage` holds).
+   */
+  readonly callUsage: readonly CallUsage[];
   /** Root iterations used. */
   readonly iterations: number;
   /** Deepest call depth reached (0 = only the root ran). */

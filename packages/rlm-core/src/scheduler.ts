@@ -15,6 +15,7 @@ import {
 } from './artifact-functions.js';
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { Budget } from './budget.js';
+import { type CallUsage, CallUsageLedger } from './cost/call-usage-ledger.js';
 import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
 import { type ResumeState, resumeNote, takeCheckpoint } from './checkpoints.js';
 import { describeContext, measure } from './describe-context.js';
@@ -211,6 +212,7 @@ export class Scheduler {
   #rootHostFunctions: Record<string, HostFunction> | undefined;
   readonly #hostVariables = new Map<string, ReadonlySet<string>>();
   readonly #durableTools: DurableToolSession | undefined;
+  readonly #callUsage = new CallUsageLedger();
   #knownTools: Promise<string> | undefined;
 
   constructor(settings: ResolvedSettings, resources: RunResources) {
@@ -241,6 +243,11 @@ export class Scheduler {
   /** Deepest call depth started so far. */
   get depthReached(): number {
     return this.#depthReached;
+  }
+
+  /** Usage per call of the tree so far, in start order (see {@link CallUsage}). */
+  get callUsage(): CallUsage[] {
+    return this.#callUsage.entries;
   }
 
   /** Calls and bridge requests still open: both 0 once a run has ended. */
@@ -401,6 +408,7 @@ export class Scheduler {
 
   #startCall(call: CallState, setup: CallSetup): void {
     this.#calls.set(call.id, call);
+    this.#callUsage.open(call.id, call.parentId ? 'sub_rlm' : 'root', call.parentId);
     const parent = call.parentId ? this.#calls.get(call.parentId) : undefined;
     parent?.children.add(call.id);
     this.#emit(call, {
@@ -700,7 +708,7 @@ export class Scheduler {
             const result = await this.#generate(
               call,
               this.#settings.llm,
-              { system, messages: [{ role: 'user', content: prompt }] },
+              { system, messages: [{ role: 'user', content: prompt }], singleUse: true },
               request,
             );
             return result.text;
@@ -766,6 +774,7 @@ export class Scheduler {
       {
         system: 'Answer the request accurately and concisely.',
         messages: [{ role: 'user', content: prompt }],
+        singleUse: true,
       },
       request,
     );
@@ -784,6 +793,7 @@ export class Scheduler {
   ): Promise<GenerateResult> {
     const { budget, gate } = this.#resources;
     const signal = bridgeRequest ? bridgeRequest.abort.signal : call.abort.signal;
+    const usageEntry = this.#usageEntryOf(call, bridgeRequest);
     const result = await gate.run(() => {
       if (bridgeRequest) bridgeRequest.waiting = false;
       budget.reserveModelCall();
@@ -802,14 +812,33 @@ export class Scheduler {
         },
       );
     }, signal);
-    budget.record(result.usage);
+    const costUsd = budget.record(result.usage, model.modelId);
+    this.#callUsage.add(usageEntry, result.usage, costUsd);
     this.#emit(call, {
       type: 'usage',
       usage: result.usage,
+      modelId: model.modelId,
+      ...(costUsd === undefined ? {} : { costUsd }),
       modelCalls: budget.usage.modelCalls,
       ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
     });
     return result;
+  }
+
+  /**
+   * The usage entry a model call counts in: its own for a plain `llm_query` /
+   * `llm_query_batched` / last-depth `sub_rlm` host call, else the calling RLM call's.
+   */
+  #usageEntryOf(call: CallState, bridgeRequest: BridgeRequest | undefined): string {
+    const name = bridgeRequest?.name;
+    if (
+      !bridgeRequest ||
+      (name !== 'llm_query' && name !== 'llm_query_batched' && name !== 'sub_rlm')
+    ) {
+      return call.id;
+    }
+    this.#callUsage.open(bridgeRequest.id, name === 'sub_rlm' ? 'sub_rlm' : 'llm_query', call.id);
+    return bridgeRequest.id;
   }
 
   /**
@@ -1174,6 +1203,7 @@ export class Scheduler {
       iterations: call.iteration,
       source,
       usage: this.#resources.budget.usage,
+      ...(call.parentId === undefined ? { callUsage: this.#callUsage.entries } : {}),
       depthReached: this.#depthReached,
       durationMs: Date.now() - this.#resources.startedAt,
       ...(artifact ? { artifact } : {}),
@@ -1212,6 +1242,7 @@ export class Scheduler {
       type: 'call-error',
       message: errorMessage(final),
       errorName: final instanceof Error ? final.name : 'Error',
+      ...(call.parentId === undefined ? { callUsage: this.#callUsage.entries } : {}),
     });
     this.#release(call, final);
     call.settlement.reject(final);

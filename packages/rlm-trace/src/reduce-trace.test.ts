@@ -75,11 +75,9 @@ describe('reduceTrace', () => {
     expect(trace.usage.costUsd).toBeUndefined();
   });
 
-  test('sums a cost only when the usage carries one', () => {
+  test('sums the cost of the usage events that carry one', () => {
     const events = sampleRunEvents().map((event) =>
-      event.type === 'usage' && event.callId === 'call-2'
-        ? { ...event, usage: { ...event.usage, costUsd: 0.0125 } }
-        : event,
+      event.type === 'usage' && event.callId === 'call-2' ? { ...event, costUsd: 0.0125 } : event,
     );
     const trace = replay(events);
     expect(trace.usage.costUsd).toBeCloseTo(0.0125);

@@ -119,21 +119,24 @@ export function reduceTrace(
       }));
     case 'usage': {
       const withUsage: TraceDocument = {
-        ...withCall(trace, { ...call, usage: addModelCall(call.usage, event.usage) }),
-        usage: addModelCall(trace.usage, event.usage),
+        ...withCall(trace, {
+          ...call,
+          usage: addModelCall(call.usage, event.usage, event.costUsd),
+        }),
+        usage: addModelCall(trace.usage, event.usage, event.costUsd),
       };
       const updated = findCall(withUsage, call.callId)!;
       if (event.requestId !== undefined) {
         return withHostCall(withUsage, updated, event.requestId, (hostCall) => ({
           ...hostCall,
-          usage: addModelCall(hostCall.usage, event.usage),
+          usage: addModelCall(hostCall.usage, event.usage, event.costUsd),
         }));
       }
       const step = updated.steps.at(-1);
       if (step === undefined || step.endedAt !== undefined) return withUsage;
       return withStep(withUsage, updated, step.iteration, (current) => ({
         ...current,
-        usage: addModelCall(current.usage, event.usage),
+        usage: addModelCall(current.usage, event.usage, event.costUsd),
       }));
     }
     case 'warning':

@@ -16,7 +16,7 @@ export interface TraceUsage {
   readonly cacheWriteTokens: number;
   readonly modelCalls: number;
   /**
-   * US dollars, summed from the `costUsd` numbers of the model calls' usage. `undefined` when
+   * US dollars, summed from the `costUsd` of the model calls' usage events. `undefined` when
    * no model call reported a cost (never guessed); a sum of the calls that reported one otherwise.
    */
   readonly costUsd?: number;

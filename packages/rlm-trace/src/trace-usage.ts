@@ -11,20 +11,21 @@ export const emptyUsage: TraceUsage = {
 };
 
 /**
- * `total` plus one model call's `usage`. A cost is read from a numeric `costUsd` on the usage
- * when the adapter reports one; otherwise the total's cost stays as it was.
+ * `total` plus one model call's `usage` and its cost (the usage event's `costUsd`); a call without
+ * a cost (an unpriced model) leaves the total's cost as it was.
  */
-export function addModelCall(total: TraceUsage, usage: Usage): TraceUsage {
-  const cost = (usage as { readonly costUsd?: unknown }).costUsd;
-  const costUsd =
-    typeof cost === 'number' && Number.isFinite(cost) ? (total.costUsd ?? 0) + cost : total.costUsd;
+export function addModelCall(total: TraceUsage, usage: Usage, costUsd?: number): TraceUsage {
+  const cost =
+    typeof costUsd === 'number' && Number.isFinite(costUsd)
+      ? (total.costUsd ?? 0) + costUsd
+      : total.costUsd;
   return {
     inputTokens: total.inputTokens + usage.inputTokens,
     outputTokens: total.outputTokens + usage.outputTokens,
     cacheReadTokens: total.cacheReadTokens + (usage.cacheReadTokens ?? 0),
     cacheWriteTokens: total.cacheWriteTokens + (usage.cacheWriteTokens ?? 0),
     modelCalls: total.modelCalls + 1,
-    ...(costUsd === undefined ? {} : { costUsd }),
+    ...(cost === undefined ? {} : { costUsd: cost }),
   };
 }
 

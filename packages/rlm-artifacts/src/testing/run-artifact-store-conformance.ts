@@ -374,7 +374,10 @@ function checkpoint(runKey: string, iteration: number): CheckpointInput {
     budget: {
       inputTokens: 100 * iteration,
       outputTokens: 10,
+      cacheReadTokens: 50 * iteration,
+      cacheWriteTokens: 20,
       modelCalls: iteration,
+      costUsd: 0.001 * iteration,
       elapsedMs: 1.5,
     },
     metadata: { depth: 0 },

@@ -180,7 +180,15 @@ describe('rlm (built bin)', () => {
       answer: { count: 3, first: 1 },
       iterations: 2,
       depthReached: 0,
-      usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), modelCalls: 2 },
+      usage: {
+        inputTokens: expect.any(Number),
+        outputTokens: expect.any(Number),
+        cacheReadTokens: expect.any(Number),
+        cacheWriteTokens: expect.any(Number),
+        modelCalls: 2,
+        costUsd: expect.any(Number),
+      },
+      callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
       durationMs: expect.any(Number),
     });
     expect(report.usage.inputTokens).toBeGreaterThan(0);
@@ -435,7 +443,15 @@ describe('rlm (built bin)', () => {
       },
       iterations: 2,
       depthReached: 0,
-      usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), modelCalls: 1 },
+      usage: {
+        inputTokens: expect.any(Number),
+        outputTokens: expect.any(Number),
+        cacheReadTokens: expect.any(Number),
+        cacheWriteTokens: expect.any(Number),
+        modelCalls: 1,
+        costUsd: expect.any(Number),
+      },
+      callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
       durationMs: expect.any(Number),
     });
     expect(report.usage.inputTokens).toBeGreaterThan(0);
@@ -472,7 +488,15 @@ describe('rlm (built bin)', () => {
       error: { name, message: result.stderr.slice('rlm: '.length).trimEnd() },
       iterations: 0,
       depthReached: 0,
-      usage: { inputTokens: 0, outputTokens: 0, modelCalls: 0 },
+      usage: {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 0,
+        costUsd: 0,
+      },
+      callUsage: [],
       durationMs: 0,
     });
   });

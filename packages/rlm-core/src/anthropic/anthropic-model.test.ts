@@ -86,9 +86,10 @@ function everythingIn(error: unknown): string {
 
 describe('createAnthropicModel', () => {
   test('text round trip: request body, headers, result and usage', async () => {
-    const { model } = await setup([
-      fakeText('Hello there.', { usage: { inputTokens: 12, outputTokens: 3 } }),
-    ]);
+    const { model } = await setup(
+      [fakeText('Hello there.', { usage: { inputTokens: 12, outputTokens: 3 } })],
+      { promptCaching: false },
+    );
     expect(model.modelId).toBe(`anthropic:${defaultAnthropicModelId}`);
     expect(model.supportsTools).toBe(true);
     const result = await model.generate(ask);
@@ -96,7 +97,7 @@ describe('createAnthropicModel', () => {
       text: 'Hello there.',
       toolCalls: [],
       stopReason: 'end',
-      usage: { inputTokens: 12, outputTokens: 3 },
+      usage: { inputTokens: 12, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
     expect(bodyOf(0)).toEqual({
       model: defaultAnthropicModelId,
@@ -172,7 +173,7 @@ describe('createAnthropicModel', () => {
       { role: 'assistant', content: 'done' },
       { role: 'user', content: [{ type: 'text', text: 'final' }] },
     ];
-    const { model } = await setup([fakeText('fine')]);
+    const { model } = await setup([fakeText('fine')], { promptCaching: false });
     const result = await model.generate({ system: ' ', messages: history, tools: [submit] });
     expect(result.text).toBe('fine');
     expect(server!.requests[0]!.status).toBe(200);
@@ -204,10 +205,13 @@ describe('createAnthropicModel', () => {
   });
 
   test('tools: definitions, forced tool choice, the call, and the paired result', async () => {
-    const { model } = await setup([
-      fakeToolUse('SUBMIT', { answer: '42' }, { id: 'toolu_1', text: 'Submitting.' }),
-      fakeText('Thanks.'),
-    ]);
+    const { model } = await setup(
+      [
+        fakeToolUse('SUBMIT', { answer: '42' }, { id: 'toolu_1', text: 'Submitting.' }),
+        fakeText('Thanks.'),
+      ],
+      { promptCaching: false },
+    );
     const first = await model.generate({ ...ask, tools: [submit], toolChoice: { tool: 'SUBMIT' } });
     expect(bodyOf(0).tools).toEqual([
       { name: 'SUBMIT', description: submit.description, input_schema: submit.inputSchema },
@@ -644,5 +648,65 @@ describe('defaultAnthropicModelId', () => {
       model: 'claude-sonnet-4-5',
     }).generate(ask);
     expect(String(warn.mock.calls[0]?.[0])).toMatch(/'claude-sonnet-4-5' is deprecated/);
+  });
+});
+
+describe('prompt caching', () => {
+  const long = (label: string) => `${label}: ${'lorem ipsum dolor sit amet '.repeat(200)}`;
+
+  test('each step reads the earlier steps from the cache; usage splits input, reads and writes', async () => {
+    const { model } = await setup([fakeText('one'), fakeText('two'), fakeText('three')]);
+    const messages: Message[] = [{ role: 'user', content: long('the question') }];
+    const first = await model.generate({ system: long('system'), messages, tools: [submit] });
+    expect(first.usage.cacheReadTokens).toBe(0);
+    expect(first.usage.cacheWriteTokens).toBeGreaterThan(2_000);
+    const body = bodyOf(0);
+    expect(body.tools.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(body.system).toEqual([
+      { type: 'text', text: long('system'), cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(body.messages[0].content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+
+    messages.push({ role: 'assistant', content: 'one' }, { role: 'user', content: long('output') });
+    const second = await model.generate({ system: long('system'), messages, tools: [submit] });
+    // Everything the first request wrote is read; only the new step is written.
+    expect(second.usage.cacheReadTokens).toBe(first.usage.cacheWriteTokens);
+    expect(second.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(second.usage.cacheWriteTokens).toBeLessThan(first.usage.cacheWriteTokens!);
+
+    messages.push({ role: 'assistant', content: 'two' }, { role: 'user', content: long('more') });
+    await model.generate({ system: long('system'), messages, tools: [submit] });
+    const third = bodyOf(2);
+    const marked = [
+      ...third.tools,
+      ...third.system,
+      ...third.messages.flatMap((message: { content: object[] }) => message.content),
+    ].filter((block: { cache_control?: unknown }) => block.cache_control !== undefined);
+    expect(marked).toHaveLength(4);
+    expect(third.messages[0].content.at(-1).cache_control).toBeUndefined();
+  });
+
+  test('a singleUse request (one llm_query) writes nothing to the cache', async () => {
+    const { model } = await setup([fakeText('a')]);
+    const result = await model.generate({
+      system: long('system'),
+      messages: [{ role: 'user', content: long('q') }],
+      singleUse: true,
+    });
+    expect(JSON.stringify(bodyOf(0))).not.toContain('cache_control');
+    expect(result.usage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  test('promptCaching: false sends no cache_control and reads nothing', async () => {
+    const { model } = await setup([fakeText('a'), fakeText('b')], { promptCaching: false });
+    const request = {
+      system: long('system'),
+      messages: [{ role: 'user' as const, content: long('q') }],
+    };
+    await model.generate(request);
+    const second = await model.generate(request);
+    expect(JSON.stringify(bodyOf(0))).not.toContain('cache_control');
+    expect(second.usage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(second.usage.inputTokens).toBeGreaterThan(2_000);
   });
 });

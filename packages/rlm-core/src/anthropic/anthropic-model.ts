@@ -7,7 +7,7 @@ import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
 import { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
-import { toAnthropicRequest } from './to-anthropic-request.js';
+import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
 import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
 
 /**
@@ -68,6 +68,12 @@ export interface AnthropicModelSettings {
    * it asked to wait. Defaults to {@link defaultAnthropicMaxRetryAfterMs}.
    */
   readonly maxRetryAfterMs?: number;
+  /**
+   * Marks each request's stable prefix for the API's prompt cache (see `withCacheBreakpoints`):
+   * each step then reads the earlier steps from the cache, billed at a tenth of the input price
+   * (writes cost 1.25x). Requests marked `singleUse` are sent unmarked. Default true.
+   */
+  readonly promptCaching?: boolean;
   /** A ready client; `apiKey` and `baseURL` are then ignored. */
   readonly client?: Anthropic;
 }
@@ -180,6 +186,7 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
 export function createAnthropicModel(settings: AnthropicModelSettings = {}): LanguageModel {
   const model = settings.model ?? defaultAnthropicModelId;
   const maxTokens = settings.maxTokens ?? defaultAnthropicMaxTokens;
+  const promptCaching = settings.promptCaching ?? true;
   const apiKey = settings.client ? undefined : (settings.apiKey ?? process.env.ANTHROPIC_API_KEY);
   if (!settings.client && !apiKey) {
     throw new ModelCallError(
@@ -237,7 +244,8 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
     modelId: `anthropic:${model}`,
     supportsTools: true,
     async generate(request, options = {}) {
-      const body = toAnthropicRequest(request, { model, maxTokens });
+      const plain = toAnthropicRequest(request, { model, maxTokens });
+      const body = promptCaching && !request.singleUse ? withCacheBreakpoints(plain) : plain;
       const { signal, onRetry } = options;
       if (signal?.aborted) throw signal.reason;
       const startedAt = Date.now();

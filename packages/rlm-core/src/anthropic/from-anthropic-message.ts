@@ -37,7 +37,8 @@ function toToolCall(block: Anthropic.ToolUseBlock, cutOff: boolean): ToolCall {
 
 /**
  * Maps a Messages API response to our result: text blocks joined, `tool_use` blocks as tool
- * calls, the stop reason, and usage (input tokens include cache reads and writes). A
+ * calls, the stop reason, and usage (`input_tokens` is the uncached input; cache reads and
+ * writes are their own counts). A
  * `tool_use` that is the last block of a `max_tokens` response was cut off: its `input` is
  * `undefined` and `inputError` says why.
  */
@@ -52,11 +53,10 @@ export function fromAnthropicMessage(message: Anthropic.Message): GenerateResult
     ),
     stopReason: (message.stop_reason && stopReasons[message.stop_reason]) ?? 'other',
     usage: {
-      inputTokens:
-        usage.input_tokens +
-        (usage.cache_creation_input_tokens ?? 0) +
-        (usage.cache_read_input_tokens ?? 0),
+      inputTokens: usage.input_tokens,
       outputTokens: usage.output_tokens,
+      cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
     },
   };
 }

@@ -7,3 +7,4 @@ export {
   defaultAnthropicModelId,
   defaultAnthropicTimeoutMs,
 } from './anthropic-model.js';
+export { maxCacheBreakpoints, withCacheBreakpoints } from './to-anthropic-request.js';

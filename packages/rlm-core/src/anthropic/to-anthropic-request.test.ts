@@ -2,7 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { ModelCallError } from '../errors/model-call-error.js';
 import type { GenerateRequest, Message } from '../language-model.js';
 import { findMessagesRequestViolation } from '../testing/fake-messages-server-validation.js';
-import { emptyContentPlaceholder, toAnthropicRequest } from './to-anthropic-request.js';
+import {
+  emptyContentPlaceholder,
+  toAnthropicRequest,
+  withCacheBreakpoints,
+} from './to-anthropic-request.js';
 
 const defaults = { model: 'claude-test', maxTokens: 100 };
 
@@ -281,5 +285,73 @@ describe('toAnthropicRequest', () => {
     expect(() =>
       toAnthropicRequest({ ...request, tools, toolChoice: { tool: 'nope' } }, defaults),
     ).toThrow(ModelCallError);
+  });
+});
+
+describe('withCacheBreakpoints', () => {
+  const tool = { name: 'SUBMIT', description: 'd', inputSchema: { type: 'object' } };
+  const conversation: Message[] = [
+    { role: 'user', content: 'question' },
+    { role: 'assistant', content: 'step 1' },
+    { role: 'user', content: 'output 1' },
+    { role: 'assistant', content: 'step 2' },
+    { role: 'user', content: 'output 2' },
+  ];
+
+  function marks(body: ReturnType<typeof withCacheBreakpoints>): string[] {
+    const found: string[] = [];
+    body.tools?.forEach((entry, index) => {
+      if ('cache_control' in entry && entry.cache_control) found.push(`tool ${index}`);
+    });
+    if (Array.isArray(body.system)) {
+      body.system.forEach((block, index) => {
+        if (block.cache_control) found.push(`system ${index}`);
+      });
+    }
+    body.messages.forEach((message, index) => {
+      if (typeof message.content === 'string') return;
+      message.content.forEach((block, position) => {
+        if ('cache_control' in block && block.cache_control)
+          found.push(`message ${index}.${position}`);
+      });
+    });
+    return found;
+  }
+
+  test('the last tool, the system prompt and the two newest user messages: four in all', () => {
+    const plain = toAnthropicRequest(
+      { system: 'sys', messages: conversation, tools: [tool, { ...tool, name: 'OTHER' }] },
+      defaults,
+    );
+    const body = withCacheBreakpoints(plain);
+    expect(marks(body)).toEqual(['tool 1', 'system 0', 'message 2.0', 'message 4.0']);
+    expect(findMessagesRequestViolation(body)).toBeUndefined();
+    // The input body is left as it was.
+    expect(JSON.stringify(plain)).not.toContain('cache_control');
+  });
+
+  test('without tools or system, only the user messages are marked', () => {
+    const body = withCacheBreakpoints(
+      toAnthropicRequest({ system: ' ', messages: conversation }, defaults),
+    );
+    expect(marks(body)).toEqual(['message 2.0', 'message 4.0']);
+    expect(body.system).toBeUndefined();
+  });
+
+  test('the mark goes on the last block of a user message, tool results included', () => {
+    const body = withCacheBreakpoints(
+      toAnthropicRequest(
+        {
+          system: 's',
+          messages: [{ role: 'user', content: 'q' }, call('toolu_1'), result('toolu_1')],
+        },
+        defaults,
+      ),
+    );
+    const last = body.messages.at(-1)!.content as { type: string; cache_control?: unknown }[];
+    expect(last.at(-1)).toMatchObject({
+      type: 'tool_result',
+      cache_control: { type: 'ephemeral' },
+    });
   });
 });

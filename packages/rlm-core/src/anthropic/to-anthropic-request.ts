@@ -72,6 +72,66 @@ export interface AnthropicRequestDefaults {
   readonly maxTokens: number;
 }
 
+/** Most blocks with `cache_control` the Messages API accepts in one request. */
+export const maxCacheBreakpoints = 4;
+
+/** User messages, newest first, whose last block gets a breakpoint. */
+const userBreakpoints = 2;
+
+type CacheableBlock = { cache_control?: Anthropic.CacheControlEphemeral | null };
+
+/**
+ * Marks a request's stable prefix for the Messages API's prompt cache, so each step of a loop
+ * reads the earlier steps from the cache: `cache_control` on the last tool (the tools), the
+ * system prompt (as one text block), and the last block of the two newest user messages (the
+ * newest one writes this step's prefix; the one before it is where the previous step wrote,
+ * so it is read). Never more than {@link maxCacheBreakpoints}. Returns a new body; the input
+ * is not changed. A prefix shorter than the model's minimum is simply not cached by the API.
+ */
+export function withCacheBreakpoints(
+  body: Anthropic.MessageCreateParamsNonStreaming,
+): Anthropic.MessageCreateParamsNonStreaming {
+  const ephemeral: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };
+  let left = maxCacheBreakpoints;
+  const mark = <Block extends object>(block: Block): Block & CacheableBlock => {
+    if (left === 0) return block;
+    left -= 1;
+    return { ...block, cache_control: ephemeral };
+  };
+  const tools = body.tools?.map((tool, index, all) =>
+    index === all.length - 1 ? mark(tool as Anthropic.Tool) : tool,
+  );
+  const system =
+    typeof body.system === 'string'
+      ? [mark({ type: 'text' as const, text: body.system })]
+      : body.system;
+  const marked = new Set<number>();
+  for (
+    let index = body.messages.length - 1;
+    index >= 0 && marked.size < userBreakpoints;
+    index -= 1
+  ) {
+    if (body.messages[index]!.role === 'user') marked.add(index);
+  }
+  const messages = body.messages.map((message, index) => {
+    if (!marked.has(index)) return message;
+    const content: Anthropic.ContentBlockParam[] =
+      typeof message.content === 'string'
+        ? [{ type: 'text', text: message.content }]
+        : [...message.content];
+    const last = content.at(-1);
+    if (!last) return message;
+    content[content.length - 1] = mark(last as Anthropic.TextBlockParam);
+    return { ...message, content } as Anthropic.MessageParam;
+  });
+  return {
+    ...body,
+    ...(tools ? { tools } : {}),
+    ...(system ? { system } : {}),
+    messages,
+  };
+}
+
 /**
  * Builds the Messages API body for one request. Throws a `ModelCallError` when `toolChoice`
  * names a tool that is not among `tools`.

@@ -1,7 +1,7 @@
 import { hasErrorName, RlmError } from './rlm-error.js';
 
 /** Which budget ran out. */
-export type BudgetKind = 'modelCalls' | 'tokens' | 'wallTime';
+export type BudgetKind = 'modelCalls' | 'tokens' | 'cost' | 'wallTime';
 
 /** A shared budget ran out before the run could produce an answer. */
 export class BudgetExhaustedError extends RlmError {

@@ -8,3 +8,4 @@ export {
 export { type NoFinalAnswerDiagnostics, NoFinalAnswerError } from './no-final-answer-error.js';
 export { RlmError } from './rlm-error.js';
 export { SandboxError } from './sandbox-error.js';
+export { ModelPriceError } from './model-price-error.js';

@@ -51,10 +51,17 @@ export interface FakeMessageReply extends FakeReplyTiming, FakeBodyDelivery {
   /** Defaults to `tool_use` when `content` has a `tool_use` block, else `end_turn`. */
   readonly stopReason?: FakeStopReason;
   /**
-   * Token counts to report. Defaults estimate 4 characters a token: input from the request's
-   * system, messages and tools; output from `content`.
+   * Token counts to report. Defaults estimate 4 characters a token: output from `content`;
+   * input from the request's tools, system and messages, split by the emulated prompt cache
+   * into uncached input, cache reads and cache writes. Scripted `inputTokens` replace the
+   * cache's counts (cache fields then default to 0).
    */
-  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+  readonly usage?: {
+    readonly inputTokens?: number;
+    readonly outputTokens?: number;
+    readonly cacheReadTokens?: number;
+    readonly cacheWriteTokens?: number;
+  };
 }
 
 /** Answer with an API error body `{type:'error', error:{type, message}}`. */

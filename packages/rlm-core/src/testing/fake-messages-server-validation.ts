@@ -3,6 +3,8 @@
  * follow the real API's wording where it is known, so a test failure reads like production.
  */
 
+import { countCacheBreakpoints } from './fake-prompt-cache.js';
+
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 const toolUseIdPattern = /^[a-zA-Z0-9_-]+$/;
 
@@ -33,8 +35,16 @@ export function findMessagesRequestViolation(body: unknown): string | undefined 
     checkSystem(body.system) ??
     checkTools(body.tools) ??
     checkToolChoice(body.tool_choice, body.tools) ??
-    checkMessages(body.messages)
+    checkMessages(body.messages) ??
+    checkCacheBreakpoints(body)
   );
+}
+
+function checkCacheBreakpoints(body: JsonObject): string | undefined {
+  const found = countCacheBreakpoints(body);
+  return found > 4
+    ? `A maximum of 4 blocks with cache_control may be provided. Found ${found}.`
+    : undefined;
 }
 
 function checkText(text: unknown, path: string): string | undefined {

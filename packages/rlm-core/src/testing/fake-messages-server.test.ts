@@ -527,3 +527,55 @@ describe('startFakeMessagesServer', () => {
     expect(server!.requests[0]!.status).toBeUndefined();
   });
 });
+
+describe('the emulated prompt cache', () => {
+  const mark = { cache_control: { type: 'ephemeral' } };
+  const long = 'cached prefix '.repeat(400);
+
+  test('more than 4 cache_control blocks is a 400 saying how many', async () => {
+    await start(fakeText('never'));
+    const { status, json } = await post({
+      ...base,
+      system: [{ type: 'text', text: 's', ...mark }],
+      messages: [
+        {
+          role: 'user',
+          content: ['a', 'b', 'c', 'd'].map((text) => ({ type: 'text', text, ...mark })),
+        },
+      ],
+    });
+    expect(status).toBe(400);
+    expect(json.error).toEqual({
+      type: 'invalid_request_error',
+      message: 'A maximum of 4 blocks with cache_control may be provided. Found 5.',
+    });
+    expect(server!.pendingReplies).toBe(1);
+  });
+
+  test('the second request with the same prefix reads it; minimumTokens is an option', async () => {
+    server = await startFakeMessagesServer({
+      replies: [fakeText('1'), fakeText('2'), fakeText('3')],
+      promptCache: { minimumTokens: 2_000 },
+    });
+    const request = {
+      ...base,
+      messages: [{ role: 'user', content: [{ type: 'text', text: long, ...mark }] }],
+    };
+    const first = await post(request);
+    expect(first.json.usage).toMatchObject({
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    });
+    server.enqueue(fakeText('4'));
+    await server.close();
+    server = await startFakeMessagesServer({ replies: [fakeText('1'), fakeText('2')] });
+    const written = await post(request);
+    const read = await post(request);
+    expect(written.json.usage.cache_creation_input_tokens).toBeGreaterThan(1_024);
+    expect(read.json.usage).toMatchObject({
+      cache_read_input_tokens: written.json.usage.cache_creation_input_tokens,
+      cache_creation_input_tokens: 0,
+      input_tokens: 0,
+    });
+  });
+});

@@ -7,6 +7,11 @@ import type {
   FakeReply,
 } from './fake-messages-server-replies.js';
 import { findMessagesRequestViolation } from './fake-messages-server-validation.js';
+import {
+  type FakeCacheUsage,
+  FakePromptCache,
+  type FakePromptCacheOptions,
+} from './fake-prompt-cache.js';
 
 /** A `POST /v1/messages` body that passed validation, as handlers receive it. */
 export interface FakeMessagesRequest {
@@ -74,6 +79,11 @@ export interface FakeMessagesServerOptions {
    * `x-api-key` or from `Authorization: Bearer <key>`, as the API does.
    */
   readonly apiKey?: string;
+  /**
+   * The emulated prompt cache (see {@link FakePromptCache}): always on, as in the API, where only
+   * requests with `cache_control` blocks use it.
+   */
+  readonly promptCache?: FakePromptCacheOptions;
 }
 
 /** A loopback fake of the Anthropic Messages API (non-streaming). */
@@ -141,6 +151,21 @@ function estimateTokens(value: unknown): number {
   return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
 }
 
+/** The `usage` of a message: scripted when the reply gives input tokens, else from the cache. */
+function messageUsage(reply: FakeMessageReply, cache: FakeCacheUsage): Record<string, number> {
+  const scripted = reply.usage;
+  return {
+    input_tokens: scripted?.inputTokens ?? cache.inputTokens,
+    output_tokens: scripted?.outputTokens ?? estimateTokens(reply.content),
+    cache_creation_input_tokens:
+      scripted?.cacheWriteTokens ??
+      (scripted?.inputTokens === undefined ? cache.cacheWriteTokens : 0),
+    cache_read_input_tokens:
+      scripted?.cacheReadTokens ??
+      (scripted?.inputTokens === undefined ? cache.cacheReadTokens : 0),
+  };
+}
+
 /**
  * Starts a fake Anthropic Messages API on `127.0.0.1` (a free port). It validates each
  * `POST /v1/messages` like the real API (authentication, then the body; see
@@ -162,6 +187,7 @@ export async function startFakeMessagesServer(
   const requests: MutableRecord[] = [];
   let messageCount = 0;
   let toolUseCount = 0;
+  const promptCache = new FakePromptCache(options.promptCache);
 
   function toContentBlock(block: FakeContentBlock): Record<string, unknown> {
     if (block.type === 'text') return { type: 'text', text: block.text, citations: null };
@@ -176,7 +202,7 @@ export async function startFakeMessagesServer(
   function toMessage(reply: FakeMessageReply, request: FakeMessagesRequest): object {
     const content = reply.content.map(toContentBlock);
     const hasToolUse = reply.content.some((block) => block.type === 'tool_use');
-    const { system, messages, tools } = request;
+    const cached = promptCache.use(request);
     return {
       id: `msg_fake_${++messageCount}`,
       type: 'message',
@@ -185,12 +211,7 @@ export async function startFakeMessagesServer(
       content,
       stop_reason: reply.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
-      usage: {
-        input_tokens: reply.usage?.inputTokens ?? estimateTokens({ system, messages, tools }),
-        output_tokens: reply.usage?.outputTokens ?? estimateTokens(reply.content),
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      },
+      usage: messageUsage(reply, cached),
     };
   }
 

@@ -40,6 +40,11 @@ export {
 } from './fake-messages-server-replies.js';
 export { findMessagesRequestViolation } from './fake-messages-server-validation.js';
 export {
+  type FakeCacheUsage,
+  FakePromptCache,
+  type FakePromptCacheOptions,
+} from './fake-prompt-cache.js';
+export {
   type ConformanceAssertion,
   type ConformanceTestApi,
   runSandboxConformance,

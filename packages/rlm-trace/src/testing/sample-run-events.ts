@@ -17,7 +17,7 @@ export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
   return [
     { ...root, at: tick(), type: 'call-start', query: 'Summarise the notes' },
     { ...root, at: tick(), type: 'step-start', iteration: 1 },
-    { ...root, at: tick(), type: 'usage', usage, modelCalls: 1 },
+    { ...root, at: tick(), type: 'usage', usage, modelId: 'scripted', modelCalls: 1 },
     { ...root, at: tick(), type: 'text', iteration: 1, text: 'Let me look.\n```repl\n...\n```' },
     { ...root, at: tick(), type: 'code', iteration: 1, index: 0, code: 'const a = 1;' },
     {
@@ -33,6 +33,7 @@ export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
       at: tick(),
       type: 'usage',
       usage: { inputTokens: 30, outputTokens: 5 },
+      modelId: 'scripted',
       modelCalls: 2,
       requestId: 'bridge-1',
     },
@@ -56,7 +57,7 @@ export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
     },
     { ...child, at: tick(), type: 'call-start', query: 'Summarise part 2', parentCallId: 'call-1' },
     { ...child, at: tick(), type: 'step-start', iteration: 1 },
-    { ...child, at: tick(), type: 'usage', usage, modelCalls: 3 },
+    { ...child, at: tick(), type: 'usage', usage, modelId: 'scripted', modelCalls: 3 },
     { ...child, at: tick(), type: 'text', iteration: 1, text: 'FINAL(Part 2 is about dogs.)' },
     {
       ...child,
@@ -64,7 +65,7 @@ export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
       type: 'final',
       answer: 'Part 2 is about dogs.',
       iterations: 1,
-      usage: { ...usage, modelCalls: 3 },
+      usage: { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: 3 },
       depthReached: 1,
       durationMs: 30,
       source: 'final-text',
@@ -91,7 +92,7 @@ export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
     { ...root, at: tick(), type: 'checkpoint', iteration: 1, checkpointId: 'cp-1', durationMs: 3 },
     { ...root, at: tick(), type: 'step-complete', iteration: 1, durationMs: 150 },
     { ...root, at: tick(), type: 'step-start', iteration: 2 },
-    { ...root, at: tick(), type: 'usage', usage, modelCalls: 4 },
+    { ...root, at: tick(), type: 'usage', usage, modelId: 'scripted', modelCalls: 4 },
     {
       ...root,
       at: tick(),
@@ -105,7 +106,13 @@ export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
       type: 'final',
       answer: { summary: 'cats and dogs' },
       iterations: 2,
-      usage: { inputTokens: 330, outputTokens: 65, modelCalls: 4 },
+      usage: {
+        inputTokens: 330,
+        outputTokens: 65,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 4,
+      },
       depthReached: 1,
       durationMs: 220,
       source: 'submit-tool',

@@ -19,7 +19,7 @@ export function syntheticRunEvents(steps: number, start = 1_700_000_000_000): Rl
   const runStep = (callId: string, depth: number, iteration: number) => {
     const base = { callId, depth };
     push({ ...base, type: 'step-start', iteration });
-    push({ ...base, type: 'usage', usage, modelCalls: 0 });
+    push({ ...base, type: 'usage', usage, modelId: 'scripted', modelCalls: 0 });
     const code = `const part = context.slice(${iteration * 1000}, ${iteration * 1000 + 1000});\nconst answer = await llm_query(\`Summarise: \${part}\`);\nprint(answer.slice(0, 80));`;
     push({
       ...base,
@@ -37,7 +37,7 @@ export function syntheticRunEvents(steps: number, start = 1_700_000_000_000): Rl
       name: 'llm_query',
       argumentsExcerpt: `Summarise: slice ${iteration} of the report`,
     });
-    push({ ...base, type: 'usage', usage, modelCalls: 0, requestId });
+    push({ ...base, type: 'usage', usage, modelId: 'scripted', modelCalls: 0, requestId });
     push({
       ...base,
       type: 'bridge-result',
@@ -74,7 +74,7 @@ export function syntheticRunEvents(steps: number, start = 1_700_000_000_000): Rl
         type: 'final',
         answer: `slice ${iteration} is consistent`,
         iterations: 2,
-        usage: { ...usage, modelCalls: 0 },
+        usage: { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: 0 },
         depthReached: 1,
         durationMs: 10,
         source: 'final-text',
@@ -107,7 +107,7 @@ export function syntheticRunEvents(steps: number, start = 1_700_000_000_000): Rl
     type: 'final',
     answer: 'All slices summarised.',
     iterations: steps,
-    usage: { ...usage, modelCalls: 0 },
+    usage: { ...usage, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: 0 },
     depthReached: 1,
     durationMs: at - start,
     source: 'final-text',
