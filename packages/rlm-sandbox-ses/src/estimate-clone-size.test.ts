@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { estimateCloneSize } from './estimate-clone-size.js';
+import { estimateCloneSize as estimate } from './estimate-clone-size.js';
+
+/** The bytes, or undefined when refused. */
+function estimateCloneSize(value: unknown, limit: number): number | undefined {
+  const found = estimate(value, limit);
+  return found.ok ? found.bytes : undefined;
+}
 
 describe('estimateCloneSize', () => {
   test('sizes plain data roughly by what a clone copies', () => {
@@ -59,5 +65,26 @@ describe('estimateCloneSize', () => {
     });
     expect(estimateCloneSize(huge, 1000)).toBeUndefined();
     expect(reads).toBeLessThan(10);
+  });
+
+  test('counts a string at every place it appears, as the serializer copies it', () => {
+    const mebibyteString = 'x'.repeat(2 ** 20);
+    const shared = new Array(4500).fill(mebibyteString);
+    const started = performance.now();
+    expect(estimate(shared, 256 * 2 ** 20)).toEqual({ ok: false, tooLarge: true });
+    // Refused after a few hundred entries, not after 4,500 MiB of copying.
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(estimateCloneSize(shared.slice(0, 3), 4 * 2 ** 20)).toBeGreaterThan(3 * 2 ** 20);
+  });
+
+  test('tells a value too large from one that does not clone', () => {
+    expect(estimate(['x'.repeat(100), () => 1], 10)).toEqual({ ok: false, tooLarge: true });
+    expect(estimate(['x', () => 1], 10_000)).toEqual({ ok: false, tooLarge: false });
+    expect(estimate(Symbol('s'), 10_000)).toEqual({ ok: false, tooLarge: false });
+    class Point {
+      x = 1;
+    }
+    expect(estimate(new Point(), 10_000)).toEqual({ ok: false, tooLarge: false });
+    expect(estimate(new Point(), 10_000, { acceptInstances: true })).toMatchObject({ ok: true });
   });
 });

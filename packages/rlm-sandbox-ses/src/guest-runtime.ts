@@ -12,6 +12,7 @@ import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
 import { OutputBuffer } from './output-buffer.js';
 import { deserializeValue, serializeValue } from './serialize-value.js';
+import { TransferTooLargeError } from './transfer-too-large-error.js';
 import {
   evalName,
   importName,
@@ -92,6 +93,7 @@ export class GuestRuntime {
   readonly #port: MessagePort;
   readonly #output: OutputBuffer;
   readonly #snapshotLimitBytes: number;
+  readonly #transferLimitBytes: number;
   readonly #compartment: Compartment;
   readonly #global: Record<PropertyKey, unknown>;
   readonly #lexicals: object;
@@ -132,6 +134,7 @@ export class GuestRuntime {
     this.#port = port;
     this.#output = new OutputBuffer(setup.outputBuffer);
     this.#snapshotLimitBytes = setup.snapshotLimitBytes;
+    this.#transferLimitBytes = setup.transferLimitBytes;
     this.#compartment = new Compartment({ __options__: true, name: 'rlm-sandbox' });
     const global = this.#compartment.globalThis;
     this.#global = global;
@@ -407,7 +410,8 @@ export class GuestRuntime {
       }
       let size: number | undefined;
       try {
-        size = estimateCloneSize(value, budget);
+        const estimate = estimateCloneSize(value, budget);
+        if (estimate.ok) size = estimate.bytes;
       } catch {
         // A revoked proxy, or a trap or getter that throws: not restorable.
       }
@@ -616,12 +620,18 @@ export class GuestRuntime {
         return;
       }
       const id = this.#nextId++;
+      let bytes: Uint8Array;
       try {
-        this.#post({ type: 'call', id, name, args });
+        bytes = this.#pack(args);
       } catch (error) {
-        reject(new GuestError(`${name}: arguments must be plain data (${messageOf(error)})`));
+        const reason =
+          error instanceof TransferTooLargeError
+            ? `its arguments are too large to leave the sandbox: ${error.message}`
+            : `arguments must be plain data (${messageOf(error)})`;
+        reject(new GuestError(`${name}: ${reason}`));
         return;
       }
+      this.#post({ type: 'call', id, name, bytes }, bytes);
       this.#calls.set(id, { resolve, reject });
     });
   }
@@ -634,19 +644,45 @@ export class GuestRuntime {
       this.#post({ type: 'reply', id, ok: false, message: messageOf(error) });
       return;
     }
+    let bytes: Uint8Array;
     try {
-      this.#post({ type: 'reply', id, ok: true, value });
+      bytes = this.#pack(value);
     } catch (error) {
-      this.#post({
-        type: 'reply',
-        id,
-        ok: false,
-        message: `the value cannot be copied out of the sandbox (${messageOf(error)})`,
-      });
+      const reason =
+        error instanceof TransferTooLargeError
+          ? `the value is too large to leave the sandbox: ${error.message}; keep it in the sandbox and take smaller pieces`
+          : `the value cannot be copied out of the sandbox (${messageOf(error)})`;
+      this.#post({ type: 'reply', id, ok: false, message: reason });
+      return;
     }
+    this.#post({ type: 'reply', id, ok: true, bytes }, bytes);
   }
 
-  #post(message: WorkerMessage): void {
-    this.#port.postMessage(message);
+  /**
+   * A value as the bytes of its structured clone, sized before anything is copied (see
+   * {@link estimateCloneSize}) and refused over the transfer limit, so that neither this worker
+   * nor the host ever copies more. Getters and proxies of guest objects run here.
+   *
+   * @throws TransferTooLargeError over the limit; the clone's own error for what does not clone.
+   */
+  #pack(value: unknown): Uint8Array {
+    const limit = this.#transferLimitBytes;
+    const estimate = estimateCloneSize(value, limit, { acceptInstances: true });
+    if (!estimate.ok && estimate.tooLarge) throw new TransferTooLargeError(limit);
+    // What does not clone throws here, before anything large was copied.
+    const bytes = serializeValue(value);
+    if (bytes.byteLength > limit) throw new TransferTooLargeError(limit);
+    return bytes;
+  }
+
+  /** Posts `message`, moving `bytes` (not copying them) when they own their buffer. */
+  #post(message: WorkerMessage, bytes?: Uint8Array): void {
+    const movable =
+      bytes !== undefined &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === bytes.buffer.byteLength &&
+      bytes.buffer instanceof ArrayBuffer;
+    if (movable) this.#port.postMessage(message, [bytes.buffer as ArrayBuffer]);
+    else this.#port.postMessage(message);
   }
 }

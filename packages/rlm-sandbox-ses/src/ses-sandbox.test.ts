@@ -10,10 +10,10 @@ const createSandbox = createSesSandbox({ workerUrl });
 async function withSandbox(
   options: Partial<SandboxOptions>,
   body: (sandbox: Sandbox) => Promise<void>,
-  settings: { snapshotLimitBytes?: number } = {},
+  settings: { snapshotLimitBytes?: number; transferLimitBytes?: number } = {},
 ): Promise<void> {
   const factory =
-    settings.snapshotLimitBytes === undefined
+    Object.keys(settings).length === 0
       ? createSandbox
       : createSesSandbox({ workerUrl, ...settings });
   const sandbox = await factory({ hostFunctions: {}, ...options });

@@ -11,8 +11,10 @@ import {
   type SetVariablesOptions,
   type VariableInfo,
 } from '@rlm/core';
+import { describeBytes } from './describe-bytes.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { OutputBuffer } from './output-buffer.js';
+import { deserializeValue } from './serialize-value.js';
 import type { WorkerPool } from './worker-pool.js';
 import type {
   HostMessage,
@@ -43,6 +45,11 @@ export interface SesSandboxConfig {
   /** Starts the workers (and keeps a spare); shared by the sandboxes of one factory. */
   readonly pool: WorkerPool;
   readonly snapshotLimitBytes: number;
+  /**
+   * Most bytes one value may take to cross from the worker to the host (host-call arguments, a
+   * variable read with `getVariable`); the sandbox's `memoryMb` caps it too.
+   */
+  readonly transferLimitBytes: number;
 }
 
 /** A running worker and what the host knows of it. */
@@ -114,6 +121,8 @@ export class SesSandbox implements Sandbox {
   readonly #limits: SandboxLimits;
   readonly #config: SesSandboxConfig;
   readonly #output: OutputBuffer;
+  /** Bytes one value may take to leave the worker: the setting, at most the memory limit. */
+  readonly #transferLimitBytes: number;
   /** Variables set by the host: restored into every new worker. */
   readonly #hostVariables = new Map<string, { value: unknown; readOnly: boolean }>();
   /**
@@ -148,6 +157,10 @@ export class SesSandbox implements Sandbox {
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
     this.#config = config;
     this.#output = OutputBuffer.create(this.#limits.maxOutputChars);
+    this.#transferLimitBytes = Math.min(
+      config.transferLimitBytes,
+      this.#limits.memoryMb * mebibyte,
+    );
   }
 
   /** Starts a sandbox; resolves once its worker is ready. */
@@ -426,6 +439,7 @@ export class SesSandbox implements Sandbox {
       hostFunctionNames: Object.keys(this.#hostFunctions),
       guestHelpers: this.#guestHelpers,
       snapshotLimitBytes: this.#config.snapshotLimitBytes,
+      transferLimitBytes: this.#transferLimitBytes,
     };
     const { pool } = this.#config;
     const { memoryMb } = this.#limits;
@@ -504,12 +518,23 @@ export class SesSandbox implements Sandbox {
         if (request === undefined) return;
         this.#requests.delete(message.id);
         clearTimeout(request.watchdog);
-        if (message.ok) request.resolve(message.value);
-        else request.reject(new SandboxError(`@rlm/sandbox-ses: ${message.message}`));
+        if (!message.ok) {
+          request.reject(new SandboxError(`@rlm/sandbox-ses: ${message.message}`));
+          return;
+        }
+        try {
+          request.resolve(this.#unpack(message.bytes));
+        } catch (error) {
+          request.reject(
+            new SandboxError(`@rlm/sandbox-ses: the value cannot be read (${describe(error)})`, {
+              cause: error,
+            }),
+          );
+        }
         return;
       }
       case 'call':
-        this.#callHost(state, message.id, message.name, message.args);
+        this.#callHost(state, message.id, message.name, message.bytes);
         return;
     }
   }
@@ -577,11 +602,26 @@ export class SesSandbox implements Sandbox {
 
   // ---- host calls and requests ----
 
-  #callHost(state: WorkerState, id: number, name: string, args: unknown[]): void {
+  /**
+   * Decodes a value the worker sent as bytes, after checking how many crossed: the worker sizes
+   * what it sends, and the host never decodes more than the transfer limit whatever it gets.
+   */
+  #unpack(bytes: Uint8Array): unknown {
+    if (!(bytes instanceof Uint8Array) || bytes.byteLength > this.#transferLimitBytes) {
+      throw new Error(
+        `the value is over ${describeBytes(this.#transferLimitBytes)}, the sandbox's transfer limit`,
+      );
+    }
+    return deserializeValue(bytes);
+  }
+
+  #callHost(state: WorkerState, id: number, name: string, bytes: Uint8Array): void {
     let pending: Promise<unknown>;
     try {
       if (!Object.hasOwn(this.#hostFunctions, name))
         throw new Error(`${name} is not a host function`);
+      const args = this.#unpack(bytes);
+      if (!Array.isArray(args)) throw new Error(`${name}: its arguments did not arrive as a list`);
       pending = Promise.resolve((this.#hostFunctions[name] as HostFunction)(...args));
     } catch (error) {
       pending = Promise.reject(error);
