@@ -314,6 +314,48 @@ describe('resource limits', () => {
       },
     ));
 
+  test('computing while a host call stays pending counts, in one stretch or in bursts between pauses', () =>
+    withSandbox(
+      {
+        // A call that stays pending for the whole block, like a slow model.
+        hostFunctions: { pendingCall: () => new Promise((resolve) => setTimeout(resolve, 60_000)) },
+      },
+      async (sandbox) => {
+        const timeoutMs = 300;
+        const burst = (ms: number) => `{ const t = Date.now(); while (Date.now() - t < ${ms}) {} }`;
+        const blocks = [
+          // One long computation with the call pending.
+          `pendingCall();\n${burst(60_000)}`,
+          // Short bursts with pauses between them, as if timed to dodge a responsiveness check.
+          `pendingCall();\nfor (;;) { ${burst(40)} await new Promise((resolve) => setTimeout(resolve, 5)); }`,
+          // The call awaited inside a loop that computes between calls.
+          `for (;;) { const p = pendingCall(); ${burst(100)} await Promise.race([p, null]); }`,
+        ];
+        for (const code of blocks) {
+          const result = await sandbox.execute(code, { timeoutMs });
+          expect(result.error, code).toMatch(/^Execution timed out after 300 ms;/);
+          // Stopped near its running-time limit, far before the 60 s the block wants.
+          expect(result.durationMs, code).toBeLessThan(10 * timeoutMs + 2_000);
+        }
+      },
+    ));
+
+  test('awaiting a slow host call longer than timeoutMs while idle is not stopped', () =>
+    withSandbox(
+      {
+        hostFunctions: {
+          slowModel: () =>
+            new Promise((resolve) => setTimeout(() => resolve('late answer'), 1_500)),
+        },
+      },
+      async (sandbox) => {
+        const result = await sandbox.execute('await slowModel()', { timeoutMs: 300 });
+        expect(result.error).toBeUndefined();
+        expect(result.output).toBe('late answer');
+        expect(result.durationMs).toBeGreaterThanOrEqual(1_400);
+      },
+    ));
+
   test('a heap bomb hits the memory limit and the sandbox continues', () =>
     withSandbox({ limits: { memoryMb: 96 } }, async (sandbox) => {
       await sandbox.setVariables({ hostValue: 'kept' });

@@ -12,6 +12,7 @@ import {
   type VariableInfo,
 } from '@rlm/core';
 import { describeBytes } from './describe-bytes.js';
+import { ExecutionClock } from './execution-clock.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { OutputBuffer } from './output-buffer.js';
 import { deserializeValue } from './serialize-value.js';
@@ -29,11 +30,6 @@ import type {
 const memoryCheckIntervalMs = 20;
 /** How long a worker gets to report its memory before it counts as busy allocating. */
 const memoryProbeTimeoutMs = 100;
-/**
- * How long a worker awaiting host calls may take to answer before it counts as stuck: generous,
- * as a loaded machine can leave a free worker unscheduled for a while.
- */
-const responsivenessProbeTimeoutMs = 1_000;
 const mebibyte = 1024 * 1024;
 /** Node fires longer timers at once; a longer timeout waits this long. */
 const maxTimerDelayMs = 2 ** 31 - 1;
@@ -136,16 +132,10 @@ export class SesSandbox implements Sandbox {
   readonly #requests = new Map<number, PendingRequest>();
   readonly #stopping = new Set<Promise<number>>();
   #current: WorkerState | undefined;
-  #execution: { readonly id: number; finish(outcome: Outcome): void } | undefined;
+  #execution:
+    | { readonly id: number; readonly clock: ExecutionClock; finish(outcome: Outcome): void }
+    | undefined;
   #onMemoryReport: ((arrayBufferBytes: number) => void) | undefined;
-  /** Set while the execution clock waits for the worker to show it is not stuck. */
-  #onProbeAnswer: (() => void) | undefined;
-  /** Host calls made by the current worker and not yet answered. */
-  #hostCallsPending = 0;
-  /** When the pending count last went from 0 to 1. */
-  #hostWaitSince = 0;
-  /** Time with host calls pending, up to the last time the count went back to 0. */
-  #hostWaitClosedMs = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   #busy = 0;
@@ -276,9 +266,14 @@ export class SesSandbox implements Sandbox {
     const id = this.#nextId++;
     const cleanups: (() => void)[] = [];
     const outcome = await new Promise<Outcome>((finish) => {
-      this.#execution = { id, finish };
+      const { performance: workerPerformance } = state.worker;
+      const clock = new ExecutionClock(
+        () => performance.now(),
+        () => workerPerformance.eventLoopUtilization().active,
+      );
+      this.#execution = { id, clock, finish };
       cleanups.push(
-        this.#watchTime(state, timeoutMs, (reason) => finish({ kind: 'fault', reason })),
+        this.#watchTime(clock, timeoutMs, (reason) => finish({ kind: 'fault', reason })),
       );
       if (signal) {
         const onAbort = () => finish({ kind: 'fault', reason: 'Execution aborted' });
@@ -344,63 +339,41 @@ export class SesSandbox implements Sandbox {
   }
 
   /**
-   * The execution's clock. `timeoutMs` bounds the code's own running time: time during which
-   * host calls (`llm_query`, `sub_rlm`, ...) are pending is not counted, as long as the worker
-   * shows it is not spinning meanwhile (asked when the clock runs out with calls pending: a
-   * worker whose event loop is free answers; one stuck in running code does not, and the
-   * execution times out). `hostWaitMs` bounds the whole execution while it awaits host calls,
-   * so a call that never settles is still cut off. Returns the cleanup.
+   * Watches the execution's time (see {@link ExecutionClock}): `timeoutMs` bounds wall time
+   * while none of its host calls is pending, and the worker's busy time while one is: its event
+   * loop's active time (`worker.performance.eventLoopUtilization()`, which Node measures in the
+   * worker's own loop), so code cannot hide computing behind a pending call. `hostWaitMs`
+   * (never less than `timeoutMs`) bounds the execution's whole wall time, so a host call that
+   * never settles is still cut off. Returns the cleanup.
    */
   #watchTime(
-    state: WorkerState,
+    clock: ExecutionClock,
     timeoutMs: number,
     onTimeout: (reason: string) => void,
   ): () => void {
     const started = performance.now();
     const { hostWaitMs } = this.#limits;
-    const waitedBefore = this.#hostWaitMs();
-    /** The code's own running time so far: elapsed time less the time spent awaiting the host. */
-    const ownTime = () => performance.now() - started - (this.#hostWaitMs() - waitedBefore);
+    const wallLimitMs = Math.max(timeoutMs, hostWaitMs);
     let timer: NodeJS.Timeout;
-    const arm = (delayMs: number) => {
-      timer = setTimeout(check, Math.max(1, Math.min(delayMs, maxTimerDelayMs)));
-    };
     const check = () => {
       const elapsed = performance.now() - started;
-      if (this.#hostCallsPending === 0) {
-        const left = timeoutMs - ownTime();
-        if (left <= 0) onTimeout(`Execution timed out after ${timeoutMs} ms`);
-        else arm(left);
+      const counted = clock.countedMs();
+      if (counted >= timeoutMs) {
+        onTimeout(`Execution timed out after ${timeoutMs} ms`);
         return;
       }
-      if (elapsed >= hostWaitMs) {
+      if (elapsed >= wallLimitMs) {
         onTimeout(
           `Execution timed out after ${Math.round(elapsed)} ms awaiting host calls (limit hostWaitMs ${hostWaitMs} ms)`,
         );
         return;
       }
-      let answered = false;
-      this.#onProbeAnswer = () => {
-        answered = true;
-        this.#onProbeAnswer = undefined;
-        arm(Math.min(timeoutMs, hostWaitMs - (performance.now() - started)));
-      };
-      this.#post(state, { type: 'probe' });
-      timer = setTimeout(() => {
-        if (!answered) onTimeout(`Execution timed out after ${timeoutMs} ms`);
-      }, responsivenessProbeTimeoutMs);
+      // The counted time grows no faster than wall time: neither limit passes before then.
+      const delayMs = Math.min(timeoutMs - counted, wallLimitMs - elapsed);
+      timer = setTimeout(check, Math.max(1, Math.min(delayMs, maxTimerDelayMs)));
     };
-    arm(timeoutMs);
-    return () => {
-      clearTimeout(timer);
-      this.#onProbeAnswer = undefined;
-    };
-  }
-
-  /** Total time, in ms, during which at least one host call was pending. */
-  #hostWaitMs(): number {
-    const open = this.#hostCallsPending > 0 ? performance.now() - this.#hostWaitSince : 0;
-    return this.#hostWaitClosedMs + open;
+    timer = setTimeout(check, Math.max(1, Math.min(timeoutMs, maxTimerDelayMs)));
+    return () => clearTimeout(timer);
   }
 
   #memoryFault(): string {
@@ -501,7 +474,6 @@ export class SesSandbox implements Sandbox {
         return;
       case 'memory':
         this.#onMemoryReport?.(message.arrayBufferBytes);
-        this.#onProbeAnswer?.();
         return;
       case 'executed':
         this.#commitSnapshot(message.snapshot);
@@ -578,11 +550,6 @@ export class SesSandbox implements Sandbox {
   #stop(state: WorkerState, error: Error): void {
     if (this.#current === state) {
       this.#current = undefined;
-      // Calls of a stopped worker are abandoned: nobody answers them any more.
-      if (this.#hostCallsPending > 0) {
-        this.#hostWaitClosedMs += performance.now() - this.#hostWaitSince;
-        this.#hostCallsPending = 0;
-      }
     }
     this.#incomingSnapshot.clear();
     for (const request of this.#requests.values()) {
@@ -626,13 +593,13 @@ export class SesSandbox implements Sandbox {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    if (this.#hostCallsPending++ === 0) this.#hostWaitSince = performance.now();
+    // The running execution's clock counts only busy time until the call settles.
+    const clock = this.#execution?.clock;
+    clock?.callStarted();
     const answer = (message: HostMessage) => {
+      clock?.callSettled();
       // A restarted or disposed sandbox abandons the calls of its old worker.
       if (this.#current !== state || this.#disposal) return;
-      if (--this.#hostCallsPending === 0) {
-        this.#hostWaitClosedMs += performance.now() - this.#hostWaitSince;
-      }
       try {
         this.#post(state, message);
       } catch (error) {
