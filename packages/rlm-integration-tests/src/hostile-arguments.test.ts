@@ -81,11 +81,16 @@ const isCodeWriter = (request: GenerateRequest) =>
  * answers with `steps`, `sub_rlm` children answer FINAL(child), durable-tool code is
  * `typeof input`, plain model calls answer ok.
  */
-async function run(steps: string[], settings: Partial<RLMSettings> = {}) {
+async function run(
+  steps: string[],
+  settings: Partial<RLMSettings> = {},
+  rootRequests: GenerateRequest[] = [],
+) {
   const llm = createScriptedModel([], {
     fallback: (request) => {
       if (isCodeWriter(request)) return '```js\n(input) => typeof input\n```';
       if (!isRoot(request)) return 'FINAL(child)';
+      rootRequests.push(request);
       const step = steps.shift();
       if (step === undefined) throw new Error('the root script ran out');
       return step;
@@ -250,5 +255,88 @@ describe('the host never walks a guest value path by path', () => {
       expect(node[0]).toBe(node[1]);
       node = node[0] as unknown[];
     }
+  }, 120_000);
+});
+
+/** The host's peak memory while `work` runs, sampled as it goes; also the growth over the start. */
+async function peakMemory<T>(work: () => Promise<T>): Promise<{ result: T; rssGrowthMb: number }> {
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  try {
+    const result = await work();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { result, rssGrowthMb: (peak - before) / 2 ** 20 };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+describe('large values shared by reference never expand across the sandbox boundary', () => {
+  /** One 1 MiB string referenced 4,500 times: 4.5 GiB once copied, 1 MiB in the sandbox. */
+  const makeShared = [
+    "const s = 'x'.repeat(2 ** 20);",
+    'const a = Array(4500).fill(s);',
+    'const o = { text: s };',
+    'const many = Array(6000).fill(o);',
+  ].join('\n');
+
+  test('host functions refuse them with an error model code catches; the host stays small', async () => {
+    const { result, rssGrowthMb } = await peakMemory(() =>
+      run([
+        repl(
+          [
+            makeShared,
+            'const refused = {};',
+            'const calls = {',
+            '  SUBMIT: () => SUBMIT(a),',
+            '  llm_query_batched: () => llm_query_batched(a),',
+            '  echo: () => echo({ text: "t", a }),',
+            '  sub_rlm: () => sub_rlm("q", a),',
+            '  store: () => store("big", a),',
+            '  objects: () => llm_query_batched(many),',
+            '  childOfObjects: () => sub_rlm("q", many),',
+            '};',
+            'for (const [name, call] of Object.entries(calls)) {',
+            '  try { await call(); refused[name] = "accepted"; } catch (error) { refused[name] = error.message; }',
+            '}',
+          ].join('\n'),
+        ),
+        repl('SUBMIT(refused)'),
+      ]),
+    );
+    const refused = result.answer as Record<string, string>;
+    for (const name of ['SUBMIT', 'llm_query_batched', 'echo', 'sub_rlm', 'store']) {
+      expect(refused[name], name).toMatch(
+        new RegExp(
+          `^${name}: its arguments are too large to leave the sandbox: over 256 MiB once copied \\(a string counts in full at every place it appears`,
+        ),
+      );
+    }
+    // 6,000 references to one object cross once; the prompts' JSON text is measured as a whole.
+    expect(refused.objects).toMatch(/^llm_query_batched\(prompts\) needs prompt strings or small/);
+    // A child whose context is those 6,000 references gets them as they are, shared.
+    expect(refused.childOfObjects).toBe('accepted');
+    // Expanding any of them would take 4.5 GiB (6 GiB for the objects).
+    expect(rssGrowthMb).toBeLessThan(1024);
+  }, 120_000);
+
+  test('FINAL_VAR of such a variable, in code or in text, is refused and the run goes on', async () => {
+    const rootRequests: GenerateRequest[] = [];
+    const { result, rssGrowthMb } = await peakMemory(() =>
+      run(
+        [repl(`${makeShared}\nFINAL_VAR('a')`), 'FINAL_VAR(a)', repl('SUBMIT(a.length)')],
+        {},
+        rootRequests,
+      ),
+    );
+    expect(result.answer).toBe(4500);
+    // The model was told why, after each attempt.
+    for (const request of rootRequests.slice(1)) {
+      expect(JSON.stringify(request.messages.at(-1))).toContain('too large to leave the sandbox');
+    }
+    expect(rssGrowthMb).toBeLessThan(1024);
   }, 120_000);
 });
