@@ -283,31 +283,42 @@ describe('large values shared by reference never expand across the sandbox bound
     'const many = Array(6000).fill(o);',
   ].join('\n');
 
-  test('host functions refuse them with an error model code catches; the host stays small', async () => {
+  test('host functions and the checkpoint refuse them, model code catches it; the host stays small', async () => {
+    const artifacts = createMemoryArtifactStore();
     const { result, rssGrowthMb } = await peakMemory(() =>
-      run([
-        repl(
-          [
-            makeShared,
-            'const refused = {};',
-            'const calls = {',
-            '  SUBMIT: () => SUBMIT(a),',
-            '  llm_query_batched: () => llm_query_batched(a),',
-            '  echo: () => echo({ text: "t", a }),',
-            '  sub_rlm: () => sub_rlm("q", a),',
-            '  store: () => store("big", a),',
-            '  objects: () => llm_query_batched(many),',
-            '  childOfObjects: () => sub_rlm("q", many),',
-            '};',
-            'for (const [name, call] of Object.entries(calls)) {',
-            '  try { await call(); refused[name] = "accepted"; } catch (error) { refused[name] = error.message; }',
-            '}',
-          ].join('\n'),
-        ),
-        repl('SUBMIT(refused)'),
-      ]),
+      run(
+        [
+          repl(
+            [
+              makeShared,
+              'const refused = {};',
+              'const calls = {',
+              '  SUBMIT: () => SUBMIT(a),',
+              '  llm_query_batched: () => llm_query_batched(a),',
+              '  echo: () => echo({ text: "t", a }),',
+              '  sub_rlm: () => sub_rlm("q", a),',
+              '  store: () => store("big", a),',
+              '  objects: () => llm_query_batched(many),',
+              '  childOfObjects: () => sub_rlm("q", many),',
+              '};',
+              'for (const [name, call] of Object.entries(calls)) {',
+              '  try { await call(); refused[name] = "accepted"; } catch (error) { refused[name] = error.message; }',
+              '}',
+            ].join('\n'),
+          ),
+          repl('SUBMIT(refused)'),
+        ],
+        { artifacts },
+      ),
     );
     const refused = result.answer as Record<string, string>;
+    // The checkpoint after the first block names the variables it could not read or save.
+    const [first] = (await artifacts.listCheckpoints(result.runKey!)).slice(-1);
+    const checkpoint = await artifacts.loadCheckpoint(result.runKey!, first!.id);
+    expect(checkpoint.variableNames).toEqual(expect.arrayContaining(['a', 'many', 's']));
+    expect(Object.keys(checkpoint.variables)).not.toContain('a');
+    expect(Object.keys(checkpoint.variables)).not.toContain('many');
+    expect((checkpoint.variables.s as string).length).toBe(2 ** 20);
     for (const name of ['SUBMIT', 'llm_query_batched', 'echo', 'sub_rlm', 'store']) {
       expect(refused[name], name).toMatch(
         new RegExp(
