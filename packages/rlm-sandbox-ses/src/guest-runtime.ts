@@ -110,8 +110,10 @@ export class GuestRuntime {
   /** Pending host calls of the running execution, by id. */
   readonly #calls = new Map<
     number,
-    { resolve(value: unknown): void; reject(error: Error): void }
+    { resolve(value: unknown): void; reject(error: Error): void; readonly bytes: number }
   >();
+  /** Bytes of the arguments of the pending host calls: they share the transfer limit. */
+  #callBytes = 0;
   readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
   /** Primitive values last copied to the host, by variable. */
   readonly #copied = new Map<string, unknown>();
@@ -245,6 +247,7 @@ export class GuestRuntime {
         const call = this.#calls.get(message.id);
         if (call === undefined) return;
         this.#calls.delete(message.id);
+        this.#callBytes -= call.bytes;
         if (message.ok) call.resolve(message.value);
         // A fresh error of the compartment: only the message crosses, no stack, no cause.
         else call.reject(new (this.#global.Error as ErrorConstructor)(message.message));
@@ -485,6 +488,7 @@ export class GuestRuntime {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#calls.clear();
+    this.#callBytes = 0;
   }
 
   #writeValue(value: unknown): void {
@@ -622,7 +626,7 @@ export class GuestRuntime {
       const id = this.#nextId++;
       let bytes: Uint8Array;
       try {
-        bytes = this.#pack(args);
+        bytes = this.#pack(args, this.#callBytes);
       } catch (error) {
         const reason =
           error instanceof TransferTooLargeError
@@ -631,8 +635,10 @@ export class GuestRuntime {
         reject(new GuestError(`${name}: ${reason}`));
         return;
       }
+      // Counted before posting: the bytes move to the host, which leaves them empty here.
+      this.#calls.set(id, { resolve, reject, bytes: bytes.byteLength });
+      this.#callBytes += bytes.byteLength;
       this.#post({ type: 'call', id, name, bytes }, bytes);
-      this.#calls.set(id, { resolve, reject });
     });
   }
 
@@ -646,7 +652,7 @@ export class GuestRuntime {
     }
     let bytes: Uint8Array;
     try {
-      bytes = this.#pack(value);
+      bytes = this.#pack(value, 0);
     } catch (error) {
       const reason =
         error instanceof TransferTooLargeError
@@ -663,15 +669,18 @@ export class GuestRuntime {
    * {@link estimateCloneSize}) and refused over the transfer limit, so that neither this worker
    * nor the host ever copies more. Getters and proxies of guest objects run here.
    *
+   * @param pendingBytes bytes already in flight (the arguments of pending calls), which share
+   *   the limit
    * @throws TransferTooLargeError over the limit; the clone's own error for what does not clone.
    */
-  #pack(value: unknown): Uint8Array {
+  #pack(value: unknown, pendingBytes: number): Uint8Array {
     const limit = this.#transferLimitBytes;
-    const estimate = estimateCloneSize(value, limit, { acceptInstances: true });
-    if (!estimate.ok && estimate.tooLarge) throw new TransferTooLargeError(limit);
+    const room = Math.max(0, limit - pendingBytes);
+    const estimate = estimateCloneSize(value, room, { acceptInstances: true });
+    if (!estimate.ok && estimate.tooLarge) throw new TransferTooLargeError(limit, pendingBytes);
     // What does not clone throws here, before anything large was copied.
     const bytes = serializeValue(value);
-    if (bytes.byteLength > limit) throw new TransferTooLargeError(limit);
+    if (bytes.byteLength > room) throw new TransferTooLargeError(limit, pendingBytes);
     return bytes;
   }
 

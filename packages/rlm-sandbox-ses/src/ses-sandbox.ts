@@ -119,6 +119,8 @@ export class SesSandbox implements Sandbox {
   readonly #output: OutputBuffer;
   /** Bytes one value may take to leave the worker: the setting, at most the memory limit. */
   readonly #transferLimitBytes: number;
+  /** Bytes of the arguments of the current worker's host calls not yet settled. */
+  #callBytes = 0;
   /** Variables set by the host: restored into every new worker. */
   readonly #hostVariables = new Map<string, { value: unknown; readOnly: boolean }>();
   /**
@@ -495,7 +497,7 @@ export class SesSandbox implements Sandbox {
           return;
         }
         try {
-          request.resolve(this.#unpack(message.bytes));
+          request.resolve(this.#unpack(message.bytes, 'the value is'));
         } catch (error) {
           request.reject(
             new SandboxError(`@rlm/sandbox-ses: the value cannot be read (${describe(error)})`, {
@@ -550,6 +552,8 @@ export class SesSandbox implements Sandbox {
   #stop(state: WorkerState, error: Error): void {
     if (this.#current === state) {
       this.#current = undefined;
+      // Calls of a stopped worker are abandoned: their arguments no longer count.
+      this.#callBytes = 0;
     }
     this.#incomingSnapshot.clear();
     for (const request of this.#requests.values()) {
@@ -571,12 +575,18 @@ export class SesSandbox implements Sandbox {
 
   /**
    * Decodes a value the worker sent as bytes, after checking how many crossed: the worker sizes
-   * what it sends, and the host never decodes more than the transfer limit whatever it gets.
+   * what it sends, and the host never decodes more than the transfer limit whatever it gets,
+   * counting `pendingBytes` already decoded and still held.
+   *
+   * @param what the subject of the error, with its verb: `the value is`
    */
-  #unpack(bytes: Uint8Array): unknown {
-    if (!(bytes instanceof Uint8Array) || bytes.byteLength > this.#transferLimitBytes) {
+  #unpack(bytes: Uint8Array, what: string, pendingBytes = 0): unknown {
+    if (
+      !(bytes instanceof Uint8Array) ||
+      bytes.byteLength > this.#transferLimitBytes - pendingBytes
+    ) {
       throw new Error(
-        `the value is over ${describeBytes(this.#transferLimitBytes)}, the sandbox's transfer limit`,
+        `${what} too large to leave the sandbox: over ${describeBytes(this.#transferLimitBytes)}, counting the ${pendingBytes} bytes of calls still pending`,
       );
     }
     return deserializeValue(bytes);
@@ -584,11 +594,14 @@ export class SesSandbox implements Sandbox {
 
   #callHost(state: WorkerState, id: number, name: string, bytes: Uint8Array): void {
     let pending: Promise<unknown>;
+    /** Bytes of the arguments this call holds until it settles. */
+    let callBytes = 0;
     try {
       if (!Object.hasOwn(this.#hostFunctions, name))
         throw new Error(`${name} is not a host function`);
-      const args = this.#unpack(bytes);
+      const args = this.#unpack(bytes, `${name}: its arguments are`, this.#callBytes);
       if (!Array.isArray(args)) throw new Error(`${name}: its arguments did not arrive as a list`);
+      callBytes = bytes.byteLength;
       pending = Promise.resolve((this.#hostFunctions[name] as HostFunction)(...args));
     } catch (error) {
       pending = Promise.reject(error);
@@ -596,8 +609,10 @@ export class SesSandbox implements Sandbox {
     // The running execution's clock counts only busy time until the call settles.
     const clock = this.#execution?.clock;
     clock?.callStarted();
+    this.#callBytes += callBytes;
     const answer = (message: HostMessage) => {
       clock?.callSettled();
+      if (this.#current === state) this.#callBytes -= callBytes;
       // A restarted or disposed sandbox abandons the calls of its old worker.
       if (this.#current !== state || this.#disposal) return;
       try {

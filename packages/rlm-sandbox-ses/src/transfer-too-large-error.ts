@@ -5,9 +5,17 @@ import { describeBytes } from './describe-bytes.js';
  * worker before anything is copied. Its message says what the limit is and how it counts.
  */
 export class TransferTooLargeError extends Error {
-  constructor(limitBytes: number) {
+  /**
+   * @param limitBytes the transfer limit
+   * @param pendingBytes bytes of pending host calls' arguments, which share the limit
+   */
+  constructor(limitBytes: number, pendingBytes: number) {
+    const pending =
+      pendingBytes > 0
+        ? `, counting the ${pendingBytes} bytes of arguments of calls still pending (await them first)`
+        : '';
     super(
-      `over ${describeBytes(limitBytes)} once copied (a string counts in full at every place it appears, even one shared string referenced many times)`,
+      `over ${describeBytes(limitBytes)} once copied${pending} (a string counts in full at every place it appears, even one shared string referenced many times)`,
     );
     this.name = 'TransferTooLargeError';
   }
