@@ -258,17 +258,27 @@ describe('the host never walks a guest value path by path', () => {
   }, 120_000);
 });
 
-/** The host's peak memory while `work` runs, sampled as it goes; also the growth over the start. */
-async function peakMemory<T>(work: () => Promise<T>): Promise<{ result: T; rssGrowthMb: number }> {
+/**
+ * Watches the host while `work` runs: its peak resident memory over the start, and the longest
+ * time its event loop went without running a 20 ms timer (how long a SIGINT would wait).
+ */
+async function watchHost<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; rssGrowthMb: number; longestStallMs: number }> {
   const before = process.memoryUsage.rss();
   let peak = before;
+  let last = performance.now();
+  let longestStallMs = 0;
   const sampler = setInterval(() => {
+    const now = performance.now();
+    longestStallMs = Math.max(longestStallMs, now - last);
+    last = now;
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 20);
   try {
     const result = await work();
     peak = Math.max(peak, process.memoryUsage.rss());
-    return { result, rssGrowthMb: (peak - before) / 2 ** 20 };
+    return { result, rssGrowthMb: (peak - before) / 2 ** 20, longestStallMs };
   } finally {
     clearInterval(sampler);
   }
@@ -285,7 +295,7 @@ describe('large values shared by reference never expand across the sandbox bound
 
   test('host functions and the checkpoint refuse them, model code catches it; the host stays small', async () => {
     const artifacts = createMemoryArtifactStore();
-    const { result, rssGrowthMb } = await peakMemory(() =>
+    const { result, rssGrowthMb, longestStallMs } = await watchHost(() =>
       run(
         [
           repl(
@@ -330,13 +340,14 @@ describe('large values shared by reference never expand across the sandbox bound
     expect(refused.objects).toMatch(/^llm_query_batched\(prompts\) needs prompt strings or small/);
     // A child whose context is those 6,000 references gets them as they are, shared.
     expect(refused.childOfObjects).toBe('accepted');
-    // Expanding any of them would take 4.5 GiB (6 GiB for the objects).
+    // Expanding any of them would take 4.5 GiB (6 GiB for the objects), and seconds of work.
     expect(rssGrowthMb).toBeLessThan(1024);
+    expect(longestStallMs).toBeLessThan(5_000);
   }, 120_000);
 
   test('FINAL_VAR of such a variable, in code or in text, is refused and the run goes on', async () => {
     const rootRequests: GenerateRequest[] = [];
-    const { result, rssGrowthMb } = await peakMemory(() =>
+    const { result, rssGrowthMb, longestStallMs } = await watchHost(() =>
       run(
         [repl(`${makeShared}\nFINAL_VAR('a')`), 'FINAL_VAR(a)', repl('SUBMIT(a.length)')],
         {},
@@ -344,6 +355,7 @@ describe('large values shared by reference never expand across the sandbox bound
       ),
     );
     expect(result.answer).toBe(4500);
+    expect(longestStallMs).toBeLessThan(5_000);
     // The model was told why, after each attempt.
     for (const request of rootRequests.slice(1)) {
       expect(JSON.stringify(request.messages.at(-1))).toContain('too large to leave the sandbox');

@@ -1,4 +1,4 @@
-import type { SandboxFactory } from '@rlm/core';
+import { type SandboxFactory, SandboxError } from '@rlm/core';
 import { SesSandbox } from './ses-sandbox.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -34,6 +34,8 @@ export interface SesSandboxSettings {
  * `sub_rlm` child) or a restart after a timeout starts in milliseconds; the spare never keeps
  * the process alive and ends with the last sandbox.
  *
+ * @throws SandboxError when `transferLimitBytes` is not a positive whole number.
+ *
  * @example
  * const sandbox = await createSesSandbox()({ hostFunctions: {} });
  * const { output } = await sandbox.execute('const x = 1 + 1; print(x)');
@@ -42,6 +44,11 @@ export function createSesSandbox(settings: SesSandboxSettings = {}): SandboxFact
   const workerUrl = new URL(settings.workerUrl ?? new URL('./worker.js', import.meta.url));
   const snapshotLimitBytes = settings.snapshotLimitBytes ?? 16 * 1024 * 1024;
   const transferLimitBytes = settings.transferLimitBytes ?? 256 * 1024 * 1024;
+  if (!Number.isSafeInteger(transferLimitBytes) || transferLimitBytes <= 0) {
+    throw new SandboxError(
+      `@rlm/sandbox-ses: transferLimitBytes must be a positive whole number of bytes; got ${String(transferLimitBytes)}`,
+    );
+  }
   const pool = new WorkerPool(workerUrl);
   return (options) => SesSandbox.create(options, { pool, snapshotLimitBytes, transferLimitBytes });
 }
