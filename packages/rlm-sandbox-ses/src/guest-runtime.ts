@@ -6,7 +6,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
-import { estimateCloneSize } from './estimate-clone-size.js';
+import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
@@ -27,6 +27,7 @@ import {
 import type {
   HostMessage,
   SnapshotEntry,
+  Transferred,
   VariableRecord,
   WorkerMessage,
   WorkerSetup,
@@ -57,6 +58,19 @@ const maxTimerDelay = 2 ** 31 - 1;
 const maxStackFrames = 5;
 
 const callSites = new WeakMap<object, CallSite[]>();
+
+/**
+ * Values that copy to at most this many bytes (by {@link copyForTransfer}'s count; a clone of
+ * wide strings takes up to twice) cross as they are, without a serializer round trip of their
+ * own; larger ones cross as bytes the host measures before decoding.
+ */
+const directTransferBytes = 64 * 1024;
+
+/** A value {@link GuestRuntime} made ready to leave the worker, and the bytes it counts for. */
+interface Packed {
+  readonly transferred: Transferred;
+  readonly size: number;
+}
 
 /**
  * The worker's ArrayBuffer memory, which V8's heap limit does not count: V8's external memory,
@@ -411,26 +425,21 @@ export class GuestRuntime {
         entries.push({ name, state: 'unchanged', isConst });
         continue;
       }
-      let size: number | undefined;
+      let bytes: Uint8Array | undefined;
       try {
-        const estimate = estimateCloneSize(value, budget);
-        if (estimate.ok) size = estimate.bytes;
+        const copy = copyForTransfer(value, budget);
+        // The copy runs no getters: its clone takes what was counted (twice for wide strings).
+        if (copy.ok) bytes = serializeValue(copy.value);
       } catch {
-        // A revoked proxy, or a trap or getter that throws: not restorable.
+        // A trap or getter that throws: not restorable.
       }
-      if (size === undefined) {
+      if (bytes === undefined || bytes.byteLength > budget) {
         entries.push({ name, state: 'lost' });
         this.#copied.delete(name);
         continue;
       }
-      try {
-        this.#post({ type: 'snapshot-value', name, bytes: serializeValue(value) });
-      } catch {
-        entries.push({ name, state: 'lost' });
-        this.#copied.delete(name);
-        continue;
-      }
-      budget -= size;
+      budget -= bytes.byteLength;
+      this.#post({ type: 'snapshot-value', name, bytes }, bytes);
       entries.push({ name, state: 'copied', isConst });
       if (primitive) this.#copied.set(name, value);
       else this.#copied.delete(name);
@@ -624,9 +633,9 @@ export class GuestRuntime {
         return;
       }
       const id = this.#nextId++;
-      let bytes: Uint8Array;
+      let packed: Packed;
       try {
-        bytes = this.#pack(args, this.#callBytes);
+        packed = this.#pack(args, this.#callBytes);
       } catch (error) {
         const reason =
           error instanceof TransferTooLargeError
@@ -635,53 +644,61 @@ export class GuestRuntime {
         reject(new GuestError(`${name}: ${reason}`));
         return;
       }
-      // Counted before posting: the bytes move to the host, which leaves them empty here.
-      this.#calls.set(id, { resolve, reject, bytes: bytes.byteLength });
-      this.#callBytes += bytes.byteLength;
-      this.#post({ type: 'call', id, name, bytes }, bytes);
+      this.#calls.set(id, { resolve, reject, bytes: packed.size });
+      this.#callBytes += packed.size;
+      this.#post({ type: 'call', id, name, args: packed.transferred }, packed.transferred.bytes);
     });
   }
 
   #reply(id: number, compute: () => unknown): void {
-    let value: unknown;
+    let packed: Packed;
     try {
-      value = compute();
+      const value = compute();
+      try {
+        packed = this.#pack(value, 0);
+      } catch (error) {
+        throw new Error(
+          error instanceof TransferTooLargeError
+            ? `the value is too large to leave the sandbox: ${error.message}; keep it in the sandbox and take smaller pieces`
+            : `the value cannot be copied out of the sandbox (${messageOf(error)})`,
+        );
+      }
     } catch (error) {
       this.#post({ type: 'reply', id, ok: false, message: messageOf(error) });
       return;
     }
-    let bytes: Uint8Array;
-    try {
-      bytes = this.#pack(value, 0);
-    } catch (error) {
-      const reason =
-        error instanceof TransferTooLargeError
-          ? `the value is too large to leave the sandbox: ${error.message}; keep it in the sandbox and take smaller pieces`
-          : `the value cannot be copied out of the sandbox (${messageOf(error)})`;
-      this.#post({ type: 'reply', id, ok: false, message: reason });
-      return;
-    }
-    this.#post({ type: 'reply', id, ok: true, bytes }, bytes);
+    this.#post(
+      { type: 'reply', id, ok: true, value: packed.transferred },
+      packed.transferred.bytes,
+    );
   }
 
   /**
-   * A value as the bytes of its structured clone, sized before anything is copied (see
-   * {@link estimateCloneSize}) and refused over the transfer limit, so that neither this worker
-   * nor the host ever copies more. Getters and proxies of guest objects run here.
+   * A value ready to leave the worker: a copy without getters or proxies, sized before anything
+   * is cloned (see {@link copyForTransfer}) and refused over the transfer limit, so that neither
+   * this worker nor the host ever clones more. Small copies cross as they are; larger ones as
+   * the bytes of their clone, which the host measures before decoding. Getters and proxy traps
+   * of guest objects run here, once.
    *
    * @param pendingBytes bytes already in flight (the arguments of pending calls), which share
    *   the limit
-   * @throws TransferTooLargeError over the limit; the clone's own error for what does not clone.
+   * @throws TransferTooLargeError over the limit; an Error saying what does not clone; what a
+   *   getter throws.
    */
-  #pack(value: unknown, pendingBytes: number): Uint8Array {
+  #pack(value: unknown, pendingBytes: number): Packed {
     const limit = this.#transferLimitBytes;
     const room = Math.max(0, limit - pendingBytes);
-    const estimate = estimateCloneSize(value, room, { acceptInstances: true });
-    if (!estimate.ok && estimate.tooLarge) throw new TransferTooLargeError(limit, pendingBytes);
-    // What does not clone throws here, before anything large was copied.
-    const bytes = serializeValue(value);
+    const copy = copyForTransfer(value, room, { acceptInstances: true });
+    if (!copy.ok) {
+      if (copy.tooLarge) throw new TransferTooLargeError(limit, pendingBytes);
+      throw new Error(`${copy.problem} cannot be copied out of the sandbox`);
+    }
+    if (copy.bytes <= directTransferBytes) {
+      return { transferred: { plain: copy.value }, size: copy.bytes };
+    }
+    const bytes = serializeValue(copy.value);
     if (bytes.byteLength > room) throw new TransferTooLargeError(limit, pendingBytes);
-    return bytes;
+    return { transferred: { bytes }, size: bytes.byteLength };
   }
 
   /** Posts `message`, moving `bytes` (not copying them) when they own their buffer. */

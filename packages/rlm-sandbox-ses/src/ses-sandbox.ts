@@ -20,6 +20,7 @@ import type { WorkerPool } from './worker-pool.js';
 import type {
   HostMessage,
   SnapshotEntry,
+  Transferred,
   VariableRecord,
   WorkerMessage,
   WorkerSetup,
@@ -309,24 +310,34 @@ export class SesSandbox implements Sandbox {
 
   /**
    * V8's heap limit does not count ArrayBuffers, so while code runs the host watches the
-   * process's resident memory. Past the limit it asks the worker for its own ArrayBuffer total:
-   * a worker over the limit, or too busy to answer (allocating in synchronous code), is stopped;
-   * growth elsewhere in the process (another sandbox, the host) only moves the baseline.
-   * Returns the cleanup.
+   * process's resident memory, less what the host's own isolate grew by (its heap and external
+   * memory: a value a host function is storing, say). Past the limit it asks the worker for its
+   * own ArrayBuffer total: a worker over the limit, or too busy to answer (allocating in
+   * synchronous code), is stopped; growth elsewhere in the process (another sandbox) only moves
+   * the baseline. Returns the cleanup.
    */
   #watchMemory(state: WorkerState, limitBytes: number, onFault: () => void): () => void {
-    let baseline = process.memoryUsage.rss();
+    const measure = () => {
+      const { rss, heapUsed, external } = process.memoryUsage();
+      return { rss, host: heapUsed + external };
+    };
+    let baseline = measure();
+    /** Resident memory grown since the baseline that the host's own isolate does not explain. */
+    const grown = () => {
+      const now = measure();
+      return now.rss - baseline.rss - Math.max(0, now.host - baseline.host);
+    };
     let probeSentAt: number | undefined;
     this.#onMemoryReport = (arrayBufferBytes) => {
       if (arrayBufferBytes > limitBytes) {
         onFault();
         return;
       }
-      baseline = process.memoryUsage.rss();
+      baseline = measure();
       probeSentAt = undefined;
     };
     const check = setInterval(() => {
-      if (process.memoryUsage.rss() - baseline <= limitBytes) return;
+      if (grown() <= limitBytes) return;
       if (probeSentAt === undefined) {
         probeSentAt = performance.now();
         this.#post(state, { type: 'probe' });
@@ -497,7 +508,7 @@ export class SesSandbox implements Sandbox {
           return;
         }
         try {
-          request.resolve(this.#unpack(message.bytes, 'the value is'));
+          request.resolve(this.#unpack(message.value, 'the value is'));
         } catch (error) {
           request.reject(
             new SandboxError(`@rlm/sandbox-ses: the value cannot be read (${describe(error)})`, {
@@ -508,7 +519,7 @@ export class SesSandbox implements Sandbox {
         return;
       }
       case 'call':
-        this.#callHost(state, message.id, message.name, message.bytes);
+        this.#callHost(state, message.id, message.name, message.args);
         return;
     }
   }
@@ -574,13 +585,16 @@ export class SesSandbox implements Sandbox {
   // ---- host calls and requests ----
 
   /**
-   * Decodes a value the worker sent as bytes, after checking how many crossed: the worker sizes
-   * what it sends, and the host never decodes more than the transfer limit whatever it gets,
-   * counting `pendingBytes` already decoded and still held.
+   * A value that left the worker. The worker sized it before anything was cloned and sends a
+   * small one as it is; a larger one comes as the bytes of its clone, decoded here only after
+   * checking how many crossed: never more than the transfer limit, counting `pendingBytes`
+   * already decoded and still held, whatever the worker sent.
    *
    * @param what the subject of the error, with its verb: `the value is`
    */
-  #unpack(bytes: Uint8Array, what: string, pendingBytes = 0): unknown {
+  #unpack(transferred: Transferred, what: string, pendingBytes = 0): unknown {
+    const { bytes } = transferred;
+    if (bytes === undefined) return transferred.plain;
     if (
       !(bytes instanceof Uint8Array) ||
       bytes.byteLength > this.#transferLimitBytes - pendingBytes
@@ -592,16 +606,16 @@ export class SesSandbox implements Sandbox {
     return deserializeValue(bytes);
   }
 
-  #callHost(state: WorkerState, id: number, name: string, bytes: Uint8Array): void {
+  #callHost(state: WorkerState, id: number, name: string, transferred: Transferred): void {
     let pending: Promise<unknown>;
     /** Bytes of the arguments this call holds until it settles. */
     let callBytes = 0;
     try {
       if (!Object.hasOwn(this.#hostFunctions, name))
         throw new Error(`${name} is not a host function`);
-      const args = this.#unpack(bytes, `${name}: its arguments are`, this.#callBytes);
+      const args = this.#unpack(transferred, `${name}: its arguments are`, this.#callBytes);
       if (!Array.isArray(args)) throw new Error(`${name}: its arguments did not arrive as a list`);
-      callBytes = bytes.byteLength;
+      callBytes = transferred.bytes?.byteLength ?? 0;
       pending = Promise.resolve((this.#hostFunctions[name] as HostFunction)(...args));
     } catch (error) {
       pending = Promise.reject(error);

@@ -108,13 +108,22 @@ export type WorkerMessage =
     }
   /** The worker's ArrayBuffer memory, which V8's heap limit does not count. */
   | { readonly type: 'memory'; readonly arrayBufferBytes: number }
-  /** `bytes`: the value's structured clone (see `serializeValue`), at most the transfer limit. */
-  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly bytes: Uint8Array }
+  /** `value`: the value the host asked for. */
+  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: Transferred }
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly message: string }
-  /** `bytes`: the arguments array's structured clone, at most the transfer limit. */
+  /** `args`: the arguments array. */
   | {
       readonly type: 'call';
       readonly id: number;
       readonly name: string;
-      readonly bytes: Uint8Array;
+      readonly args: Transferred;
     };
+
+/**
+ * A value leaving the worker, sized first: a small one as it is (`plain`), a larger one as the
+ * bytes of its structured clone (see `serializeValue`), at most the transfer limit, which the
+ * host checks before decoding them.
+ */
+export type Transferred =
+  | { readonly plain: unknown; readonly bytes?: undefined }
+  | { readonly bytes: Uint8Array };
