@@ -589,6 +589,12 @@ describe('the transfer limit', () => {
       await expect(read).rejects.toThrow(
         /^@rlm\/sandbox-ses: the value is too large to leave the sandbox: over 256 MiB once copied/,
       );
+      // Getters run once, while the value is measured: one that answers small then, and 1 MiB
+      // when read again, cannot make the clone expand.
+      const tricky = await sandbox.execute(
+        "let reads = 0;\nconst tricky = Array.from({ length: 4500 }, () => ({ get text() { reads += 1; return reads > 4500 ? s : 'small'; } }));\n[await echo(tricky), reads]",
+      );
+      expect(tricky.output).toBe('[4500, 4500]');
       // The same data, 4,500 entries of one shared object, crosses as what it is.
       const objects = await sandbox.execute('await echo(Array(4500).fill({ s }))');
       expect(objects.output).toBe('4500');
