@@ -324,8 +324,10 @@ export class SesSandbox implements Sandbox {
     let baseline = measure();
     /** Resident memory grown since the baseline that the host's own isolate does not explain. */
     const grown = () => {
-      const now = measure();
-      return now.rss - baseline.rss - Math.max(0, now.host - baseline.host);
+      // The resident size alone is cheap; the host's heap figures only matter past the limit.
+      const rssGrowth = process.memoryUsage.rss() - baseline.rss;
+      if (rssGrowth <= limitBytes) return rssGrowth;
+      return rssGrowth - Math.max(0, measure().host - baseline.host);
     };
     let probeSentAt: number | undefined;
     this.#onMemoryReport = (arrayBufferBytes) => {
