@@ -15,13 +15,15 @@ export type HostFunction = (...args: unknown[]) => Promise<unknown>;
 /** Resource limits for one sandbox. */
 export interface SandboxLimits {
   /**
-   * Default limit of one `execute`, in milliseconds, on the code's own running time: time spent
-   * awaiting host functions (model calls) while the environment stays responsive does not count.
+   * Default limit of one `execute`, in milliseconds, on the code's own running time: wall time
+   * while none of its host calls is pending, and the environment's busy time while one is. So
+   * time spent idle awaiting host functions (model calls) does not count, and computing while a
+   * call is pending does.
    */
   readonly timeoutMs: number;
   /**
-   * Longest one `execute` may take in all while it awaits host functions, in milliseconds.
-   * A host call that never settles is cut off here.
+   * Longest one `execute` may take in all (wall time) while it awaits host functions, in
+   * milliseconds; never less than `timeoutMs`. A host call that never settles is cut off here.
    */
   readonly hostWaitMs: number;
   /** Heap limit for model code, in megabytes. */

@@ -81,11 +81,16 @@ const isCodeWriter = (request: GenerateRequest) =>
  * answers with `steps`, `sub_rlm` children answer FINAL(child), durable-tool code is
  * `typeof input`, plain model calls answer ok.
  */
-async function run(steps: string[], settings: Partial<RLMSettings> = {}) {
+async function run(
+  steps: string[],
+  settings: Partial<RLMSettings> = {},
+  rootRequests: GenerateRequest[] = [],
+) {
   const llm = createScriptedModel([], {
     fallback: (request) => {
       if (isCodeWriter(request)) return '```js\n(input) => typeof input\n```';
       if (!isRoot(request)) return 'FINAL(child)';
+      rootRequests.push(request);
       const step = steps.shift();
       if (step === undefined) throw new Error('the root script ran out');
       return step;
@@ -250,5 +255,111 @@ describe('the host never walks a guest value path by path', () => {
       expect(node[0]).toBe(node[1]);
       node = node[0] as unknown[];
     }
+  }, 120_000);
+});
+
+/**
+ * Watches the host while `work` runs: its peak resident memory over the start, and the longest
+ * time its event loop went without running a 20 ms timer (how long a SIGINT would wait).
+ */
+async function watchHost<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; rssGrowthMb: number; longestStallMs: number }> {
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  let last = performance.now();
+  let longestStallMs = 0;
+  const sampler = setInterval(() => {
+    const now = performance.now();
+    longestStallMs = Math.max(longestStallMs, now - last);
+    last = now;
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  try {
+    const result = await work();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { result, rssGrowthMb: (peak - before) / 2 ** 20, longestStallMs };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+describe('large values shared by reference never expand across the sandbox boundary', () => {
+  /** One 1 MiB string referenced 4,500 times: 4.5 GiB once copied, 1 MiB in the sandbox. */
+  const makeShared = [
+    "const s = 'x'.repeat(2 ** 20);",
+    'const a = Array(4500).fill(s);',
+    'const o = { text: s };',
+    'const many = Array(6000).fill(o);',
+  ].join('\n');
+
+  test('host functions and the checkpoint refuse them, model code catches it; the host stays small', async () => {
+    const artifacts = createMemoryArtifactStore();
+    const { result, rssGrowthMb, longestStallMs } = await watchHost(() =>
+      run(
+        [
+          repl(
+            [
+              makeShared,
+              'const refused = {};',
+              'const calls = {',
+              '  SUBMIT: () => SUBMIT(a),',
+              '  llm_query_batched: () => llm_query_batched(a),',
+              '  echo: () => echo({ text: "t", a }),',
+              '  sub_rlm: () => sub_rlm("q", a),',
+              '  store: () => store("big", a),',
+              '  objects: () => llm_query_batched(many),',
+              '  childOfObjects: () => sub_rlm("q", many),',
+              '};',
+              'for (const [name, call] of Object.entries(calls)) {',
+              '  try { await call(); refused[name] = "accepted"; } catch (error) { refused[name] = error.message; }',
+              '}',
+            ].join('\n'),
+          ),
+          repl('SUBMIT(refused)'),
+        ],
+        { artifacts },
+      ),
+    );
+    const refused = result.answer as Record<string, string>;
+    // The checkpoint after the first block names the variables it could not read or save.
+    const [first] = (await artifacts.listCheckpoints(result.runKey!)).slice(-1);
+    const checkpoint = await artifacts.loadCheckpoint(result.runKey!, first!.id);
+    expect(checkpoint.variableNames).toEqual(expect.arrayContaining(['a', 'many', 's']));
+    expect(Object.keys(checkpoint.variables)).not.toContain('a');
+    expect(Object.keys(checkpoint.variables)).not.toContain('many');
+    expect((checkpoint.variables.s as string).length).toBe(2 ** 20);
+    for (const name of ['SUBMIT', 'llm_query_batched', 'echo', 'sub_rlm', 'store']) {
+      expect(refused[name], name).toMatch(
+        new RegExp(
+          `^${name}: its arguments are too large to leave the sandbox: over 256 MiB once copied \\(a string counts in full at every place it appears`,
+        ),
+      );
+    }
+    // 6,000 references to one object cross once; the prompts' JSON text is measured as a whole.
+    expect(refused.objects).toMatch(/^llm_query_batched\(prompts\) needs prompt strings or small/);
+    // A child whose context is those 6,000 references gets them as they are, shared.
+    expect(refused.childOfObjects).toBe('accepted');
+    // Expanding any of them would take 4.5 GiB (6 GiB for the objects), and seconds of work.
+    expect(rssGrowthMb).toBeLessThan(1024);
+    expect(longestStallMs).toBeLessThan(5_000);
+  }, 120_000);
+
+  test('FINAL_VAR of such a variable, in code or in text, is refused and the run goes on', async () => {
+    const rootRequests: GenerateRequest[] = [];
+    const { result, rssGrowthMb, longestStallMs } = await watchHost(() =>
+      run(
+        [repl(`${makeShared}\nFINAL_VAR('a')`), 'FINAL_VAR(a)', repl('SUBMIT(a.length)')],
+        {},
+        rootRequests,
+      ),
+    );
+    expect(result.answer).toBe(4500);
+    expect(longestStallMs).toBeLessThan(5_000);
+    // The model was told why, after each attempt.
+    for (const request of rootRequests.slice(1)) {
+      expect(JSON.stringify(request.messages.at(-1))).toContain('too large to leave the sandbox');
+    }
+    expect(rssGrowthMb).toBeLessThan(1024);
   }, 120_000);
 });

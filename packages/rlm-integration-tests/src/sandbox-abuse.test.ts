@@ -49,3 +49,60 @@ describe('model code that leaves work behind does not hang the run', () => {
     expect(JSON.stringify(llm.requests[1]!.messages)).toContain('step done');
   });
 });
+
+describe("the execution timeout counts the code's running time, whatever it keeps pending", () => {
+  const timeoutMs = 1_000;
+  /** Computes for `ms` milliseconds without yielding. */
+  const burst = (ms: number) => `{ const t = Date.now(); while (Date.now() - t < ${ms}) {} }`;
+  const evasions = [
+    {
+      evasion: 'SHOW_VARS() called again and again, computing while it is pending',
+      code: `for (;;) { SHOW_VARS(); ${burst(200)} await new Promise((resolve) => setTimeout(resolve, 1)); }`,
+    },
+    {
+      evasion: 'a slow llm_query kept pending, computing in bursts between pauses',
+      code: `llm_query("take your time");\nfor (;;) { ${burst(50)} await new Promise((resolve) => setTimeout(resolve, 5)); }`,
+    },
+  ];
+
+  test.each(evasions)(
+    '$evasion: stopped near the timeout',
+    async ({ code }) => {
+      const llm = createScriptedModel([repl(code), repl('SUBMIT("after")')]);
+      await using rlm = createRLM({
+        llm,
+        // A model call that takes a minute: pending for the whole block.
+        subLlm: createScriptedModel([], { fallback: () => ({ text: 'slow', delayMs: 60_000 }) }),
+        sandbox: sandboxFactory,
+        execTimeoutMs: timeoutMs,
+      });
+      const started = performance.now();
+      const result = await rlm.query('q', 'c');
+      expect(result.answer).toBe('after');
+      // The block wants to compute for a minute; it is stopped after about a second of it.
+      expect(performance.now() - started).toBeLessThan(10 * timeoutMs);
+      expect(JSON.stringify(llm.requests[1]!.messages)).toContain(
+        `Execution timed out after ${timeoutMs} ms`,
+      );
+    },
+    60_000,
+  );
+
+  test('awaiting a slow model longer than the timeout, idle, is not stopped', async () => {
+    const llm = createScriptedModel([
+      repl('const late = await llm_query("slow")'),
+      repl('SUBMIT(late)'),
+    ]);
+    await using rlm = createRLM({
+      llm,
+      subLlm: createScriptedModel([], {
+        fallback: () => ({ text: 'worth the wait', delayMs: 3 * timeoutMs }),
+      }),
+      sandbox: sandboxFactory,
+      execTimeoutMs: timeoutMs,
+    });
+    const result = await rlm.query('q', 'c');
+    expect(result.answer).toBe('worth the wait');
+    expect(JSON.stringify(llm.requests[1]!.messages)).not.toContain('timed out');
+  }, 60_000);
+});

@@ -29,6 +29,14 @@ describe('createSesSandbox', () => {
     const factory = createSesSandbox({ workerUrl: new URL('./no-such-worker.js', workerUrl) });
     await expect(factory({ hostFunctions: {} })).rejects.toThrow(/sandbox worker failed/);
   });
+
+  test('a transfer limit that is not a positive whole number is refused at once', () => {
+    for (const transferLimitBytes of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => createSesSandbox({ workerUrl, transferLimitBytes })).toThrow(
+        /^@rlm\/sandbox-ses: transferLimitBytes must be a positive whole number of bytes; got /,
+      );
+    }
+  });
 });
 
 describe('the REPL', () => {

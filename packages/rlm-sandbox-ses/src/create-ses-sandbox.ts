@@ -1,4 +1,4 @@
-import type { SandboxFactory } from '@rlm/core';
+import { type SandboxFactory, SandboxError } from '@rlm/core';
 import { SesSandbox } from './ses-sandbox.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -16,6 +16,15 @@ export interface SesSandboxSettings {
    * variables are always restored and never copied. Default 16 MiB; `0` copies nothing.
    */
   readonly snapshotLimitBytes?: number;
+  /**
+   * Most bytes one value may take to leave the sandbox for the host: the arguments of one host
+   * call, or a variable the host reads (`getVariable`, e.g. for `FINAL_VAR` or a checkpoint).
+   * The value is sized inside the worker before anything is copied, counting a string in full
+   * at every place it appears (the structured clone copies it each time, even when shared), and
+   * refused over the limit with an error model code can catch; the host checks the byte length
+   * again before decoding. Capped by the sandbox's `memoryMb`. Default 256 MiB.
+   */
+  readonly transferLimitBytes?: number;
 }
 
 /**
@@ -25,6 +34,8 @@ export interface SesSandboxSettings {
  * `sub_rlm` child) or a restart after a timeout starts in milliseconds; the spare never keeps
  * the process alive and ends with the last sandbox.
  *
+ * @throws SandboxError when `transferLimitBytes` is not a positive whole number.
+ *
  * @example
  * const sandbox = await createSesSandbox()({ hostFunctions: {} });
  * const { output } = await sandbox.execute('const x = 1 + 1; print(x)');
@@ -32,6 +43,12 @@ export interface SesSandboxSettings {
 export function createSesSandbox(settings: SesSandboxSettings = {}): SandboxFactory {
   const workerUrl = new URL(settings.workerUrl ?? new URL('./worker.js', import.meta.url));
   const snapshotLimitBytes = settings.snapshotLimitBytes ?? 16 * 1024 * 1024;
+  const transferLimitBytes = settings.transferLimitBytes ?? 256 * 1024 * 1024;
+  if (!Number.isSafeInteger(transferLimitBytes) || transferLimitBytes <= 0) {
+    throw new SandboxError(
+      `@rlm/sandbox-ses: transferLimitBytes must be a positive whole number of bytes; got ${String(transferLimitBytes)}`,
+    );
+  }
   const pool = new WorkerPool(workerUrl);
-  return (options) => SesSandbox.create(options, { pool, snapshotLimitBytes });
+  return (options) => SesSandbox.create(options, { pool, snapshotLimitBytes, transferLimitBytes });
 }

@@ -6,12 +6,13 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
-import { estimateCloneSize } from './estimate-clone-size.js';
+import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
 import { OutputBuffer } from './output-buffer.js';
 import { deserializeValue, serializeValue } from './serialize-value.js';
+import { TransferTooLargeError } from './transfer-too-large-error.js';
 import {
   evalName,
   importName,
@@ -26,6 +27,7 @@ import {
 import type {
   HostMessage,
   SnapshotEntry,
+  Transferred,
   VariableRecord,
   WorkerMessage,
   WorkerSetup,
@@ -56,6 +58,19 @@ const maxTimerDelay = 2 ** 31 - 1;
 const maxStackFrames = 5;
 
 const callSites = new WeakMap<object, CallSite[]>();
+
+/**
+ * Values that copy to at most this many bytes (by {@link copyForTransfer}'s count; a clone of
+ * wide strings takes up to twice) cross as they are, without a serializer round trip of their
+ * own; larger ones cross as bytes the host measures before decoding.
+ */
+const directTransferBytes = 64 * 1024;
+
+/** A value {@link GuestRuntime} made ready to leave the worker, and the bytes it counts for. */
+interface Packed {
+  readonly transferred: Transferred;
+  readonly size: number;
+}
 
 /**
  * The worker's ArrayBuffer memory, which V8's heap limit does not count: V8's external memory,
@@ -92,6 +107,7 @@ export class GuestRuntime {
   readonly #port: MessagePort;
   readonly #output: OutputBuffer;
   readonly #snapshotLimitBytes: number;
+  readonly #transferLimitBytes: number;
   readonly #compartment: Compartment;
   readonly #global: Record<PropertyKey, unknown>;
   readonly #lexicals: object;
@@ -108,8 +124,10 @@ export class GuestRuntime {
   /** Pending host calls of the running execution, by id. */
   readonly #calls = new Map<
     number,
-    { resolve(value: unknown): void; reject(error: Error): void }
+    { resolve(value: unknown): void; reject(error: Error): void; readonly bytes: number }
   >();
+  /** Bytes of the arguments of the pending host calls: they share the transfer limit. */
+  #callBytes = 0;
   readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
   /** Primitive values last copied to the host, by variable. */
   readonly #copied = new Map<string, unknown>();
@@ -132,6 +150,7 @@ export class GuestRuntime {
     this.#port = port;
     this.#output = new OutputBuffer(setup.outputBuffer);
     this.#snapshotLimitBytes = setup.snapshotLimitBytes;
+    this.#transferLimitBytes = setup.transferLimitBytes;
     this.#compartment = new Compartment({ __options__: true, name: 'rlm-sandbox' });
     const global = this.#compartment.globalThis;
     this.#global = global;
@@ -242,6 +261,7 @@ export class GuestRuntime {
         const call = this.#calls.get(message.id);
         if (call === undefined) return;
         this.#calls.delete(message.id);
+        this.#callBytes -= call.bytes;
         if (message.ok) call.resolve(message.value);
         // A fresh error of the compartment: only the message crosses, no stack, no cause.
         else call.reject(new (this.#global.Error as ErrorConstructor)(message.message));
@@ -405,25 +425,21 @@ export class GuestRuntime {
         entries.push({ name, state: 'unchanged', isConst });
         continue;
       }
-      let size: number | undefined;
+      let bytes: Uint8Array | undefined;
       try {
-        size = estimateCloneSize(value, budget);
+        const copy = copyForTransfer(value, budget);
+        // The copy runs no getters: its clone takes what was counted (twice for wide strings).
+        if (copy.ok) bytes = serializeValue(copy.value);
       } catch {
-        // A revoked proxy, or a trap or getter that throws: not restorable.
+        // A trap or getter that throws: not restorable.
       }
-      if (size === undefined) {
+      if (bytes === undefined || bytes.byteLength > budget) {
         entries.push({ name, state: 'lost' });
         this.#copied.delete(name);
         continue;
       }
-      try {
-        this.#post({ type: 'snapshot-value', name, bytes: serializeValue(value) });
-      } catch {
-        entries.push({ name, state: 'lost' });
-        this.#copied.delete(name);
-        continue;
-      }
-      budget -= size;
+      budget -= bytes.byteLength;
+      this.#post({ type: 'snapshot-value', name, bytes }, bytes);
       entries.push({ name, state: 'copied', isConst });
       if (primitive) this.#copied.set(name, value);
       else this.#copied.delete(name);
@@ -481,6 +497,7 @@ export class GuestRuntime {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#calls.clear();
+    this.#callBytes = 0;
   }
 
   #writeValue(value: unknown): void {
@@ -616,37 +633,82 @@ export class GuestRuntime {
         return;
       }
       const id = this.#nextId++;
+      let packed: Packed;
       try {
-        this.#post({ type: 'call', id, name, args });
+        packed = this.#pack(args, this.#callBytes);
       } catch (error) {
-        reject(new GuestError(`${name}: arguments must be plain data (${messageOf(error)})`));
+        const reason =
+          error instanceof TransferTooLargeError
+            ? `its arguments are too large to leave the sandbox: ${error.message}`
+            : `arguments must be plain data (${messageOf(error)})`;
+        reject(new GuestError(`${name}: ${reason}`));
         return;
       }
-      this.#calls.set(id, { resolve, reject });
+      this.#calls.set(id, { resolve, reject, bytes: packed.size });
+      this.#callBytes += packed.size;
+      this.#post({ type: 'call', id, name, args: packed.transferred }, packed.transferred.bytes);
     });
   }
 
   #reply(id: number, compute: () => unknown): void {
-    let value: unknown;
+    let packed: Packed;
     try {
-      value = compute();
+      const value = compute();
+      try {
+        packed = this.#pack(value, 0);
+      } catch (error) {
+        throw new Error(
+          error instanceof TransferTooLargeError
+            ? `the value is too large to leave the sandbox: ${error.message}; keep it in the sandbox and take smaller pieces`
+            : `the value cannot be copied out of the sandbox (${messageOf(error)})`,
+        );
+      }
     } catch (error) {
       this.#post({ type: 'reply', id, ok: false, message: messageOf(error) });
       return;
     }
-    try {
-      this.#post({ type: 'reply', id, ok: true, value });
-    } catch (error) {
-      this.#post({
-        type: 'reply',
-        id,
-        ok: false,
-        message: `the value cannot be copied out of the sandbox (${messageOf(error)})`,
-      });
-    }
+    this.#post(
+      { type: 'reply', id, ok: true, value: packed.transferred },
+      packed.transferred.bytes,
+    );
   }
 
-  #post(message: WorkerMessage): void {
-    this.#port.postMessage(message);
+  /**
+   * A value ready to leave the worker: a copy without getters or proxies, sized before anything
+   * is cloned (see {@link copyForTransfer}) and refused over the transfer limit, so that neither
+   * this worker nor the host ever clones more. Small copies cross as they are; larger ones as
+   * the bytes of their clone, which the host measures before decoding. Getters and proxy traps
+   * of guest objects run here, once.
+   *
+   * @param pendingBytes bytes already in flight (the arguments of pending calls), which share
+   *   the limit
+   * @throws TransferTooLargeError over the limit; an Error saying what does not clone; what a
+   *   getter throws.
+   */
+  #pack(value: unknown, pendingBytes: number): Packed {
+    const limit = this.#transferLimitBytes;
+    const room = Math.max(0, limit - pendingBytes);
+    const copy = copyForTransfer(value, room, { acceptInstances: true });
+    if (!copy.ok) {
+      if (copy.tooLarge) throw new TransferTooLargeError(limit, pendingBytes);
+      throw new Error(`${copy.problem} cannot be copied out of the sandbox`);
+    }
+    if (copy.bytes <= directTransferBytes) {
+      return { transferred: { plain: copy.value }, size: copy.bytes };
+    }
+    const bytes = serializeValue(copy.value);
+    if (bytes.byteLength > room) throw new TransferTooLargeError(limit, pendingBytes);
+    return { transferred: { bytes }, size: bytes.byteLength };
+  }
+
+  /** Posts `message`, moving `bytes` (not copying them) when they own their buffer. */
+  #post(message: WorkerMessage, bytes?: Uint8Array): void {
+    const movable =
+      bytes !== undefined &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === bytes.buffer.byteLength &&
+      bytes.buffer instanceof ArrayBuffer;
+    if (movable) this.#port.postMessage(message, [bytes.buffer as ArrayBuffer]);
+    else this.#port.postMessage(message);
   }
 }

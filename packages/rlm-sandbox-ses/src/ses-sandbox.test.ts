@@ -10,10 +10,10 @@ const createSandbox = createSesSandbox({ workerUrl });
 async function withSandbox(
   options: Partial<SandboxOptions>,
   body: (sandbox: Sandbox) => Promise<void>,
-  settings: { snapshotLimitBytes?: number } = {},
+  settings: { snapshotLimitBytes?: number; transferLimitBytes?: number } = {},
 ): Promise<void> {
   const factory =
-    settings.snapshotLimitBytes === undefined
+    Object.keys(settings).length === 0
       ? createSandbox
       : createSesSandbox({ workerUrl, ...settings });
   const sandbox = await factory({ hostFunctions: {}, ...options });
@@ -314,6 +314,48 @@ describe('resource limits', () => {
       },
     ));
 
+  test('computing while a host call stays pending counts, in one stretch or in bursts between pauses', () =>
+    withSandbox(
+      {
+        // A call that stays pending for the whole block, like a slow model.
+        hostFunctions: { pendingCall: () => new Promise((resolve) => setTimeout(resolve, 60_000)) },
+      },
+      async (sandbox) => {
+        const timeoutMs = 300;
+        const burst = (ms: number) => `{ const t = Date.now(); while (Date.now() - t < ${ms}) {} }`;
+        const blocks = [
+          // One long computation with the call pending.
+          `pendingCall();\n${burst(60_000)}`,
+          // Short bursts with pauses between them, as if timed to dodge a responsiveness check.
+          `pendingCall();\nfor (;;) { ${burst(40)} await new Promise((resolve) => setTimeout(resolve, 5)); }`,
+          // The call awaited inside a loop that computes between calls.
+          `for (;;) { const p = pendingCall(); ${burst(100)} await Promise.race([p, null]); }`,
+        ];
+        for (const code of blocks) {
+          const result = await sandbox.execute(code, { timeoutMs });
+          expect(result.error, code).toMatch(/^Execution timed out after 300 ms;/);
+          // Stopped near its running-time limit, far before the 60 s the block wants.
+          expect(result.durationMs, code).toBeLessThan(10 * timeoutMs + 2_000);
+        }
+      },
+    ));
+
+  test('awaiting a slow host call longer than timeoutMs while idle is not stopped', () =>
+    withSandbox(
+      {
+        hostFunctions: {
+          slowModel: () =>
+            new Promise((resolve) => setTimeout(() => resolve('late answer'), 1_500)),
+        },
+      },
+      async (sandbox) => {
+        const result = await sandbox.execute('await slowModel()', { timeoutMs: 300 });
+        expect(result.error).toBeUndefined();
+        expect(result.output).toBe('late answer');
+        expect(result.durationMs).toBeGreaterThanOrEqual(1_400);
+      },
+    ));
+
   test('a heap bomb hits the memory limit and the sandbox continues', () =>
     withSandbox({ limits: { memoryMb: 96 } }, async (sandbox) => {
       await sandbox.setVariables({ hostValue: 'kept' });
@@ -521,4 +563,95 @@ describe('lifecycle', () => {
       });
       expect(info?.preview.length).toBeLessThanOrEqual(100);
     }));
+});
+
+describe('the transfer limit', () => {
+  /** One 1 MiB string referenced 4,500 times: 1 MiB in the sandbox, 4.5 GiB once copied. */
+  const shared = "const s = 'x'.repeat(2 ** 20);\nconst a = Array(4500).fill(s);";
+
+  test('a value that would expand across the boundary is refused before it is copied', async () => {
+    let calls = 0;
+    const echo = async (value: unknown) => {
+      calls++;
+      return Array.isArray(value) ? value.length : typeof value;
+    };
+    const rssBefore = process.memoryUsage.rss();
+    await withSandbox({ hostFunctions: { echo } }, async (sandbox) => {
+      const result = await sandbox.execute(
+        `${shared}\nlet message;\ntry { await echo(a); } catch (error) { message = error.message; }\nmessage`,
+      );
+      expect(result.output).toBe(
+        'echo: its arguments are too large to leave the sandbox: over 256 MiB once copied (a string counts in full at every place it appears, even one shared string referenced many times)',
+      );
+      expect(calls).toBe(0);
+      const read = sandbox.getVariable('a');
+      await expect(read).rejects.toThrow(SandboxError);
+      await expect(read).rejects.toThrow(
+        /^@rlm\/sandbox-ses: the value is too large to leave the sandbox: over 256 MiB once copied/,
+      );
+      // Getters run once, while the value is measured: one that answers small then, and 1 MiB
+      // when read again, cannot make the clone expand.
+      const tricky = await sandbox.execute(
+        "let reads = 0;\nconst tricky = Array.from({ length: 4500 }, () => ({ get text() { reads += 1; return reads > 4500 ? s : 'small'; } }));\n[await echo(tricky), reads]",
+      );
+      expect(tricky.output).toBe('[4500, 4500]');
+      // The same data, 4,500 entries of one shared object, crosses as what it is.
+      const objects = await sandbox.execute('await echo(Array(4500).fill({ s }))');
+      expect(objects.output).toBe('4500');
+      expect((await sandbox.getVariable('s')) as string).toHaveLength(2 ** 20);
+    });
+    // Copying it once would take 4.5 GiB.
+    expect(process.memoryUsage.rss() - rssBefore).toBeLessThan(1024 * 2 ** 20);
+  });
+
+  test('the setting and the memory limit bound it; pending calls share it', async () => {
+    const hold: Array<() => void> = [];
+    const echo = (value: unknown) =>
+      new Promise((resolve) => {
+        hold.push(() => resolve(typeof value === 'string' ? value.length : typeof value));
+      });
+    await withSandbox(
+      { hostFunctions: { echo } },
+      async (sandbox) => {
+        const tooLarge = await sandbox.execute(
+          "try { await echo('x'.repeat(2 ** 20)); } catch (error) { print(error.message); }",
+        );
+        expect(tooLarge.output).toMatch(
+          /^echo: its arguments are too large to leave the sandbox: over 1 MiB/,
+        );
+        // Estimated at 700 KiB, copied as 1.4 MB (two bytes a character): the copy's size counts.
+        const wide = await sandbox.execute(
+          "try { await echo('\\u4e00'.repeat(700 * 1024)); } catch (error) { print(error.message); }",
+        );
+        expect(wide.output).toMatch(/^echo: its arguments are too large to leave the sandbox/);
+        // A class instance crosses as a plain object; a function does not cross.
+        const shapes = sandbox.execute(
+          'class Point { x = 1 }\nconst p = echo(new Point());\nlet refused;\ntry { await echo(() => 1); } catch (error) { refused = error.message; }\n[await p, refused]',
+        );
+        await vi.waitFor(() => expect(hold).toHaveLength(1));
+        hold.shift()?.();
+        expect((await shapes).output).toMatch(/^\["object", "echo: arguments must be plain data/);
+        // Three calls of 400 KiB each: the third would pass 1 MiB with the other two pending.
+        const pending = sandbox.execute(
+          "const piece = 'y'.repeat(400 * 1024);\nconst first = [echo(piece), echo(piece)];\nlet third;\ntry { await echo(piece); } catch (error) { third = error.message; }\nprint(third);\nawait Promise.all(first);\nconst fourth = echo(piece);\nawait fourth",
+        );
+        await vi.waitFor(() => expect(hold).toHaveLength(2));
+        for (const release of hold.splice(0)) release();
+        await vi.waitFor(() => expect(hold).toHaveLength(1));
+        hold.shift()?.();
+        const result = await pending;
+        expect(result.output).toMatch(
+          /^echo: its arguments are too large to leave the sandbox: over 1 MiB once copied, counting the \d+ bytes of arguments of calls still pending \(await them first\)/,
+        );
+        expect(result.output).toMatch(/\n409600$/);
+      },
+      { transferLimitBytes: 2 ** 20 },
+    );
+    await withSandbox({ hostFunctions: { echo }, limits: { memoryMb: 64 } }, async (sandbox) => {
+      const result = await sandbox.execute(
+        "try { await echo(Array(80).fill('x'.repeat(2 ** 20))); } catch (error) { print(error.message); }",
+      );
+      expect(result.output).toMatch(/over 64 MiB once copied/);
+    });
+  });
 });

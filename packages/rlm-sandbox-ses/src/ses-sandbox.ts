@@ -11,12 +11,16 @@ import {
   type SetVariablesOptions,
   type VariableInfo,
 } from '@rlm/core';
+import { describeBytes } from './describe-bytes.js';
+import { ExecutionClock } from './execution-clock.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { OutputBuffer } from './output-buffer.js';
+import { deserializeValue } from './serialize-value.js';
 import type { WorkerPool } from './worker-pool.js';
 import type {
   HostMessage,
   SnapshotEntry,
+  Transferred,
   VariableRecord,
   WorkerMessage,
   WorkerSetup,
@@ -27,11 +31,6 @@ import type {
 const memoryCheckIntervalMs = 20;
 /** How long a worker gets to report its memory before it counts as busy allocating. */
 const memoryProbeTimeoutMs = 100;
-/**
- * How long a worker awaiting host calls may take to answer before it counts as stuck: generous,
- * as a loaded machine can leave a free worker unscheduled for a while.
- */
-const responsivenessProbeTimeoutMs = 1_000;
 const mebibyte = 1024 * 1024;
 /** Node fires longer timers at once; a longer timeout waits this long. */
 const maxTimerDelayMs = 2 ** 31 - 1;
@@ -43,6 +42,11 @@ export interface SesSandboxConfig {
   /** Starts the workers (and keeps a spare); shared by the sandboxes of one factory. */
   readonly pool: WorkerPool;
   readonly snapshotLimitBytes: number;
+  /**
+   * Most bytes one value may take to cross from the worker to the host (host-call arguments, a
+   * variable read with `getVariable`); the sandbox's `memoryMb` caps it too.
+   */
+  readonly transferLimitBytes: number;
 }
 
 /** A running worker and what the host knows of it. */
@@ -114,6 +118,10 @@ export class SesSandbox implements Sandbox {
   readonly #limits: SandboxLimits;
   readonly #config: SesSandboxConfig;
   readonly #output: OutputBuffer;
+  /** Bytes one value may take to leave the worker: the setting, at most the memory limit. */
+  readonly #transferLimitBytes: number;
+  /** Bytes of the arguments of the current worker's host calls not yet settled. */
+  #callBytes = 0;
   /** Variables set by the host: restored into every new worker. */
   readonly #hostVariables = new Map<string, { value: unknown; readOnly: boolean }>();
   /**
@@ -127,16 +135,10 @@ export class SesSandbox implements Sandbox {
   readonly #requests = new Map<number, PendingRequest>();
   readonly #stopping = new Set<Promise<number>>();
   #current: WorkerState | undefined;
-  #execution: { readonly id: number; finish(outcome: Outcome): void } | undefined;
+  #execution:
+    | { readonly id: number; readonly clock: ExecutionClock; finish(outcome: Outcome): void }
+    | undefined;
   #onMemoryReport: ((arrayBufferBytes: number) => void) | undefined;
-  /** Set while the execution clock waits for the worker to show it is not stuck. */
-  #onProbeAnswer: (() => void) | undefined;
-  /** Host calls made by the current worker and not yet answered. */
-  #hostCallsPending = 0;
-  /** When the pending count last went from 0 to 1. */
-  #hostWaitSince = 0;
-  /** Time with host calls pending, up to the last time the count went back to 0. */
-  #hostWaitClosedMs = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   #busy = 0;
@@ -148,6 +150,10 @@ export class SesSandbox implements Sandbox {
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
     this.#config = config;
     this.#output = OutputBuffer.create(this.#limits.maxOutputChars);
+    this.#transferLimitBytes = Math.min(
+      config.transferLimitBytes,
+      this.#limits.memoryMb * mebibyte,
+    );
   }
 
   /** Starts a sandbox; resolves once its worker is ready. */
@@ -263,9 +269,14 @@ export class SesSandbox implements Sandbox {
     const id = this.#nextId++;
     const cleanups: (() => void)[] = [];
     const outcome = await new Promise<Outcome>((finish) => {
-      this.#execution = { id, finish };
+      const { performance: workerPerformance } = state.worker;
+      const clock = new ExecutionClock(
+        () => performance.now(),
+        () => workerPerformance.eventLoopUtilization().active,
+      );
+      this.#execution = { id, clock, finish };
       cleanups.push(
-        this.#watchTime(state, timeoutMs, (reason) => finish({ kind: 'fault', reason })),
+        this.#watchTime(clock, timeoutMs, (reason) => finish({ kind: 'fault', reason })),
       );
       if (signal) {
         const onAbort = () => finish({ kind: 'fault', reason: 'Execution aborted' });
@@ -299,24 +310,36 @@ export class SesSandbox implements Sandbox {
 
   /**
    * V8's heap limit does not count ArrayBuffers, so while code runs the host watches the
-   * process's resident memory. Past the limit it asks the worker for its own ArrayBuffer total:
-   * a worker over the limit, or too busy to answer (allocating in synchronous code), is stopped;
-   * growth elsewhere in the process (another sandbox, the host) only moves the baseline.
-   * Returns the cleanup.
+   * process's resident memory, less what the host's own isolate grew by (its heap and external
+   * memory: a value a host function is storing, say). Past the limit it asks the worker for its
+   * own ArrayBuffer total: a worker over the limit, or too busy to answer (allocating in
+   * synchronous code), is stopped; growth elsewhere in the process (another sandbox) only moves
+   * the baseline. Returns the cleanup.
    */
   #watchMemory(state: WorkerState, limitBytes: number, onFault: () => void): () => void {
-    let baseline = process.memoryUsage.rss();
+    const measure = () => {
+      const { rss, heapUsed, external } = process.memoryUsage();
+      return { rss, host: heapUsed + external };
+    };
+    let baseline = measure();
+    /** Resident memory grown since the baseline that the host's own isolate does not explain. */
+    const grown = () => {
+      // The resident size alone is cheap; the host's heap figures only matter past the limit.
+      const rssGrowth = process.memoryUsage.rss() - baseline.rss;
+      if (rssGrowth <= limitBytes) return rssGrowth;
+      return rssGrowth - Math.max(0, measure().host - baseline.host);
+    };
     let probeSentAt: number | undefined;
     this.#onMemoryReport = (arrayBufferBytes) => {
       if (arrayBufferBytes > limitBytes) {
         onFault();
         return;
       }
-      baseline = process.memoryUsage.rss();
+      baseline = measure();
       probeSentAt = undefined;
     };
     const check = setInterval(() => {
-      if (process.memoryUsage.rss() - baseline <= limitBytes) return;
+      if (grown() <= limitBytes) return;
       if (probeSentAt === undefined) {
         probeSentAt = performance.now();
         this.#post(state, { type: 'probe' });
@@ -331,63 +354,41 @@ export class SesSandbox implements Sandbox {
   }
 
   /**
-   * The execution's clock. `timeoutMs` bounds the code's own running time: time during which
-   * host calls (`llm_query`, `sub_rlm`, ...) are pending is not counted, as long as the worker
-   * shows it is not spinning meanwhile (asked when the clock runs out with calls pending: a
-   * worker whose event loop is free answers; one stuck in running code does not, and the
-   * execution times out). `hostWaitMs` bounds the whole execution while it awaits host calls,
-   * so a call that never settles is still cut off. Returns the cleanup.
+   * Watches the execution's time (see {@link ExecutionClock}): `timeoutMs` bounds wall time
+   * while none of its host calls is pending, and the worker's busy time while one is: its event
+   * loop's active time (`worker.performance.eventLoopUtilization()`, which Node measures in the
+   * worker's own loop), so code cannot hide computing behind a pending call. `hostWaitMs`
+   * (never less than `timeoutMs`) bounds the execution's whole wall time, so a host call that
+   * never settles is still cut off. Returns the cleanup.
    */
   #watchTime(
-    state: WorkerState,
+    clock: ExecutionClock,
     timeoutMs: number,
     onTimeout: (reason: string) => void,
   ): () => void {
     const started = performance.now();
     const { hostWaitMs } = this.#limits;
-    const waitedBefore = this.#hostWaitMs();
-    /** The code's own running time so far: elapsed time less the time spent awaiting the host. */
-    const ownTime = () => performance.now() - started - (this.#hostWaitMs() - waitedBefore);
+    const wallLimitMs = Math.max(timeoutMs, hostWaitMs);
     let timer: NodeJS.Timeout;
-    const arm = (delayMs: number) => {
-      timer = setTimeout(check, Math.max(1, Math.min(delayMs, maxTimerDelayMs)));
-    };
     const check = () => {
       const elapsed = performance.now() - started;
-      if (this.#hostCallsPending === 0) {
-        const left = timeoutMs - ownTime();
-        if (left <= 0) onTimeout(`Execution timed out after ${timeoutMs} ms`);
-        else arm(left);
+      const counted = clock.countedMs();
+      if (counted >= timeoutMs) {
+        onTimeout(`Execution timed out after ${timeoutMs} ms`);
         return;
       }
-      if (elapsed >= hostWaitMs) {
+      if (elapsed >= wallLimitMs) {
         onTimeout(
           `Execution timed out after ${Math.round(elapsed)} ms awaiting host calls (limit hostWaitMs ${hostWaitMs} ms)`,
         );
         return;
       }
-      let answered = false;
-      this.#onProbeAnswer = () => {
-        answered = true;
-        this.#onProbeAnswer = undefined;
-        arm(Math.min(timeoutMs, hostWaitMs - (performance.now() - started)));
-      };
-      this.#post(state, { type: 'probe' });
-      timer = setTimeout(() => {
-        if (!answered) onTimeout(`Execution timed out after ${timeoutMs} ms`);
-      }, responsivenessProbeTimeoutMs);
+      // The counted time grows no faster than wall time: neither limit passes before then.
+      const delayMs = Math.min(timeoutMs - counted, wallLimitMs - elapsed);
+      timer = setTimeout(check, Math.max(1, Math.min(delayMs, maxTimerDelayMs)));
     };
-    arm(timeoutMs);
-    return () => {
-      clearTimeout(timer);
-      this.#onProbeAnswer = undefined;
-    };
-  }
-
-  /** Total time, in ms, during which at least one host call was pending. */
-  #hostWaitMs(): number {
-    const open = this.#hostCallsPending > 0 ? performance.now() - this.#hostWaitSince : 0;
-    return this.#hostWaitClosedMs + open;
+    timer = setTimeout(check, Math.max(1, Math.min(timeoutMs, maxTimerDelayMs)));
+    return () => clearTimeout(timer);
   }
 
   #memoryFault(): string {
@@ -426,6 +427,7 @@ export class SesSandbox implements Sandbox {
       hostFunctionNames: Object.keys(this.#hostFunctions),
       guestHelpers: this.#guestHelpers,
       snapshotLimitBytes: this.#config.snapshotLimitBytes,
+      transferLimitBytes: this.#transferLimitBytes,
     };
     const { pool } = this.#config;
     const { memoryMb } = this.#limits;
@@ -487,7 +489,6 @@ export class SesSandbox implements Sandbox {
         return;
       case 'memory':
         this.#onMemoryReport?.(message.arrayBufferBytes);
-        this.#onProbeAnswer?.();
         return;
       case 'executed':
         this.#commitSnapshot(message.snapshot);
@@ -504,8 +505,19 @@ export class SesSandbox implements Sandbox {
         if (request === undefined) return;
         this.#requests.delete(message.id);
         clearTimeout(request.watchdog);
-        if (message.ok) request.resolve(message.value);
-        else request.reject(new SandboxError(`@rlm/sandbox-ses: ${message.message}`));
+        if (!message.ok) {
+          request.reject(new SandboxError(`@rlm/sandbox-ses: ${message.message}`));
+          return;
+        }
+        try {
+          request.resolve(this.#unpack(message.value, 'the value is'));
+        } catch (error) {
+          request.reject(
+            new SandboxError(`@rlm/sandbox-ses: the value cannot be read (${describe(error)})`, {
+              cause: error,
+            }),
+          );
+        }
         return;
       }
       case 'call':
@@ -553,11 +565,8 @@ export class SesSandbox implements Sandbox {
   #stop(state: WorkerState, error: Error): void {
     if (this.#current === state) {
       this.#current = undefined;
-      // Calls of a stopped worker are abandoned: nobody answers them any more.
-      if (this.#hostCallsPending > 0) {
-        this.#hostWaitClosedMs += performance.now() - this.#hostWaitSince;
-        this.#hostCallsPending = 0;
-      }
+      // Calls of a stopped worker are abandoned: their arguments no longer count.
+      this.#callBytes = 0;
     }
     this.#incomingSnapshot.clear();
     for (const request of this.#requests.values()) {
@@ -577,22 +586,51 @@ export class SesSandbox implements Sandbox {
 
   // ---- host calls and requests ----
 
-  #callHost(state: WorkerState, id: number, name: string, args: unknown[]): void {
+  /**
+   * A value that left the worker. The worker sized it before anything was cloned and sends a
+   * small one as it is; a larger one comes as the bytes of its clone, decoded here only after
+   * checking how many crossed: never more than the transfer limit, counting `pendingBytes`
+   * already decoded and still held, whatever the worker sent.
+   *
+   * @param what the subject of the error, with its verb: `the value is`
+   */
+  #unpack(transferred: Transferred, what: string, pendingBytes = 0): unknown {
+    const { bytes } = transferred;
+    if (bytes === undefined) return transferred.plain;
+    if (
+      !(bytes instanceof Uint8Array) ||
+      bytes.byteLength > this.#transferLimitBytes - pendingBytes
+    ) {
+      throw new Error(
+        `${what} too large to leave the sandbox: over ${describeBytes(this.#transferLimitBytes)}, counting the ${pendingBytes} bytes of calls still pending`,
+      );
+    }
+    return deserializeValue(bytes);
+  }
+
+  #callHost(state: WorkerState, id: number, name: string, transferred: Transferred): void {
     let pending: Promise<unknown>;
+    /** Bytes of the arguments this call holds until it settles. */
+    let callBytes = 0;
     try {
       if (!Object.hasOwn(this.#hostFunctions, name))
         throw new Error(`${name} is not a host function`);
+      const args = this.#unpack(transferred, `${name}: its arguments are`, this.#callBytes);
+      if (!Array.isArray(args)) throw new Error(`${name}: its arguments did not arrive as a list`);
+      callBytes = transferred.bytes?.byteLength ?? 0;
       pending = Promise.resolve((this.#hostFunctions[name] as HostFunction)(...args));
     } catch (error) {
       pending = Promise.reject(error);
     }
-    if (this.#hostCallsPending++ === 0) this.#hostWaitSince = performance.now();
+    // The running execution's clock counts only busy time until the call settles.
+    const clock = this.#execution?.clock;
+    clock?.callStarted();
+    this.#callBytes += callBytes;
     const answer = (message: HostMessage) => {
+      clock?.callSettled();
+      if (this.#current === state) this.#callBytes -= callBytes;
       // A restarted or disposed sandbox abandons the calls of its old worker.
       if (this.#current !== state || this.#disposal) return;
-      if (--this.#hostCallsPending === 0) {
-        this.#hostWaitClosedMs += performance.now() - this.#hostWaitSince;
-      }
       try {
         this.#post(state, message);
       } catch (error) {

@@ -94,7 +94,11 @@ describe('WorkerPool', () => {
 });
 
 describe('sandboxes and their pool', () => {
-  const config = (pool: WorkerPool) => ({ pool, snapshotLimitBytes: 1024 * 1024 });
+  const config = (pool: WorkerPool) => ({
+    pool,
+    snapshotLimitBytes: 1024 * 1024,
+    transferLimitBytes: 1024 * 1024,
+  });
 
   test('a second sandbox takes the spare its first left ready, and disposing ends both', async () => {
     const pool = new WorkerPool(workerUrl);

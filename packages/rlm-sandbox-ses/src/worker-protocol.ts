@@ -29,6 +29,11 @@ export interface WorkerSetup {
   readonly guestHelpers: Readonly<Record<string, string>>;
   /** Bytes of model variables copied to the host after each execution, at most. */
   readonly snapshotLimitBytes: number;
+  /**
+   * Most bytes one value may take to leave the worker (host-call arguments, a variable the host
+   * reads): sized before it is copied, refused over.
+   */
+  readonly transferLimitBytes: number;
 }
 
 /** A variable the host sets or restores. */
@@ -103,6 +108,22 @@ export type WorkerMessage =
     }
   /** The worker's ArrayBuffer memory, which V8's heap limit does not count. */
   | { readonly type: 'memory'; readonly arrayBufferBytes: number }
-  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
+  /** `value`: the value the host asked for. */
+  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: Transferred }
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly message: string }
-  | { readonly type: 'call'; readonly id: number; readonly name: string; readonly args: unknown[] };
+  /** `args`: the arguments array. */
+  | {
+      readonly type: 'call';
+      readonly id: number;
+      readonly name: string;
+      readonly args: Transferred;
+    };
+
+/**
+ * A value leaving the worker, sized first: a small one as it is (`plain`), a larger one as the
+ * bytes of its structured clone (see `serializeValue`), at most the transfer limit, which the
+ * host checks before decoding them.
+ */
+export type Transferred =
+  | { readonly plain: unknown; readonly bytes?: undefined }
+  | { readonly bytes: Uint8Array };

@@ -1,0 +1,60 @@
+/**
+ * The time an execution has used against its `timeoutMs`: wall time while none of its host
+ * calls is pending, and the worker's busy time (its event loop's active time) while one is. So
+ * waiting for a model is free only while the worker actually sits idle: code that keeps a call
+ * pending while it computes is charged for every millisecond it computes, and code that awaits
+ * something else (a timer, a promise that never settles) is charged as it waits.
+ */
+export class ExecutionClock {
+  readonly #now: () => number;
+  readonly #busyMs: () => number;
+  #pending = 0;
+  /** Time counted up to the start of the current span. */
+  #closedMs = 0;
+  /** Where the current span started, on the wall clock and on the busy clock. */
+  #spanWallStart: number;
+  #spanBusyStart: number;
+
+  /**
+   * @param now the wall clock, in ms (e.g. `performance.now`)
+   * @param busyMs the worker's busy time so far, in ms, growing no faster than `now`
+   */
+  constructor(now: () => number, busyMs: () => number) {
+    this.#now = now;
+    this.#busyMs = busyMs;
+    this.#spanWallStart = now();
+    this.#spanBusyStart = busyMs();
+  }
+
+  /** A host call of the execution started. */
+  callStarted(): void {
+    if (this.#pending++ === 0) this.#closeSpan({ busyOnly: false });
+  }
+
+  /** A host call of the execution settled (once per `callStarted`). */
+  callSettled(): void {
+    if (this.#pending === 0) return;
+    if (--this.#pending === 0) this.#closeSpan({ busyOnly: true });
+  }
+
+  /** Milliseconds counted so far; never grows faster than the wall clock. */
+  countedMs(): number {
+    return this.#closedMs + this.#openSpanMs();
+  }
+
+  #openSpanMs(): number {
+    return this.#pending === 0
+      ? this.#now() - this.#spanWallStart
+      : this.#busyMs() - this.#spanBusyStart;
+  }
+
+  /** Counts the span that ends now (only its busy time when calls were pending) and starts the next. */
+  #closeSpan({ busyOnly }: { readonly busyOnly: boolean }): void {
+    const spanMs = busyOnly
+      ? this.#busyMs() - this.#spanBusyStart
+      : this.#now() - this.#spanWallStart;
+    this.#closedMs += Math.max(0, spanMs);
+    this.#spanWallStart = this.#now();
+    this.#spanBusyStart = this.#busyMs();
+  }
+}
