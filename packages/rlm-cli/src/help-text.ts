@@ -47,8 +47,8 @@ Model:
       --max-tokens <n>         input + output tokens per query (default: no limit)
       --max-wall-time <time>   wall time per query: ms, or with a unit: 90s, 30m, 2h
                                (default ${defaultMaxWallTimeMs / 60_000}m)
-      --exec-timeout <ms>      running time of one code block; time awaiting llm_query and
-                               sub_rlm does not count (up to 10 minutes in all)
+      --exec-timeout <ms>      running time of one code block; waiting idle for llm_query
+                               and sub_rlm does not count (up to 10 minutes in all)
                                (default 60000)
       --max-code-blocks <n>    code blocks run per model response; the model is told how
                                many others did not run (default 20)

@@ -133,7 +133,7 @@ describe('the HTML trace in a real browser', () => {
 
     // Expanding a node shows its code (highlighted) and its output.
     const code = grandchildStep.locator('pre.code');
-    await expect(code.isVisible()).resolves.toBe(true);
+    await code.waitFor({ state: 'visible' });
     await expect(code.textContent()).resolves.toContain('const whiskers = 6 * 4;');
     await expect(code.locator('.tok-keyword').first().textContent()).resolves.toBe('const');
     await expect(code.locator('.tok-comment').textContent()).resolves.toBe('// count them');
@@ -156,7 +156,7 @@ describe('the HTML trace in a real browser', () => {
     const hit = page.locator('mark.hit');
     await expect(hit.count()).resolves.toBe(1);
     await expect(hit.textContent()).resolves.toBe('MARKER 24');
-    await expect(hit.isVisible()).resolves.toBe(true);
+    await hit.waitFor({ state: 'visible' });
     await expect(
       hit.evaluate((mark) => mark.closest('details.call')?.getAttribute('data-depth')),
     ).resolves.toBe('1');
@@ -194,7 +194,7 @@ describe('the HTML trace in a real browser', () => {
     await page.locator('#search').press('Enter');
     await expect(page.locator('#search-status').textContent()).resolves.toBe('2 matches');
     const hit = page.locator('pre.output mark.hit').first();
-    await expect(hit.isVisible()).resolves.toBe(true);
+    await hit.waitFor({ state: 'visible' });
     await expect(
       hit.evaluate(
         (mark) => mark.closest('details.step')?.querySelector('.step-badge')?.textContent,
