@@ -4,6 +4,7 @@ import {
   type ExecuteOptions,
   type ExecuteResult,
   type HostFunction,
+  isolatedEvaluatorName,
   type Sandbox,
   SandboxError,
   type SandboxLimits,
@@ -110,6 +111,8 @@ function disposedError(): SandboxError {
  */
 export class SesSandbox implements Sandbox {
   readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  /** Host functions only guest helpers hold (see `SandboxOptions.internalHostFunctions`). */
+  readonly #internalHostFunctions: Readonly<Record<string, HostFunction>>;
   readonly #guestHelpers: Readonly<Record<string, string>>;
   readonly #limits: SandboxLimits;
   readonly #config: SesSandboxConfig;
@@ -144,6 +147,7 @@ export class SesSandbox implements Sandbox {
 
   private constructor(options: SandboxOptions, config: SesSandboxConfig) {
     this.#hostFunctions = { ...options.hostFunctions };
+    this.#internalHostFunctions = { ...options.internalHostFunctions };
     this.#guestHelpers = { ...options.guestHelpers };
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
     this.#config = config;
@@ -160,6 +164,19 @@ export class SesSandbox implements Sandbox {
       }
       if (typeof fn !== 'function') {
         throw new SandboxError(`@rlm/sandbox-ses: host function ${name} is not a function`);
+      }
+    }
+    for (const [name, fn] of Object.entries(options.internalHostFunctions ?? {})) {
+      if (
+        !isIdentifierName(name) ||
+        name === isolatedEvaluatorName ||
+        Object.hasOwn(options.hostFunctions, name) ||
+        Object.hasOwn(options.guestHelpers ?? {}, name) ||
+        typeof fn !== 'function'
+      ) {
+        throw new SandboxError(
+          `@rlm/sandbox-ses: internal host function ${JSON.stringify(name)} needs an identifier name not taken by ${isolatedEvaluatorName}, a host function or a guest helper, and a function`,
+        );
       }
     }
     for (const [name, source] of Object.entries(options.guestHelpers ?? {})) {
@@ -424,6 +441,8 @@ export class SesSandbox implements Sandbox {
     const setup: WorkerSetup = {
       outputBuffer: this.#output.buffer,
       hostFunctionNames: Object.keys(this.#hostFunctions),
+      internalHostFunctionNames: Object.keys(this.#internalHostFunctions),
+      isolatedEvaluatorName,
       guestHelpers: this.#guestHelpers,
       snapshotLimitBytes: this.#config.snapshotLimitBytes,
     };
@@ -580,9 +599,13 @@ export class SesSandbox implements Sandbox {
   #callHost(state: WorkerState, id: number, name: string, args: unknown[]): void {
     let pending: Promise<unknown>;
     try {
-      if (!Object.hasOwn(this.#hostFunctions, name))
-        throw new Error(`${name} is not a host function`);
-      pending = Promise.resolve((this.#hostFunctions[name] as HostFunction)(...args));
+      const hostFunction = Object.hasOwn(this.#hostFunctions, name)
+        ? this.#hostFunctions[name]
+        : Object.hasOwn(this.#internalHostFunctions, name)
+          ? this.#internalHostFunctions[name]
+          : undefined;
+      if (hostFunction === undefined) throw new Error(`${name} is not a host function`);
+      pending = Promise.resolve(hostFunction(...args));
     } catch (error) {
       pending = Promise.reject(error);
     }
