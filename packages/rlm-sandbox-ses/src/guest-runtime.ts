@@ -593,7 +593,8 @@ export class GuestRuntime {
    * compartment's global object.
    */
   #evaluateIsolated(source: unknown, globals: unknown): unknown {
-    if (typeof source !== 'string') throw new TypeError('evaluateIsolated: source must be a string');
+    if (typeof source !== 'string')
+      throw new TypeError('evaluateIsolated: source must be a string');
     const compartment = new Compartment({ __options__: true, name: 'rlm-isolated' });
     const global = compartment.globalThis as Record<PropertyKey, unknown>;
     Object.assign(global, {
@@ -605,7 +606,7 @@ export class GuestRuntime {
     for (const name of ['Compartment', 'lockdown']) Reflect.deleteProperty(global, name);
     const lexicals = Object.freeze({
       [evalName]: this.#makeEval(compartment, () => lexicals),
-      [importName]: this.#lexicals[importName as keyof typeof this.#lexicals],
+      [importName]: (this.#lexicals as Record<string, unknown>)[importName],
       [regExpName]: global.RegExp,
     });
     const isolatedEval = lexicals[evalName];
