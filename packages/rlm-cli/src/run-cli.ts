@@ -115,17 +115,12 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'runs') return await runRunsCommand(command.argv, { stdout });
     if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'tools') {
-      if (command.toolStoreRoot) {
-        await checkToolStoreDirectory(command.toolStoreRoot, {
-          source: toolStoreSource(options.argv),
-          writable: false,
-        });
-      }
+      await checkToolStoreDirectory(command.toolStore, { writable: false });
       return await runToolsCommand(command.argv, {
         stdout,
         stderr,
         runtimeVersion: cliVersion,
-        ...(command.toolStoreRoot ? { root: command.toolStoreRoot } : {}),
+        root: command.toolStore.root,
       });
     }
     const cli = command.options;
@@ -141,12 +136,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
       );
     }
-    if (cli.toolStoreRoot) {
-      await checkToolStoreDirectory(cli.toolStoreRoot, {
-        source: toolStoreSource(options.argv),
-        writable: true,
-      });
-    }
+    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
     const answers = await AnswerSink.open({ ...cli, stdout, stderr });
     const context = await loadContext({
       file: cli.contextFile,
@@ -178,10 +168,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       budget: cli.budget,
       quotas: cli.quotas,
       tools,
-      toolStore: createToolStore({
-        switches: cli.toolSwitches,
-        ...(cli.toolStoreRoot ? { root: cli.toolStoreRoot } : {}),
-      }),
+      ...(cli.toolStore
+        ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
+        : {}),
       ...(store ? { artifacts: watch.wrap(store) } : {}),
     });
     const session = new Session(rlm, context, cli, options, answers, quitNow, { store, watch });
@@ -217,13 +206,6 @@ function createConfiguredRLM(settings: Parameters<typeof createRLM>[0]): RLM {
     const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
     throw new UsageError(reason || String(error), { cause: error });
   }
-}
-
-/** Which setting named the tool store: the flag when given, else the environment variable. */
-function toolStoreSource(argv: readonly string[]): string {
-  return argv.some((argument) => argument === '--toolstore' || argument.startsWith('--toolstore='))
-    ? '--toolstore'
-    : 'RLM_TOOLSTORE';
 }
 
 /** Opens the SQLite artifact store; a failure is a usage error naming the flags to change it. */
