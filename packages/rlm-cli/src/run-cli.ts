@@ -136,7 +136,6 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
       );
     }
-    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
     const answers = await AnswerSink.open({ ...cli, stdout, stderr });
     const context = await loadContext({
       file: cli.contextFile,
@@ -150,6 +149,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath ? await openStore(cli.storePath) : undefined;
+    // After the artifact store: the default tool store lives beside it.
+    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
     const watch = new StoreFailureWatch((failure) => {
       stderr.write(
         `rlm: the store failed (${failure.operation}): ${failure.message}; the run goes on, but what it stores from now may be lost${cli.storeErrors === 'fail' ? ' (it will exit 3; --store-errors warn to exit 0)' : ''}\n`,
