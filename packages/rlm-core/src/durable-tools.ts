@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { boundToolContract, quoteToolContract } from './bound-tool-contract.js';
+import {
+  boundToolContract,
+  quoteToolContract,
+  quoteUntrustedText,
+  stripControlCharacters,
+} from './bound-tool-contract.js';
 import { describeValue } from './bridge/describe-value.js';
 import type {
   DurableToolContract,
@@ -11,6 +16,12 @@ import { parseResponse } from './parse-response.js';
 
 /** Attempts one method call may make (the first run plus repairs) before its error stands. */
 const attemptsPerCall = 3;
+
+/** Argument shapes shown in a code-writing prompt, at most, and characters of each. */
+const maxShapesShown = 16;
+const maxShapeChars = 200;
+/** Characters of a failure's message shown in a repair prompt, at most. */
+const maxErrorChars = 1_000;
 
 /** The version of the prompts below; recorded with every generation. */
 export const toolPromptVersion = 'rlm-tools-1';
@@ -165,7 +176,14 @@ export class DurableToolSession {
     if (typeof role !== 'string' || typeof method !== 'string') {
       throw new Error('tool(role).method(...) needs string names');
     }
-    const argumentShapes = Array.isArray(shapes) ? shapes.map(String) : [];
+    // Shapes name the caller's keys: bounded, and kept inside their comment in the prompt.
+    const argumentShapes = Array.isArray(shapes)
+      ? shapes
+          .slice(0, maxShapesShown)
+          .map((shape) =>
+            stripControlCharacters(String(shape)).slice(0, maxShapeChars).replaceAll('*/', '* /'),
+          )
+      : [];
     const failed = this.#takeRepairable(failure, role, method, callId);
     const contract = failed?.plan.contract ?? (await this.#store.findTool(role))?.contract ?? {};
     let plan: Omit<Plan, 'id'>;
@@ -333,13 +351,17 @@ export class DurableToolSession {
       `It is called as: await tool(${JSON.stringify(role)}).${method}(${argumentShapes.map((shape, index) => `arg${index} /* ${shape} */`).join(', ')})`,
     ];
     if (repair) {
+      // A fence longer than any run of backticks in the code, which may come from another run.
+      const fence = '`'.repeat(
+        Math.max(3, ...[...repair.code.matchAll(/`+/g)].map((run) => run[0].length + 1)),
+      );
       lines.push(
         '',
         'The current code fails:',
-        '```js',
+        `${fence}js`,
         repair.code,
-        '```',
-        `Error: ${repair.error}`,
+        fence,
+        `Error (as reported, quoted): ${quoteUntrustedText(repair.error, maxErrorChars)}`,
       );
       if (repair.previousContract) {
         lines.push(
