@@ -186,7 +186,7 @@ export class DurableToolSession {
       : [];
     const failed = this.#takeRepairable(failure, role, method, callId);
     const contract = failed?.plan.contract ?? (await this.#store.findTool(role))?.contract ?? {};
-    let plan: Omit<Plan, 'id'>;
+    let plan: Omit<Plan, 'id' | 'callId'>;
     if (failed) {
       plan = {
         role,

@@ -604,12 +604,12 @@ export class GuestRuntime {
       clearTimeout: harden(this.#clearTimeout),
     });
     for (const name of ['Compartment', 'lockdown']) Reflect.deleteProperty(global, name);
-    const lexicals = Object.freeze({
-      [evalName]: this.#makeEval(compartment, () => lexicals),
+    const isolatedEval = this.#makeEval(compartment, () => lexicals);
+    const lexicals: object = Object.freeze({
+      [evalName]: isolatedEval,
       [importName]: (this.#lexicals as Record<string, unknown>)[importName],
       [regExpName]: global.RegExp,
     });
-    const isolatedEval = lexicals[evalName];
     for (const [name, value] of [
       ['eval', isolatedEval],
       ['Function', this.#makeFunctionConstructor(isolatedEval, global)],
