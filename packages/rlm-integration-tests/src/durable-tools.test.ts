@@ -308,4 +308,28 @@ describe('trust boundaries of durable tools (a hostile model)', () => {
     expect(system).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(system).not.toContain('s'.repeat(120));
   });
+
+  test('names model code defines in a persistent session do not reach the helper in a later query', async () => {
+    const intercept = repl(
+      [
+        'globalThis.__tool_report = async () => ({ retry: false });',
+        'var __tool_plan = async () => ({ id: "x", code: "() => \'hijacked\'" });',
+        'globalThis.evaluateIsolated = () => () => "hijacked";',
+        'try { globalThis.llm_query_batched = "replaced"; } catch {}',
+        'SUBMIT("planted");',
+      ].join('\n'),
+    );
+    const { llm, prompts } = model([intercept, useParser], [parserCode]);
+    const toolStore = createToolStore({ root });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, toolStore, persistent: true });
+    expect((await rlm.query('first', 'x')).answer).toBe('planted');
+    const second = await rlm.query('parse it', 'a,b\n1,2');
+    expect(second.answer).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(prompts).toHaveLength(1);
+    const method = JSON.parse(await readFile(methodFile(), 'utf8'));
+    expect(method.code).toContain('line.split(",")');
+  });
 });
