@@ -80,8 +80,9 @@ Storage and tools:
       --resume                 continue the latest checkpoint of the same query and context
       --tools <module>         host tools: a module exporting \`tools\`, an array of
                                { name, description, inputSchema, execute }
-      --toolstore <dir>        durable tools built by runs (default $RLM_TOOLSTORE, else the
-                               platform's state directory); see rlm tools --help
+      --toolstore <dir>        durable tools built by runs (default $RLM_TOOLSTORE, else
+                               .rlm/tools beside --store; none with --no-store); user: the
+                               per-user store every project shares; see rlm tools --help
       --no-tool-reads          never run persisted tool code (it is still written)
       --no-tool-repair         regenerate failing tool methods instead of repairing them
       --tool-generation-only   act as if there were no tool store

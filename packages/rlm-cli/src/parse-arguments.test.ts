@@ -57,7 +57,7 @@ describe('parseArguments', () => {
       storeErrors: 'fail',
       toolsModule: undefined,
       outFile: undefined,
-      toolStoreRoot: undefined,
+      toolStore: { root: '.rlm/tools', source: 'default' },
       toolSwitches: { readArtifacts: true, repair: true, generationOnly: false },
     });
     expect(defaultMaxContextBytes).toBe(256 * 1024 * 1024);
@@ -156,7 +156,7 @@ describe('parseArguments', () => {
       storeErrors: 'warn',
       toolsModule: './tools.mjs',
       outFile: 'answer.md',
-      toolStoreRoot: '/var/tools',
+      toolStore: { root: '/var/tools', source: '--toolstore' },
       toolSwitches: { readArtifacts: false, repair: false, generationOnly: true },
     });
   });
@@ -203,12 +203,17 @@ describe('parseArguments', () => {
     expect(parseArguments(['tools', 'prune', '--dry-run'], { RLM_TOOLSTORE: '/t' })).toEqual({
       kind: 'tools',
       argv: ['prune', '--dry-run'],
-      toolStoreRoot: '/t',
+      toolStore: { root: '/t', source: 'RLM_TOOLSTORE' },
     });
     expect(parseArguments(['--toolstore', '/x', 'tools', 'list'], {})).toEqual({
       kind: 'tools',
       argv: ['list'],
-      toolStoreRoot: '/x',
+      toolStore: { root: '/x', source: '--toolstore' },
+    });
+    expect(parseArguments(['tools', 'list'], {})).toEqual({
+      kind: 'tools',
+      argv: ['list'],
+      toolStore: { root: '.rlm/tools', source: 'default' },
     });
     expect(run(['how', 'do', 'tools', 'work']).query).toBe('how do tools work');
   });

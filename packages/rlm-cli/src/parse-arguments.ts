@@ -3,6 +3,7 @@ import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core'
 import { defaultAnthropicModelId } from '@rlm/core/anthropic';
 import { createContextPathFilter } from './context-path-filter.js';
 import { parsePrice } from './parse-price.js';
+import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';
 import { UsageError } from './usage-error.js';
 
 /** A model named on the command line as `provider:model-id`. */
@@ -113,8 +114,11 @@ export interface CliOptions {
   readonly outFile: string | undefined;
   /** `--trace`: write the run's HTML trace to this file when each query ends, failed or not. */
   readonly traceFile: string | undefined;
-  /** `--toolstore`: the durable tool store's directory; `undefined` means the default. */
-  readonly toolStoreRoot: string | undefined;
+  /**
+   * The durable tool store (see `resolveToolStore`): `--toolstore`, else `RLM_TOOLSTORE`, else
+   * `tools` beside the artifact store; `undefined` with `--no-store` and neither setting.
+   */
+  readonly toolStore: ToolStoreChoice | undefined;
   /**
    * Kill switches of the durable tool store: `--no-tool-reads` (never run persisted code),
    * `--no-tool-repair` (regenerate instead of repairing), `--tool-generation-only` (act as if
@@ -145,7 +149,8 @@ export type CliCommand =
   | {
       readonly kind: 'tools';
       readonly argv: readonly string[];
-      readonly toolStoreRoot: string | undefined;
+      /** The store `rlm tools` works on: the one a run here would use. */
+      readonly toolStore: ToolStoreChoice;
     }
   | {
       readonly kind: 'store';
@@ -246,7 +251,11 @@ export function parseArguments(
     return {
       kind: 'tools',
       argv: argv.slice(toolsAt + 1),
-      toolStoreRoot: before.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
+      toolStore: resolveToolStore({
+        flag: before.toolstore,
+        env,
+        storePath: defaultStorePath,
+      }) as ToolStoreChoice,
     };
   }
   const first = argv[0];
@@ -368,7 +377,11 @@ export function parseArguments(
       toolsModule: values.tools,
       outFile: values.out,
       traceFile: values.trace,
-      toolStoreRoot: values.toolstore ?? nonEmpty(env.RLM_TOOLSTORE),
+      toolStore: resolveToolStore({
+        flag: values.toolstore,
+        env,
+        storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),
+      }),
       toolSwitches: {
         readArtifacts: !values['no-tool-reads'],
         repair: !values['no-tool-repair'],

@@ -116,17 +116,12 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'runs') return await runRunsCommand(command.argv, { stdout });
     if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'tools') {
-      if (command.toolStoreRoot) {
-        await checkToolStoreDirectory(command.toolStoreRoot, {
-          source: toolStoreSource(options.argv),
-          writable: false,
-        });
-      }
+      await checkToolStoreDirectory(command.toolStore, { writable: false });
       return await runToolsCommand(command.argv, {
         stdout,
         stderr,
         runtimeVersion: cliVersion,
-        ...(command.toolStoreRoot ? { root: command.toolStoreRoot } : {}),
+        root: command.toolStore.root,
       });
     }
     const cli = command.options;
@@ -142,12 +137,6 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
       );
     }
-    if (cli.toolStoreRoot) {
-      await checkToolStoreDirectory(cli.toolStoreRoot, {
-        source: toolStoreSource(options.argv),
-        writable: true,
-      });
-    }
     const answers = await AnswerSink.open({ ...cli, stdout, stderr });
     const context = await loadContext({
       file: cli.contextFile,
@@ -161,6 +150,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath ? await openStore(cli.storePath) : undefined;
+    // After the artifact store: the default tool store lives beside it.
+    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
     const watch = new StoreFailureWatch((failure) => {
       stderr.write(
         `rlm: the store failed (${failure.operation}): ${failure.message}; the run goes on, but what it stores from now may be lost${cli.storeErrors === 'fail' ? ' (it will exit 3; --store-errors warn to exit 0)' : ''}\n`,
@@ -192,10 +183,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxResponseChars: cli.maxResponseChars,
       quotas: cli.quotas,
       tools,
-      toolStore: createToolStore({
-        switches: cli.toolSwitches,
-        ...(cli.toolStoreRoot ? { root: cli.toolStoreRoot } : {}),
-      }),
+      ...(cli.toolStore
+        ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
+        : {}),
       ...(store ? { artifacts: watch.wrap(store) } : {}),
     });
     const session = new Session(rlm, context, cli, options, answers, quitNow, { store, watch });
@@ -231,13 +221,6 @@ function createConfiguredRLM(settings: Parameters<typeof createRLM>[0]): RLM {
     const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
     throw new UsageError(reason || String(error), { cause: error });
   }
-}
-
-/** Which setting named the tool store: the flag when given, else the environment variable. */
-function toolStoreSource(argv: readonly string[]): string {
-  return argv.some((argument) => argument === '--toolstore' || argument.startsWith('--toolstore='))
-    ? '--toolstore'
-    : 'RLM_TOOLSTORE';
 }
 
 /** Opens the SQLite artifact store; a failure is a usage error naming the flags to change it. */

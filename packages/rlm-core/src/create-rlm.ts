@@ -19,6 +19,7 @@ import {
   type CallSetup,
   guestHelpersFor,
   hostFunctionNames,
+  internalHostFunctionNames,
   type ResolvedSettings,
   Scheduler,
 } from './scheduler.js';
@@ -245,7 +246,12 @@ class RecursiveLanguageModel implements RLM {
       };
     }
     this.#sandbox ??= this.#settings.sandboxFactory({
-      hostFunctions: this.#delegatingHostFunctions(),
+      hostFunctions: this.#delegatingHostFunctions(
+        hostFunctionNames(this.#settings, this.#artifacts !== undefined),
+      ),
+      internalHostFunctions: this.#delegatingHostFunctions(
+        internalHostFunctionNames(this.#settings),
+      ),
       guestHelpers: guestHelpersFor(this.#settings),
       limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
     });
@@ -281,9 +287,9 @@ class RecursiveLanguageModel implements RLM {
   }
 
   /** Host functions of the persistent sandbox: they reach whichever query is running. */
-  #delegatingHostFunctions(): Record<string, HostFunction> {
+  #delegatingHostFunctions(names: readonly string[]): Record<string, HostFunction> {
     return Object.fromEntries(
-      hostFunctionNames(this.#settings, this.#artifacts !== undefined).map((name) => [
+      names.map((name) => [
         name,
         (...args: unknown[]) => {
           const target = this.#running?.rootHostFunctions[name];

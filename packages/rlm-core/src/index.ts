@@ -1,4 +1,12 @@
 export type * from './artifact-store.js';
+export {
+  boundToolContract,
+  maxContractChars,
+  maxContractStringChars,
+  quoteToolContract,
+  quoteUntrustedText,
+  stripControlCharacters,
+} from './bound-tool-contract.js';
 export { createRLM, type HistoryEntry } from './create-rlm.js';
 export type * from './durable-tool-store.js';
 export * from './errors/index.js';

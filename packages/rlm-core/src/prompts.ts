@@ -68,7 +68,8 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
           '- `await delegate(role, { purpose, deliverable, acceptance, failurePolicy })`: declare',
           '  a reusable tool; `await tool(role).method(...args)` calls one of its methods. A',
           '  method without code is written for you against the contract the first time, kept',
-          '  once it works, and reused by later runs (see known_tools below).',
+          '  once it works, and reused by later runs (see known_tools below). Methods see only',
+          '  their arguments, the built-ins and llm_query: pass them the data they need.',
         ]
       : []),
     ...(options.tools

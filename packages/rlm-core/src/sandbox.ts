@@ -39,6 +39,12 @@ export const defaultSandboxLimits: SandboxLimits = {
   maxOutputChars: 1_000_000,
 };
 
+/**
+ * The name under which guest helpers see the sandbox's isolated evaluator (see
+ * `SandboxOptions.guestHelpers`).
+ */
+export const isolatedEvaluatorName = 'evaluateIsolated';
+
 export interface SandboxOptions {
   /**
    * Host functions, each installed as a global of the same name that model code cannot
@@ -46,11 +52,27 @@ export interface SandboxOptions {
    */
   readonly hostFunctions: Readonly<Record<string, HostFunction>>;
   /**
+   * Host functions only guest helpers can call: each name is in scope in the source of every
+   * guest helper when it is installed, and nowhere else. They are never globals: model code
+   * naming one gets a `ReferenceError`, `globalThis[name]` is `undefined`, and no evaluator
+   * (`eval`, `Function`) reaches them. A helper that captures one at install holds the only
+   * reference inside the sandbox. Names must not clash with `hostFunctions` or `guestHelpers`.
+   */
+  readonly internalHostFunctions?: Readonly<Record<string, HostFunction>>;
+  /**
    * Functions written in JavaScript that run inside the sandbox, as model code does, each
    * installed as a protected global in every fresh environment (at start and after any
    * restart): name -> the source of a function expression, e.g.
    * `{ twice: '(x) => x * 2' }`. They may call host functions. Names must not clash with
    * `hostFunctions`.
+   *
+   * Besides the globals, a helper's source sees, as names in scope at install only:
+   * - every `internalHostFunctions` entry;
+   * - `evaluateIsolated(source, globals)` ({@link isolatedEvaluatorName}): evaluates the script `source` in a new global
+   *   scope that has the standard built-ins (with the sandbox's clock, random source and timers)
+   *   and the own properties of `globals`, and nothing else of the sandbox (no host function,
+   *   guest helper, variable or global model code made), and returns its completion value.
+   *   Each call gets a new scope, under the limits of the execution that runs it.
    */
   readonly guestHelpers?: Readonly<Record<string, string>>;
   /** Defaults to {@link defaultSandboxLimits}. */

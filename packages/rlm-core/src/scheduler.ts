@@ -107,7 +107,12 @@ const coreFunctionNames = [
   'SHOW_VARS',
 ];
 /** Host functions added when a durable tool store is configured. */
-const durableToolFunctionNames = ['delegate', '__tool_plan', '__tool_report'];
+const durableToolFunctionNames = ['delegate'];
+/**
+ * Host functions only the `tool` guest helper holds (see `SandboxOptions.internalHostFunctions`):
+ * model code cannot name them, so the outcomes they record come from the helper's own runs.
+ */
+const durableToolInternalNames = ['__tool_plan', '__tool_report'];
 
 /** Names of the host functions a sandbox gets under these settings. */
 export function hostFunctionNames(settings: ResolvedSettings, withArtifacts: boolean): string[] {
@@ -117,6 +122,11 @@ export function hostFunctionNames(settings: ResolvedSettings, withArtifacts: boo
     ...(settings.toolStore ? durableToolFunctionNames : []),
     ...settings.tools.names,
   ];
+}
+
+/** Names of the host functions only guest helpers hold, under these settings. */
+export function internalHostFunctionNames(settings: ResolvedSettings): string[] {
+  return settings.toolStore ? durableToolInternalNames : [];
 }
 
 /** Host functions that record a final answer instead of going through the bridge. */
@@ -454,7 +464,14 @@ export class Scheduler {
     let sandbox: Sandbox;
     try {
       sandbox = await this.#settings.sandboxFactory({
-        hostFunctions: this.#hostFunctions(call.id),
+        hostFunctions: this.#hostFunctions(
+          call.id,
+          hostFunctionNames(this.#settings, this.#resources.storage !== undefined),
+        ),
+        internalHostFunctions: this.#hostFunctions(
+          call.id,
+          internalHostFunctionNames(this.#settings),
+        ),
         guestHelpers: guestHelpersFor(this.#settings),
         limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
       });
@@ -543,8 +560,10 @@ export class Scheduler {
    * The host functions model code can call. Bound to a call id rather than a call object, so a
    * persistent sandbox's functions always reach the call that is running now.
    */
-  hostFunctionsFor(resolveCallId: () => string | undefined): Record<string, HostFunction> {
-    const names = hostFunctionNames(this.#settings, this.#resources.storage !== undefined);
+  hostFunctionsFor(
+    resolveCallId: () => string | undefined,
+    names: readonly string[],
+  ): Record<string, HostFunction> {
     return Object.fromEntries(
       names.map((name) => {
         const recordFinal = finalRecorders[name];
@@ -564,8 +583,8 @@ export class Scheduler {
     );
   }
 
-  #hostFunctions(callId: string): Record<string, HostFunction> {
-    return this.hostFunctionsFor(() => callId);
+  #hostFunctions(callId: string, names: readonly string[]): Record<string, HostFunction> {
+    return this.hostFunctionsFor(() => callId, names);
   }
 
   /** Host functions bound to whichever root call is running: for a persistent sandbox. */
@@ -573,7 +592,10 @@ export class Scheduler {
     this.#rootHostFunctions ??= this.hostFunctionsFor(() => {
       for (const call of this.#calls.values()) if (call.parentId === undefined) return call.id;
       return undefined;
-    });
+    }, [
+      ...hostFunctionNames(this.#settings, this.#resources.storage !== undefined),
+      ...internalHostFunctionNames(this.#settings),
+    ]);
     return this.#rootHostFunctions;
   }
 
@@ -704,17 +726,21 @@ export class Scheduler {
         case 'delegate':
           return durable.declare(request.args);
         case '__tool_plan':
-          return durable.plan(request.args, async (system, prompt) => {
-            const result = await this.#generate(
-              call,
-              this.#settings.llm,
-              { system, messages: [{ role: 'user', content: prompt }], singleUse: true },
-              request,
-            );
-            return result.text;
-          });
+          return durable.plan(
+            request.args,
+            async (system, prompt) => {
+              const result = await this.#generate(
+                call,
+                this.#settings.llm,
+                { system, messages: [{ role: 'user', content: prompt }], singleUse: true },
+                request,
+              );
+              return result.text;
+            },
+            call.id,
+          );
         case '__tool_report':
-          return durable.report(request.args);
+          return durable.report(request.args, call.id);
       }
     }
     if (artifacts && isArtifactFunction(request.name)) {

@@ -214,6 +214,26 @@ describe('the RLM loop', () => {
     expect((await rlm.query('second', 'de')).answer).toBe('3,abc,de,3');
   });
 
+  test('in a session, a query cannot replace the intrinsics the next query uses', async () => {
+    const llm = createScriptedModel([
+      repl(
+        [
+          'const tries = [];',
+          'for (const plant of [',
+          '  () => { JSON = { stringify: () => SUBMIT("forged " + context) }; },',
+          '  () => { globalThis.JSON = { stringify: () => "planted" }; },',
+          '  () => Object.defineProperty(globalThis, "Math", { value: { max: () => "planted" } }),',
+          ']) { try { plant(); tries.push("replaced"); } catch (error) { tries.push(error.name); } }',
+          'SUBMIT(tries.join(","));',
+        ].join('\n'),
+      ),
+      repl('SUBMIT(JSON.stringify({ secret: context.length, max: Math.max(1, 2) }));'),
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
+    expect((await rlm.query('first', 'a')).answer).toBe('TypeError,TypeError,TypeError');
+    expect((await rlm.query('second', 'confidential')).answer).toBe('{"secret":12,"max":2}');
+  });
+
   test('by default every query starts fresh: no variables, contexts or planted globals of an earlier one', async () => {
     const llm = createScriptedModel([
       repl(

@@ -211,8 +211,30 @@ export class GuestRuntime {
       const call = { [name]: (...args: unknown[]) => this.#callHost(name, args) }[name];
       this.#defineFixed(name, harden(call as (...args: unknown[]) => Promise<unknown>));
     }
+    // What helpers alone see: internal host functions and the isolated evaluator, as lexicals
+    // of their own evaluation, never globals.
+    const helperScope: Record<string, unknown> = {
+      [setup.isolatedEvaluatorName]: harden((source: unknown, globals: unknown) =>
+        this.#evaluateIsolated(source, globals),
+      ),
+    };
+    for (const name of setup.internalHostFunctionNames) {
+      helperScope[name] = harden(
+        { [name]: (...args: unknown[]) => this.#callHost(name, args) }[name] as () => unknown,
+      );
+    }
+    const helperLexicals = { __moduleShimLexicals__: Object.freeze(helperScope) };
     for (const [name, source] of Object.entries(setup.guestHelpers)) {
-      this.#defineFixed(name, harden(this.#compartment.evaluate(`(${source})`)));
+      this.#defineFixed(name, harden(this.#compartment.evaluate(`(${source})`, helperLexicals)));
+    }
+    // The shared intrinsics (JSON, Math, Object, Array, Promise, String, RegExp, ...) and the
+    // powers given above are fixed: code of one query cannot replace them for the code of a
+    // later one in the same session. Variables and the scaffold are accessors, kept apart.
+    for (const name of Object.getOwnPropertyNames(global)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(global, name)!;
+      if (descriptor.configurable && 'value' in descriptor) {
+        Object.defineProperty(global, name, { writable: false, configurable: false });
+      }
     }
     this.#baseline = new Set(Object.getOwnPropertyNames(global));
 
@@ -590,9 +612,49 @@ export class GuestRuntime {
     this.#timers.delete(id as number);
   };
 
-  #makeEval(): (source: unknown) => unknown {
-    const compartment = this.#compartment;
-    const lexicals = () => this.#lexicals;
+  /**
+   * Evaluates `source` in a new Compartment: the standard built-ins with the start
+   * compartment's clock and random source, the execution's timers, evaluators that rewrite
+   * code as the main ones do, and the own properties of `globals`; nothing of the main
+   * compartment's global object.
+   */
+  #evaluateIsolated(source: unknown, globals: unknown): unknown {
+    if (typeof source !== 'string')
+      throw new TypeError('evaluateIsolated: source must be a string');
+    const compartment = new Compartment({ __options__: true, name: 'rlm-isolated' });
+    const global = compartment.globalThis as Record<PropertyKey, unknown>;
+    Object.assign(global, {
+      Date,
+      Math,
+      setTimeout: harden(this.#setTimeout),
+      clearTimeout: harden(this.#clearTimeout),
+    });
+    for (const name of ['Compartment', 'lockdown']) Reflect.deleteProperty(global, name);
+    const isolatedEval = this.#makeEval(compartment, () => lexicals);
+    const lexicals: object = Object.freeze({
+      [evalName]: isolatedEval,
+      [importName]: (this.#lexicals as Record<string, unknown>)[importName],
+      [regExpName]: global.RegExp,
+    });
+    for (const [name, value] of [
+      ['eval', isolatedEval],
+      ['Function', this.#makeFunctionConstructor(isolatedEval, global)],
+    ] as const) {
+      Object.defineProperty(global, name, { value, writable: false, configurable: false });
+    }
+    if (typeof globals === 'object' && globals !== null) {
+      for (const name of Object.keys(globals)) {
+        const value = (globals as Record<string, unknown>)[name];
+        Object.defineProperty(global, name, { value, writable: false, configurable: false });
+      }
+    }
+    return compartment.evaluate(rewriteEvalCode(source), { __moduleShimLexicals__: lexicals });
+  }
+
+  #makeEval(
+    compartment: Compartment = this.#compartment,
+    lexicals: () => object = () => this.#lexicals,
+  ): (source: unknown) => unknown {
     // A concise method: named `eval`, not a constructor. Each call gets a fresh SES evaluator,
     // so nothing guest code does to one evaluation's scope outlives it.
     const { eval: sandboxEval } = {
@@ -606,8 +668,11 @@ export class GuestRuntime {
     return harden(sandboxEval);
   }
 
-  #makeFunctionConstructor(sandboxEval: (source: unknown) => unknown): Function {
-    const guestFunction = this.#global.Function as Function;
+  #makeFunctionConstructor(
+    sandboxEval: (source: unknown) => unknown,
+    global: Record<PropertyKey, unknown> = this.#global,
+  ): Function {
+    const guestFunction = global.Function as Function;
     function SandboxFunction(...args: unknown[]): unknown {
       const body = args.length > 0 ? `${args.at(-1)}` : '';
       const parameters = args

@@ -151,6 +151,35 @@ describe('protected names', () => {
       expect((await sandbox.execute('await llm_query()')).output).toBe('answer');
     }));
 
+  test('shared intrinsics cannot be replaced for later executions, however the code tries', () =>
+    withSandbox({}, async (sandbox) => {
+      const planted = '{ stringify: () => "planted", parse: () => "planted" }';
+      const attacks = [
+        `JSON = ${planted}`,
+        `globalThis.JSON = ${planted}`,
+        `Object.defineProperty(globalThis, "JSON", { value: ${planted} })`,
+        `Reflect.set(globalThis, "Math", { max: () => "planted" })`,
+        'delete globalThis.Promise; delete globalThis.Object',
+        `eval('JSON = ${planted.replaceAll('"', '\\"')}')`,
+        `Function('globalThis.String = function () { return "planted" }')()`,
+        'var Array = function () { return "planted" }',
+        'const Date = { now: () => 0 }',
+      ];
+      // Each attack throws or silently does nothing (Reflect.set answers false).
+      for (const attack of attacks) await sandbox.execute(attack);
+      expect((await sandbox.execute(`JSON = ${planted}`)).error).toMatch(
+        /TypeError: (Assignment to constant variable|Cannot assign to read only property 'JSON')/,
+      );
+      expect((await sandbox.execute('const Date = { now: () => 0 }')).error).toMatch(
+        /Cannot redeclare the built-in Date/,
+      );
+      const honest = await sandbox.execute(
+        'print(JSON.stringify({ a: 1 }), Math.max(1, 2), typeof Promise, String(7), Array.isArray([]), Date.now() > 0, Object.keys({ b: 1 }))',
+      );
+      expect(honest.error).toBeUndefined();
+      expect(honest.output).toBe('{"a":1} 2 function 7 true true ["b"]\n');
+    }));
+
   test('names the sandbox reserves cannot be used', () =>
     withSandbox({}, async (sandbox) => {
       expect((await sandbox.execute('const __rlm_x = 1')).error).toMatch(/reserved/);

@@ -4,6 +4,7 @@ import {
   type ExecuteOptions,
   type ExecuteResult,
   type HostFunction,
+  isolatedEvaluatorName,
   type Sandbox,
   SandboxError,
   type SandboxLimits,
@@ -114,6 +115,8 @@ function disposedError(): SandboxError {
  */
 export class SesSandbox implements Sandbox {
   readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  /** Host functions only guest helpers hold (see `SandboxOptions.internalHostFunctions`). */
+  readonly #internalHostFunctions: Readonly<Record<string, HostFunction>>;
   readonly #guestHelpers: Readonly<Record<string, string>>;
   readonly #limits: SandboxLimits;
   readonly #config: SesSandboxConfig;
@@ -146,6 +149,7 @@ export class SesSandbox implements Sandbox {
 
   private constructor(options: SandboxOptions, config: SesSandboxConfig) {
     this.#hostFunctions = { ...options.hostFunctions };
+    this.#internalHostFunctions = { ...options.internalHostFunctions };
     this.#guestHelpers = { ...options.guestHelpers };
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
     this.#config = config;
@@ -166,6 +170,19 @@ export class SesSandbox implements Sandbox {
       }
       if (typeof fn !== 'function') {
         throw new SandboxError(`@rlm/sandbox-ses: host function ${name} is not a function`);
+      }
+    }
+    for (const [name, fn] of Object.entries(options.internalHostFunctions ?? {})) {
+      if (
+        !isIdentifierName(name) ||
+        name === isolatedEvaluatorName ||
+        Object.hasOwn(options.hostFunctions, name) ||
+        Object.hasOwn(options.guestHelpers ?? {}, name) ||
+        typeof fn !== 'function'
+      ) {
+        throw new SandboxError(
+          `@rlm/sandbox-ses: internal host function ${JSON.stringify(name)} needs an identifier name not taken by ${isolatedEvaluatorName}, a host function or a guest helper, and a function`,
+        );
       }
     }
     for (const [name, source] of Object.entries(options.guestHelpers ?? {})) {
@@ -425,6 +442,8 @@ export class SesSandbox implements Sandbox {
     const setup: WorkerSetup = {
       outputBuffer: this.#output.buffer,
       hostFunctionNames: Object.keys(this.#hostFunctions),
+      internalHostFunctionNames: Object.keys(this.#internalHostFunctions),
+      isolatedEvaluatorName,
       guestHelpers: this.#guestHelpers,
       snapshotLimitBytes: this.#config.snapshotLimitBytes,
       transferLimitBytes: this.#transferLimitBytes,
@@ -613,12 +632,16 @@ export class SesSandbox implements Sandbox {
     /** Bytes of the arguments this call holds until it settles. */
     let callBytes = 0;
     try {
-      if (!Object.hasOwn(this.#hostFunctions, name))
-        throw new Error(`${name} is not a host function`);
+      const hostFunction = Object.hasOwn(this.#hostFunctions, name)
+        ? this.#hostFunctions[name]
+        : Object.hasOwn(this.#internalHostFunctions, name)
+          ? this.#internalHostFunctions[name]
+          : undefined;
+      if (hostFunction === undefined) throw new Error(`${name} is not a host function`);
       const args = this.#unpack(transferred, `${name}: its arguments are`, this.#callBytes);
       if (!Array.isArray(args)) throw new Error(`${name}: its arguments did not arrive as a list`);
       callBytes = transferred.bytes?.byteLength ?? 0;
-      pending = Promise.resolve((this.#hostFunctions[name] as HostFunction)(...args));
+      pending = Promise.resolve(hostFunction(...args));
     } catch (error) {
       pending = Promise.reject(error);
     }

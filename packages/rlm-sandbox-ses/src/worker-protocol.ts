@@ -25,6 +25,10 @@ export interface WorkerSetup {
   readonly outputBuffer: SharedArrayBuffer;
   /** Names of the host functions to install as globals. */
   readonly hostFunctionNames: readonly string[];
+  /** Names of the host functions only guest helpers see, in scope at their install. */
+  readonly internalHostFunctionNames: readonly string[];
+  /** The name under which guest helpers see the isolated evaluator (core's `isolatedEvaluatorName`). */
+  readonly isolatedEvaluatorName: string;
   /** Guest helpers to install as globals: name -> function expression source. */
   readonly guestHelpers: Readonly<Record<string, string>>;
   /** Bytes of model variables copied to the host after each execution, at most. */

@@ -35,6 +35,8 @@ export interface RunToolsCommandOptions {
 export const toolsHelpText = `Usage: rlm tools <command> [options]
 
 Persisted tools: contracts in registry.json, method code in tools/<role>/<method>.json.
+The store is the project's .rlm/tools unless rlm --toolstore <dir|user> tools ... or
+RLM_TOOLSTORE names another (user: the per-user store shared by every project).
 
 Commands:
   list [--json]                       every tool and method with its status

@@ -1,5 +1,10 @@
 import { SandboxError } from '../errors/index.js';
-import type { Sandbox, SandboxFactory, SandboxOptions } from '../sandbox.js';
+import {
+  isolatedEvaluatorName,
+  type Sandbox,
+  type SandboxFactory,
+  type SandboxOptions,
+} from '../sandbox.js';
 
 /** The assertions the suite uses; vitest's `expect` (or jest's) satisfies it. */
 export interface ConformanceAssertion {
@@ -244,6 +249,55 @@ export function runSandboxConformance(
           expect(names.includes('shout')).toBe(false);
         },
       ));
+
+    test('internal host functions reach guest helpers only; evaluateIsolated sees none of the sandbox', () => {
+      const recorded: unknown[] = [];
+      return withSandbox(
+        {
+          hostFunctions: { visible: async () => 'visible' },
+          internalHostFunctions: {
+            secret: async (value) => {
+              recorded.push(value);
+              return 'recorded';
+            },
+          },
+          guestHelpers: {
+            keep: `(() => { const record = secret; return (value) => record(value); })()`,
+            isolated: `(() => { const run = ${isolatedEvaluatorName}; return (source, globals) => run(source, globals); })()`,
+          },
+        },
+        async (sandbox) => {
+          expect((await sandbox.execute('await keep("from the helper")')).output).toBe('recorded');
+          for (const attempt of [
+            'await secret("direct")',
+            'await globalThis.secret("global")',
+            'await globalThis["sec" + "ret"]("computed")',
+            'await eval("secret")("eval")',
+            'await Function("return secret")()("function")',
+            `await ${isolatedEvaluatorName}("1")`,
+          ]) {
+            const result = await sandbox.execute(attempt);
+            expect(result.error).toMatch(/not defined|not a function/);
+          }
+          expect(recorded).toEqual(['from the helper']);
+          await sandbox.execute('const mine = "model variable"');
+          const scope = await sandbox.execute(
+            `isolated(${JSON.stringify(
+              '[typeof visible, typeof keep, typeof mine, typeof print, typeof secret, typeof globalThis.visible, typeof Function("return visible")(), typeof given, typeof JSON, typeof Date.now()].join(",")',
+            )}, { given: 1 })`,
+          );
+          expect(scope.error).toBeUndefined();
+          expect(scope.output).toBe(
+            'undefined,undefined,undefined,undefined,undefined,undefined,undefined,number,object,number',
+          );
+          const fresh = await sandbox.execute(
+            'isolated("globalThis.planted = 1; globalThis.JSON = null"); isolated("typeof planted + \\",\\" + typeof JSON")',
+          );
+          expect(fresh.error).toBeUndefined();
+          expect(fresh.output).toBe('undefined,object');
+        },
+      );
+    });
 
     test('listVariables answers while an execution awaits a host call', async () => {
       let sandbox: Sandbox | undefined;
