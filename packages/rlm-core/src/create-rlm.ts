@@ -113,7 +113,7 @@ class RecursiveLanguageModel implements RLM {
   }
 
   query(query: string, context?: unknown, options: QueryOptions = {}): Promise<RLMResult> {
-    return this.#serialize(() => this.#run(query, context, options, () => {}));
+    return this.#schedule(() => this.#run(query, context, options, () => {}));
   }
 
   queryStream(
@@ -129,7 +129,7 @@ class RecursiveLanguageModel implements RLM {
       isDroppable: (event) => event.type !== 'final' && event.type !== 'call-error',
       onReturn: () => abort.abort(new Error('the event stream was closed')),
     });
-    this.#serialize(() =>
+    this.#schedule(() =>
       this.#run(query, context, { ...options, signal: abort.signal }, (event) =>
         channel.push(event),
       ),
@@ -154,7 +154,25 @@ class RecursiveLanguageModel implements RLM {
     return this.dispose();
   }
 
-  /** Queries on one instance run one at a time: they share the persistent sandbox. */
+  async reset(): Promise<void> {
+    await this.#serialize(async () => {
+      const sandbox = this.#sandbox;
+      this.#sandbox = undefined;
+      this.#history.length = 0;
+      this.#contexts.length = 0;
+      this.#currentContext = undefined;
+      if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+    });
+  }
+
+  /**
+   * In a persistent session, queries run one at a time (they share the sandbox); otherwise each
+   * starts at once.
+   */
+  #schedule<T>(task: () => Promise<T>): Promise<T> {
+    return this.#persistent ? this.#serialize(task) : task();
+  }
+
   #serialize<T>(task: () => Promise<T>): Promise<T> {
     const result = this.#tail.then(task);
     this.#tail = result.catch(() => {});
@@ -205,7 +223,7 @@ class RecursiveLanguageModel implements RLM {
               ),
             Math.max(0, wallTime),
           );
-    this.#running = scheduler;
+    if (this.#persistent) this.#running = scheduler;
     try {
       const setup = await this.#setup(context, checkpoint ? resumeStateOf(checkpoint) : undefined);
       const final = await scheduler.runRoot(query, context, setup, options.signal);
@@ -225,7 +243,7 @@ class RecursiveLanguageModel implements RLM {
       };
     } finally {
       clearTimeout(timer);
-      this.#running = undefined;
+      if (this.#running === scheduler) this.#running = undefined;
     }
   }
 

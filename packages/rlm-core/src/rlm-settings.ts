@@ -228,7 +228,9 @@ export interface RLM extends AsyncDisposable {
   /**
    * Answers `query` over `context` (a string, array, or JSON-like object kept only inside the
    * sandbox). Rejects with `NoFinalAnswerError`, `BudgetExhaustedError`, `AbortedError`,
-   * `ModelCallError` or `SandboxError`. Queries on one instance run one at a time.
+   * `ModelCallError` or `SandboxError`. Without `persistent`, queries on one instance run
+   * concurrently, each in its own sandbox (each with its own `maxConcurrency` and budget); in
+   * a persistent session they run one at a time, in call order.
    */
   query(query: string, context?: unknown, options?: QueryOptions): Promise<RLMResult>;
   /**
@@ -237,6 +239,13 @@ export interface RLM extends AsyncDisposable {
    * aborts the run.
    */
   queryStream(query: string, context?: unknown, options?: QueryOptions): AsyncIterable<RlmEvent>;
+  /**
+   * Ends the persistent session and starts a new one: waits for the queries already asked,
+   * then disposes the session's sandbox and forgets its contexts (`context_0..n`), variables
+   * and `history`. The next query starts fresh. Without `persistent` there is nothing to
+   * forget: it resolves at once.
+   */
+  reset(): Promise<void>;
   /** Disposes the persistent sandbox. Idempotent. */
   dispose(): Promise<void>;
 }

@@ -176,7 +176,7 @@ test('model code reassigning intrinsics cannot change how tool calls run', async
   const forge = model(
     [
       repl(
-        'await delegate("csv_parser", { purpose: "parse CSV text into rows of cells" });\nglobalThis.Proxy = function () { return { parse: () => "hijacked" }; };\nglobalThis.Array = { isArray: () => { throw new Error("hijacked"); } };\nSUBMIT(await tool("csv_parser").parse(context));',
+        'await delegate("csv_parser", { purpose: "parse CSV text into rows of cells" });\ntry { globalThis.Proxy = function () { return { parse: () => "hijacked" }; }; } catch {}\ntry { globalThis.Array = { isArray: () => { throw new Error("hijacked"); } }; } catch {}\nSUBMIT(await tool("csv_parser").parse(context));',
       ),
     ],
     [parserCode],

@@ -234,6 +234,46 @@ describe('the RLM loop', () => {
     expect((await rlm.query('second', 'confidential')).answer).toBe('{"secret":12,"max":2}');
   });
 
+  test('without persistent, queries on one instance run concurrently', async () => {
+    const inner = createScriptedModel([], { fallback: () => repl('SUBMIT(context)') });
+    let arrived = 0;
+    let bothArrived!: () => void;
+    const both = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
+    const llm = {
+      ...inner,
+      async generate(...args: Parameters<typeof inner.generate>) {
+        arrived += 1;
+        if (arrived === 2) bothArrived();
+        // Run one at a time, the first query would wait here for ever: fail instead.
+        await Promise.race([
+          both,
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error('the second query never started')), 30_000),
+          ),
+        ]);
+        return inner.generate(...args);
+      },
+    };
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const answers = await Promise.all([rlm.query('one', 'alpha'), rlm.query('two', 'beta')]);
+    expect(answers.map((result) => result.answer)).toEqual(['alpha', 'beta']);
+  });
+
+  test('reset() ends a session: the next query sees no earlier context, variable or history', async () => {
+    const llm = createScriptedModel([
+      repl('const kept = 1;\nSUBMIT("one");'),
+      repl('SUBMIT([typeof kept, typeof context_0, history.length].join("|"));'),
+      repl('SUBMIT([typeof kept, typeof context_1, history.length, context].join("|"));'),
+    ]);
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
+    await rlm.query('first', 'a secret');
+    expect((await rlm.query('second', 'b')).answer).toBe('number|string|1');
+    await rlm.reset();
+    expect((await rlm.query('third', 'c')).answer).toBe('undefined|undefined|0|c');
+  });
+
   test('by default every query starts fresh: no variables, contexts or planted globals of an earlier one', async () => {
     const llm = createScriptedModel([
       repl(

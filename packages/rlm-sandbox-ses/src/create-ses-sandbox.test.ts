@@ -59,9 +59,10 @@ describe('the REPL', () => {
     expect(names).toContain('viaGlobal');
   });
 
-  test('a declaration shadows a built-in global for later executions', async () => {
-    await run('const escape = (text) => "[" + text + "]"');
-    expect(await run('escape("x")')).toBe('[x]');
+  test('a built-in global cannot be redeclared: later executions keep the real one', async () => {
+    const redeclared = await sandbox.execute('const escape = (text) => "[" + text + "]"');
+    expect(redeclared.error).toMatch(/Cannot redeclare the built-in escape/);
+    expect(await run('escape("a b")')).toBe('a%20b');
   });
 
   test('values are formatted JSON-ish; strings print as they are', async () => {

@@ -109,7 +109,7 @@ interface Scope {
   readonly names: Set<string>;
 }
 
-type Use = 'read' | 'write' | 'call' | 'typeof' | 'declare';
+type Use = 'read' | 'write' | 'create' | 'call' | 'typeof' | 'declare';
 
 /** A reference to a persisted variable, rewritten once the walk knows where it lives. */
 interface PersistedReference {
@@ -327,7 +327,7 @@ class Rewriter {
       case 'const': {
         const isConst =
           resolved === 'declared' ? this.declarations.get(name) === 'const' : resolved === 'const';
-        if (use === 'write' && isConst) {
+        if ((use === 'write' || use === 'create') && isConst) {
           this.replaceIdentifier(id, `${kitName}.constant(${quoted}).v`);
           return;
         }
@@ -337,7 +337,7 @@ class Rewriter {
         return;
       }
       case 'protected':
-        if (use === 'write') {
+        if (use === 'write' || use === 'create') {
           this.replaceIdentifier(id, `${kitName}.readOnly(${quoted}).v`);
         } else {
           const access = this.cellAccess(name);
@@ -345,7 +345,7 @@ class Rewriter {
         }
         return;
       case 'global':
-        if (use === 'write') this.assignedFree.add(name);
+        if (use === 'write' || use === 'create') this.assignedFree.add(name);
         else this.globalReads.add(name);
         return;
       case undefined:
@@ -355,6 +355,10 @@ class Rewriter {
         if (this.functionDepth > 0) this.captured.add(name);
         if (use === 'read' || use === 'call') {
           this.replaceIdentifier(id, `(${kitName}.ref(${quoted}))`);
+        } else if (use === 'create') {
+          // `x = 1` with no declaration, outside functions: a variable that persists, as in
+          // Node's REPL (strict mode would throw a ReferenceError).
+          this.replaceIdentifier(id, `${kitName}.cell(${quoted}).v`);
         } else if (use === 'write') {
           this.assignedFree.add(name);
         }
@@ -489,8 +493,12 @@ class Rewriter {
   }
 
   /** Visits an assignment target: its identifiers are writes. */
-  visitTarget(node: Pattern, scope: Scope): void {
-    this.visitPattern(node, scope, (id) => this.reference(id, scope, 'write'));
+  /**
+   * Visits an assignment target. `creates`: a plain `=` (or a `for...of/in` head) outside any
+   * function, where an undeclared name becomes a variable, as in Node's REPL.
+   */
+  visitTarget(node: Pattern, scope: Scope, creates = false): void {
+    this.visitPattern(node, scope, (id) => this.reference(id, scope, creates ? 'create' : 'write'));
   }
 
   // ---- declarations ----
@@ -620,7 +628,7 @@ class Rewriter {
         } else if (node.type === 'ForStatement') {
           this.visit(head, inner, node);
         } else if (head) {
-          this.visitTarget(head as Pattern, inner);
+          this.visitTarget(head as Pattern, inner, this.functionDepth === 0);
         }
         if (node.type === 'ForStatement') {
           this.visit(node.test, inner, node);
@@ -672,7 +680,7 @@ class Rewriter {
         return;
       }
       case 'AssignmentExpression':
-        this.visitTarget(node.left, scope);
+        this.visitTarget(node.left, scope, node.operator === '=' && this.functionDepth === 0);
         this.visit(node.right, scope, node);
         return;
       case 'UpdateExpression':

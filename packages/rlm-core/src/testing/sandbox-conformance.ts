@@ -93,6 +93,30 @@ export function runSandboxConformance(
         expect(third.output).toBe('11');
       }));
 
+    test("an assignment to an undeclared name outside functions creates a variable, as in Node's REPL", () =>
+      withSandbox({}, async (sandbox) => {
+        const first = await sandbox.execute(`
+          total = 41;
+          total = total + 1;
+          [low, high] = [1, 2];
+          for (item of ['a', 'b']) {}
+          if (true) { nested = 'kept'; }
+        `);
+        expect(first.error).toBeUndefined();
+        const second = await sandbox.execute('[total, low, high, item, nested].join(",")');
+        expect(second.error).toBeUndefined();
+        expect(second.output).toBe('42,1,2,b,kept');
+        const names = new Set((await sandbox.listVariables()).map((variable) => variable.name));
+        for (const name of ['total', 'low', 'high', 'item', 'nested']) {
+          expect(names.has(name)).toBe(true);
+        }
+        // Inside a function strict mode still applies, and a compound update needs a value.
+        const inFunction = await sandbox.execute('(() => { leaked = 1; })()');
+        expect(inFunction.error).toMatch(/ReferenceError: leaked is not defined/);
+        expect((await sandbox.execute('missing += 1')).error).toMatch(/ReferenceError/);
+        expect((await sandbox.execute('typeof leaked')).output).toBe('undefined');
+      }));
+
     test('print and console output is captured in order', () =>
       withSandbox({}, async (sandbox) => {
         const result = await sandbox.execute(
