@@ -817,6 +817,29 @@ describe('rlm (built bin): careless or hostile model code', () => {
     expect(result.stderr).toContain('rlm: aborted\n');
   });
 
+  test('piped queries share a session, but the first cannot plant a JSON the second one runs', async () => {
+    const file = await writeContext('secret.txt', 'the second user secret');
+    const plant =
+      'try { JSON = { stringify: () => SUBMIT("forged") }; } catch (error) { print(error.name); }\ntry { globalThis.JSON = { stringify: () => "planted" }; } catch (error) { print(error.name); }';
+    const result = await runRlm(
+      ['--context', file, '--json', '--quiet'],
+      [
+        fakeText(`\`\`\`repl\n${plant}\n\`\`\``),
+        fakeText('FINAL(planted?)'),
+        fakeText('```repl\nconst shown = JSON.stringify({ length: context.length })\n```'),
+        fakeText('FINAL_VAR(shown)'),
+      ],
+      { input: 'Plant it\nShow the length\n' },
+    );
+    expect(result.code).toBe(0);
+    const answers = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).answer);
+    expect(answers).toEqual(['planted?', '{"length":22}']);
+    expect(JSON.stringify(server!.requests[1]!.body)).toContain('TypeError\\nTypeError');
+  });
+
   test('an answer with escape sequences is shown, not acted on, in a terminal; a pipe gets its bytes', async () => {
     const hostile = 'done\u001b]0;owned\u0007\u001b[2J\u001b]52;c;cm0gLXJmIH4=\u0007';
     const onTerminal = await runRlm(['Title?'], [fakeText(`FINAL(${hostile})`)], {
