@@ -109,16 +109,6 @@ describe('createEventRenderer', () => {
   test('errors, empty output, warnings, sub-calls indented by depth', () => {
     const text = render([
       { ...root, type: 'execution', iteration: 1, index: 0, output: '', durationMs: 12 },
-      {
-        ...root,
-        type: 'execution',
-        iteration: 1,
-        index: 1,
-        output: 'partial\nError: ReferenceError: x is not defined\n    at <repl>',
-        error: 'ReferenceError: x is not defined\n    at <repl>',
-        durationMs: 1,
-      },
-      { ...root, type: 'warning', code: 'no-code-no-answer', message: 'no code and\nno answer' },
       { ...root, type: 'bridge-call', requestId: 'r1', name: 'llm_query' },
       { ...root, type: 'bridge-call', requestId: 'r2', name: 'sub_rlm' },
       {
@@ -130,6 +120,16 @@ describe('createEventRenderer', () => {
         durationMs: 3,
         error: 'rate limited',
       },
+      {
+        ...root,
+        type: 'execution',
+        iteration: 1,
+        index: 1,
+        output: 'partial\nError: ReferenceError: x is not defined\n    at <repl>',
+        error: 'ReferenceError: x is not defined\n    at <repl>',
+        durationMs: 1,
+      },
+      { ...root, type: 'warning', code: 'no-code-no-answer', message: 'no code and\nno answer' },
       { ...child, type: 'call-start', query: 'summarize\npart 1', parentCallId: 'call-1' },
       { ...child, type: 'step-start', iteration: 1 },
       {
@@ -147,10 +147,10 @@ describe('createEventRenderer', () => {
       [
         '  → (no output, 12 ms)',
         '  → partial',
+        '  ⇢ 1 llm_query call: 0 answered, 1 failed',
+        '  ✗ llm_query failed: rate limited',
         '  ✗ ReferenceError: x is not defined',
         '⚠ no code and no answer',
-        '  ⇢ llm_query',
-        '  ✗ llm_query failed: rate limited',
         '  ↳ sub_rlm: summarize part 1',
         '  ● step 1',
         '  ✓ sub_rlm answered: {"total":2}',
@@ -233,5 +233,59 @@ describe('createEventRenderer', () => {
     const event: RlmEvent = { ...root, type: 'warning', code: 'x', message: 'careful' };
     expect(render([event], { color: true })).toBe('\u001b[33m⚠ careful\u001b[39m\n');
     expect(render([event])).toBe('⚠ careful\n');
+  });
+
+  test('a fan-out is one counter on the status line and one line when its block ends', () => {
+    const statuses: (string | undefined)[] = [];
+    let text = '';
+    const renderEvent = createEventRenderer({
+      write: (chunk) => {
+        text += chunk;
+      },
+      color: false,
+      status: (status) => statuses.push(status),
+    });
+    renderEvent({ ...root, type: 'step-start', iteration: 2 });
+    renderEvent({
+      ...root,
+      type: 'usage',
+      usage: { inputTokens: 10, outputTokens: 5 },
+      modelId: 'scripted',
+      modelCalls: 1,
+    });
+    for (let index = 0; index < 40; index += 1) {
+      renderEvent({ ...root, type: 'bridge-call', requestId: `r${index}`, name: 'llm_query' });
+    }
+    for (let index = 0; index < 40; index += 1) {
+      renderEvent({
+        ...root,
+        type: 'bridge-result',
+        requestId: `r${index}`,
+        name: 'llm_query',
+        ok: index % 10 !== 0,
+        durationMs: 5,
+        ...(index % 10 === 0 ? { error: `failure ${index}` } : {}),
+      });
+    }
+    renderEvent({ ...root, type: 'execution', iteration: 2, index: 0, output: '', durationMs: 9 });
+    expect(statuses.slice(0, 3)).toEqual([
+      'step 2 · waiting for the model',
+      undefined,
+      'llm_query 0/1',
+    ]);
+    expect(statuses).toContain('llm_query 0/40');
+    expect(statuses).toContain('llm_query 23/40');
+    expect(statuses.at(-1)).toBeUndefined();
+    expect(text).toBe(
+      [
+        '● step 2',
+        '  ⇢ 40 llm_query calls: 36 answered, 4 failed',
+        '  ✗ llm_query failed: failure 0',
+        '  ✗ llm_query failed: failure 10',
+        '  ✗ llm_query failed: failure 20',
+        '  ✗ … 1 more failed',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -15,7 +15,23 @@ export interface EventRendererOptions {
   readonly color: boolean;
   /** Longest line in characters (indentation included); longer ones end in `…`. Default 160. */
   readonly width?: number;
+  /**
+   * Receives what the run is waiting on, for a live status line on a terminal (`step 3 ·
+   * waiting for the model`, `llm_query 23/40`), or `undefined` when nothing is pending.
+   */
+  readonly status?: (text: string | undefined) => void;
 }
+
+/** Host calls of one block: how many started, settled and failed, and the first failures. */
+interface FanOut {
+  started: number;
+  settled: number;
+  readonly failures: string[];
+  failed: number;
+}
+
+/** Failed host calls of one block shown on their own lines; the rest are counted. */
+const failureLinesShown = 3;
 
 type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'magenta' | 'cyan';
 
@@ -35,7 +51,10 @@ const fencedBlock =
   /^[ \t]*(`{3,})[^\n]*(?:\n[\s\S]*?)??(?:\n[ \t]*\1[ \t]*(?=\n|(?![\s\S]))|(?![\s\S]))/gm;
 const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** Host functions whose calls show up as their own lines (`sub_rlm` shows as a child call). */
+/**
+ * Host functions whose calls are counted per block, on the status line while they run and in one
+ * line when the block ends (`sub_rlm` shows as a child call).
+ */
 const renderedBridgeCalls = new Set(['llm_query', 'llm_query_batched']);
 
 /**
@@ -58,8 +77,40 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
   /** Usage of each call's running step, and of the whole run so far. */
   const stepUsage = new Map<string, RunUsage>();
   let runUsage = emptyRunUsage();
+  /** Calls waiting for their model, by call id: the step they are at. */
+  const waiting = new Map<string, number>();
+  /** Counted host calls of each call's running block. */
+  const fanOuts = new Map<string, FanOut>();
+  let shownStatus: string | undefined;
+  const updateStatus = () => {
+    if (!options.status) return;
+    let text: string | undefined;
+    let started = 0;
+    let settled = 0;
+    for (const fanOut of fanOuts.values()) {
+      started += fanOut.started;
+      settled += fanOut.settled;
+    }
+    if (started > settled) text = `llm_query ${settled}/${started}`;
+    else if (waiting.size > 0) {
+      const [first] = waiting.values();
+      text =
+        waiting.size === 1
+          ? `step ${first} · waiting for the model`
+          : `waiting for the model (${waiting.size} calls)`;
+    }
+    if (text !== shownStatus) {
+      shownStatus = text;
+      options.status(text);
+    }
+  };
 
   return (event) => {
+    render(event);
+    updateStatus();
+  };
+
+  function render(event: RlmEvent): void {
     const indent = '  '.repeat(event.depth);
     /** Writes `lines`, each cut to the width, the first `limit` only, then a count of the rest. */
     const emit = (style: Style, prefix: string, lines: readonly string[], limit = lines.length) => {
@@ -83,6 +134,7 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         }
         return;
       case 'usage': {
+        if (event.requestId === undefined) waiting.delete(event.callId);
         runUsage = addModelCallUsage(runUsage, event.usage, event.costUsd);
         const step = stepUsage.get(event.callId);
         if (step) stepUsage.set(event.callId, addModelCallUsage(step, event.usage, event.costUsd));
@@ -98,6 +150,7 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         return;
       }
       case 'step-start':
+        waiting.set(event.callId, event.iteration);
         stepUsage.set(event.callId, emptyRunUsage());
         emit(event.depth === 0 ? 'bold' : 'dim', '● ', [`step ${event.iteration}`]);
         return;
@@ -121,22 +174,56 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
           errorText !== undefined ? event.output.slice(0, -errorText.length) : event.output;
         const output = withoutError.replace(/\n+$/, '');
         if (output !== '') emit('dim', '  → ', output.split('\n'), maxLines.output);
+        const fanOut = fanOuts.get(event.callId);
+        fanOuts.delete(event.callId);
+        if (fanOut) {
+          const failed = fanOut.failed > 0 ? `, ${fanOut.failed} failed` : '';
+          emit('dim', '  ⇢ ', [
+            `${plural(fanOut.started, 'llm_query call')}: ${fanOut.settled - fanOut.failed} answered${failed}`,
+          ]);
+          for (const failure of fanOut.failures) emit('red', '  ✗ ', [failure]);
+          if (fanOut.failed > fanOut.failures.length) {
+            emit('red', '  ✗ ', [`… ${fanOut.failed - fanOut.failures.length} more failed`]);
+          }
+        }
         if (event.error !== undefined) emit('red', '  ✗ ', [event.error.split('\n')[0]!]);
-        else if (output === '') emit('dim', '  → ', [`(no output, ${event.durationMs} ms)`]);
-        return;
-      }
-      case 'bridge-call':
-        if (renderedBridgeCalls.has(event.name)) emit('dim', '  ⇢ ', [event.name]);
-        return;
-      case 'bridge-result':
-        if (!event.ok && renderedBridgeCalls.has(event.name)) {
-          emit('red', '  ✗ ', [`${event.name} failed: ${oneLine(event.error ?? 'unknown error')}`]);
+        else if (output === '' && !fanOut) {
+          emit('dim', '  → ', [`(no output, ${event.durationMs} ms)`]);
         }
         return;
+      }
+      case 'bridge-call': {
+        if (!renderedBridgeCalls.has(event.name)) return;
+        const fanOut = fanOuts.get(event.callId) ?? {
+          started: 0,
+          settled: 0,
+          failed: 0,
+          failures: [],
+        };
+        fanOut.started += 1;
+        fanOuts.set(event.callId, fanOut);
+        return;
+      }
+      case 'bridge-result': {
+        const fanOut = fanOuts.get(event.callId);
+        if (!renderedBridgeCalls.has(event.name) || !fanOut) return;
+        fanOut.settled += 1;
+        if (!event.ok) {
+          fanOut.failed += 1;
+          if (fanOut.failures.length < failureLinesShown) {
+            fanOut.failures.push(
+              `${event.name} failed: ${oneLine(event.error ?? 'unknown error')}`,
+            );
+          }
+        }
+        return;
+      }
       case 'warning':
         emit('yellow', '⚠ ', [oneLine(event.message)]);
         return;
       case 'final':
+        waiting.delete(event.callId);
+        fanOuts.delete(event.callId);
         if (event.depth > 0)
           emit('green', '✓ sub_rlm answered: ', [oneLine(preview(event.answer))]);
         else {
@@ -146,6 +233,8 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         }
         return;
       case 'call-error':
+        waiting.delete(event.callId);
+        fanOuts.delete(event.callId);
         if (event.depth > 0) emit('red', '✗ sub_rlm failed: ', [oneLine(event.message)]);
         return;
       case 'resumed': {
@@ -165,7 +254,7 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       case 'variables-updated':
         return;
     }
-  };
+  }
 }
 
 function clean(text: string): string {

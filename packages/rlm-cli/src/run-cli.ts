@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import {
   escapeControlCharacters,
   type ArtifactStore,
@@ -28,6 +29,7 @@ import { type LoadedContext, loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
 import { createRunTracer } from './record-run-trace.js';
+import { LiveStatus } from './live-status.js';
 import { createEventRenderer } from './render-events.js';
 import { runQuery } from './run-query.js';
 import { runRunsCommand } from './run-runs-command.js';
@@ -244,6 +246,8 @@ class Session {
   readonly #answers: AnswerSink;
   readonly #forceQuit: (exitCode: number) => void;
   readonly #render: (event: RlmEvent) => void;
+  /** The status line on a terminal (not with --quiet): what the run waits on, live. */
+  readonly #live: LiveStatus | undefined;
   readonly #storage: SessionStorage;
   /** The running query's abort controller. */
   #current: AbortController | undefined;
@@ -263,15 +267,33 @@ class Session {
     this.#storage = storage;
     this.#context = context;
     this.#cli = cli;
-    this.#io = io;
     this.#answers = answers;
     this.#forceQuit = forceQuit;
-    const { stderr, env } = io;
-    const color = Boolean(stderr.isTTY) && !env.NO_COLOR;
+    const { env } = io;
+    const terminal = io.stderr;
+    const width = (terminal.isTTY && terminal.columns) || undefined;
+    const live =
+      terminal.isTTY && !cli.quiet ? new LiveStatus(terminal, width ? { width } : {}) : undefined;
+    this.#live = live;
+    // Every line on stderr goes above the status line.
+    const stderr: CliOutput = live
+      ? Object.assign(
+          new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              live.write(chunk.toString());
+              done();
+            },
+          }),
+          { isTTY: terminal.isTTY, columns: terminal.columns },
+        )
+      : terminal;
+    this.#io = { ...io, stderr };
+    const color = Boolean(terminal.isTTY) && !env.NO_COLOR;
     const render = createEventRenderer({
       write: (text) => stderr.write(text),
       color,
-      width: (stderr.isTTY && stderr.columns) || undefined,
+      width,
+      ...(live ? { status: (text: string | undefined) => live.set(text) } : {}),
     });
     this.#render = cli.quiet ? () => {} : render;
     if (!cli.quiet) {
@@ -395,6 +417,7 @@ class Session {
         (writeError: unknown) => Math.max(exitCode, reportFailure(writeError, stderr)),
       );
     } finally {
+      this.#live?.stop();
       this.#current = undefined;
       await lease?.release().catch(() => {});
     }

@@ -853,4 +853,27 @@ describe('rlm (built bin): careless or hostile model code', () => {
     const piped = await runRlm(['Title?', '-q'], [fakeText(`FINAL(${hostile})`)]);
     expect(piped.stdout).toBe(`${hostile}\n`);
   });
+
+  test('on a terminal a status line says what the run waits on; piped, a fan-out is one line', async () => {
+    const fanOut = () => [
+      {
+        ...fakeText(
+          '```repl\nconst parts = await Promise.all(["a", "b", "c", "d", "e"].map((p) => llm_query(p)));\nprint(parts.length)\n```',
+        ),
+        delayMs: 600,
+      },
+      ...['1', '2', '3', '4', '5'].map((text) => ({ ...fakeText(text), delayMs: 300 })),
+      fakeText('FINAL(5 parts)'),
+    ];
+    const onTerminal = await runRlm(['Fan out?'], fanOut(), { terminal: true });
+    expect(onTerminal.code).toBe(0);
+    expect(onTerminal.stdout).toContain('step 1 · waiting for the model');
+    expect(onTerminal.stdout).toMatch(/llm_query \d\/5/);
+    expect(onTerminal.stdout).toContain('5 llm_query calls: 5 answered');
+    const piped = await runRlm(['Fan out?'], fanOut());
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain('waiting for the model');
+    expect(piped.stderr).not.toContain('\r');
+    expect(piped.stderr.match(/llm_query/g)).toHaveLength(2); // the code line and the summary
+  });
 });
