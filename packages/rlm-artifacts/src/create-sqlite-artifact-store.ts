@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import KeyvSqlite from '@keyv/sqlite';
+import type KeyvSqlite from '@keyv/sqlite';
 import type { ArtifactStore } from '@rlm/core';
 import { Keyv } from 'keyv';
-import sqlite3 from 'sqlite3';
+import type sqlite3 from 'sqlite3';
 import { checkDiskSpace } from './check-disk-space.js';
 import { createKeyvArtifactStore } from './create-artifact-store.js';
 import { ArtifactStoreError } from './errors/artifact-store-error.js';
@@ -33,6 +33,28 @@ export interface SqliteArtifactStoreSettings {
   readonly diskHeadroomBytes?: number;
 }
 
+/** The optional peer dependencies the SQLite store runs on. */
+interface SqliteDrivers {
+  readonly sqlite3: typeof sqlite3;
+  readonly KeyvSqlite: typeof KeyvSqlite;
+}
+
+/**
+ * Loads `sqlite3` and `@keyv/sqlite` when a SQLite store is first made, so that apps using a
+ * memory or another Keyv store never install or load a native module.
+ */
+async function loadSqliteDrivers(): Promise<SqliteDrivers> {
+  try {
+    const [driver, adapter] = await Promise.all([import('sqlite3'), import('@keyv/sqlite')]);
+    return { sqlite3: driver.default, KeyvSqlite: adapter.default };
+  } catch (error) {
+    throw new ArtifactStoreError(
+      '@rlm/artifacts: createSqliteArtifactStore needs the packages sqlite3 and @keyv/sqlite; install them (npm i sqlite3 @keyv/sqlite) or use another Keyv store',
+      { cause: error },
+    );
+  }
+}
+
 /** Rows fetched per query while listing keys (the adapter's default is 10). */
 const iterationLimit = 1000;
 
@@ -58,14 +80,17 @@ export async function createSqliteArtifactStore(
       `@rlm/artifacts: diskHeadroomBytes must be an integer >= 0, got ${headroom}`,
     );
   }
+  const drivers = await loadSqliteDrivers();
   try {
     await mkdir(dirname(path), { recursive: true });
-    await prepareDatabase(path, busyTimeout);
-    const index = await openTable(path, 'rlm_index', busyTimeout);
-    const content = await openTable(path, 'rlm_blobs', busyTimeout).catch(async (error) => {
-      await index.disconnect();
-      throw error;
-    });
+    await prepareDatabase(drivers, path, busyTimeout);
+    const index = await openTable(drivers, path, 'rlm_index', busyTimeout);
+    const content = await openTable(drivers, path, 'rlm_blobs', busyTimeout).catch(
+      async (error) => {
+        await index.disconnect();
+        throw error;
+      },
+    );
     return createKeyvArtifactStore(
       {
         keyv: new Keyv({ store: index, namespace, throwOnErrors: true }),
@@ -95,9 +120,15 @@ export async function createSqliteArtifactStore(
  * database gets 64 KiB pages, which halves the time to write large blobs compared with the
  * default 4 KiB, and every database is switched to WAL, which persists in the file.
  */
-async function prepareDatabase(path: string, busyTimeout: number): Promise<void> {
+async function prepareDatabase(
+  drivers: SqliteDrivers,
+  path: string,
+  busyTimeout: number,
+): Promise<void> {
   const database = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const opened = new sqlite3.Database(path, (error) => (error ? reject(error) : resolve(opened)));
+    const opened = new drivers.sqlite3.Database(path, (error) =>
+      error ? reject(error) : resolve(opened),
+    );
   });
   try {
     database.configure('busyTimeout', busyTimeout);
@@ -111,8 +142,18 @@ async function prepareDatabase(path: string, busyTimeout: number): Promise<void>
   }
 }
 
-async function openTable(path: string, table: string, busyTimeout: number): Promise<KeyvSqlite> {
-  const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table, busyTimeout, iterationLimit });
+async function openTable(
+  drivers: SqliteDrivers,
+  path: string,
+  table: string,
+  busyTimeout: number,
+): Promise<KeyvSqlite> {
+  const adapter = new drivers.KeyvSqlite({
+    uri: `sqlite://${path}`,
+    table,
+    busyTimeout,
+    iterationLimit,
+  });
   await adapter.query('PRAGMA synchronous=NORMAL');
   return adapter;
 }

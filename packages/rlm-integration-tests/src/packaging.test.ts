@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect, test } from 'vitest';
+
+/** Runs a script with this package's dependencies, as an app that installed them would. */
+async function node(script: string, type: 'commonjs' | 'module'): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [`--input-type=${type}`, '-e', script],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)) },
+  );
+  return stdout.trim();
+}
+
+test('every published package loads with require() as well as import', async () => {
+  const names = ['@rlm/core', '@rlm/artifacts', '@rlm/sandbox-ses', '@rlm/toolstore', '@rlm/trace'];
+  const loaded = await node(
+    `console.log(JSON.stringify(${JSON.stringify(names)}.map((name) => Object.keys(require(name)).length > 0)))`,
+    'commonjs',
+  );
+  expect(JSON.parse(loaded)).toEqual(names.map(() => true));
+});
+
+test('a memory store loads no native module; the SQLite store loads sqlite3 only when made', async () => {
+  const directory = await mkdtemp(path.join(tmpdir(), 'rlm-packaging-'));
+  try {
+    const sqliteLoaded =
+      'process.report.getReport().sharedObjects.some((file) => file.includes("node_sqlite3"))';
+    const output = await node(
+      [
+        "const artifacts = await import('@rlm/artifacts');",
+        'const memory = artifacts.createMemoryArtifactStore();',
+        "await memory.store('text');",
+        `const before = ${sqliteLoaded};`,
+        `const store = await artifacts.createSqliteArtifactStore({ path: ${JSON.stringify(path.join(directory, 'rlm.sqlite'))} });`,
+        `const after = ${sqliteLoaded};`,
+        'await store.close();',
+        'console.log(JSON.stringify({ before, after }));',
+      ].join('\n'),
+      'module',
+    );
+    expect(JSON.parse(output)).toEqual({ before: false, after: true });
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
