@@ -91,7 +91,7 @@ describe('runCli: flags reach the run', () => {
       'anthropic:claude-sub',
     ]);
     expect(result).toMatchObject({ exitCode: 0, stdout: 'hi there\n' });
-    expect(result.stderr).toContain('  ⇢ llm_query');
+    expect(result.stderr).toContain('  ⇢ 1 llm_query call: 1 answered');
     const models = server.requests.map((request) => (request.body as { model: string }).model);
     expect(models).toEqual(['claude-root', 'claude-sub', 'claude-root']);
   });
