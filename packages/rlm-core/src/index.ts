@@ -36,3 +36,5 @@ export {
 } from './cost/model-prices.js';
 export { runPrices } from './cost/run-prices.js';
 export { usageCostUsd } from './cost/usage-cost.js';
+export { formatDuration } from './format-duration.js';
+export { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';

@@ -2,11 +2,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError } from '../errors/model-call-error.js';
 import type { GenerateResult, LanguageModel, ModelRetry } from '../language-model.js';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
-import { formatDuration } from './format-duration.js';
+import { formatDuration } from '../format-duration.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
-import { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
+import { backoffDelayMs, readRetryAfterMs } from '../retry-timing.js';
 import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
 import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
 
