@@ -20,8 +20,8 @@ export const openAIBaseURL = 'https://api.openai.com/v1';
 /** Retries of a transient fault (429, 408, 409, 5xx, a dropped connection, a timeout): 2. */
 export const defaultOpenAIMaxRetries = 2;
 
-/** Time allowed for one attempt, in milliseconds: 120 s (local models can be slow). */
-export const defaultOpenAITimeoutMs = 120_000;
+/** Time allowed for one attempt, in milliseconds: 60 s (raise it for slow local models). */
+export const defaultOpenAITimeoutMs = 60_000;
 
 /** The longest `retry-after` wait honoured, in milliseconds: 60 s. */
 export const defaultOpenAIMaxRetryAfterMs = 60_000;
@@ -78,6 +78,11 @@ export interface OpenAIModelSettings {
    * protocol once; set false to skip that first refused request.
    */
   readonly supportsTools?: boolean;
+  /**
+   * The provider named in `modelId` (`<provider>:<model>`), e.g. `ollama` or `vllm`; default
+   * `openai`. Prices and traces read it; requests do not.
+   */
+  readonly provider?: string;
   /** A ready client; `apiKey` and `baseURL` are then ignored. */
   readonly client?: OpenAI;
 }
@@ -173,7 +178,7 @@ function isOpenAIHost(baseURL: string): boolean {
  * here, each wait announced through `options.onRetry`; anything else, and transient faults once
  * retries run out, reject with a one-line `ModelCallError` that never holds the key. A refusal
  * of tools has the reason `tools-unsupported`. Aborting `options.signal` rejects with the
- * signal's reason and is never retried. `modelId` is `openai:<model>`.
+ * signal's reason and is never retried. `modelId` is `<provider>:<model>` (`openai:` by default).
  *
  * @throws {ModelCallError} when the OpenAI API is the target and no key is set, or a setting
  * is not a whole number in range.
@@ -243,7 +248,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
   }
 
   return {
-    modelId: `openai:${model}`,
+    modelId: `${settings.provider ?? 'openai'}:${model}`,
     supportsTools: settings.supportsTools ?? true,
     async generate(request, options = {}) {
       const body = toChatRequest(request, {
