@@ -175,9 +175,11 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
       prices: cli.prices,
-      ...(cli.maxCostUsd === undefined ? {} : { budget: { maxCostUsd: cli.maxCostUsd } }),
       execTimeoutMs: cli.execTimeoutMs,
-      budget: cli.budget,
+      budget: {
+        ...cli.budget,
+        ...(cli.maxCostUsd === undefined ? {} : { maxCostUsd: cli.maxCostUsd }),
+      },
       maxCodeBlocksPerResponse: cli.maxCodeBlocks,
       maxResponseChars: cli.maxResponseChars,
       quotas: cli.quotas,
