@@ -1,4 +1,9 @@
-import { formatDuration, ModelCallError, type ModelCallErrorReason } from '@rlm/core';
+import {
+  formatDuration,
+  isToolsRefusal,
+  ModelCallError,
+  type ModelCallErrorReason,
+} from '@rlm/core';
 import OpenAI from 'openai';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { MalformedCompletionError } from './malformed-completion-error.js';
@@ -23,10 +28,6 @@ const prefix = '@rlm/openai:';
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
-
-/** How servers word a refusal of tools (not a malformed tool message, which is our bug). */
-const toolsRefusal =
-  /(does not|doesn't|do not) support (tools|tool calling|tool use|function calling)|\btools? (use |calling )?(is |are )?not supported|function calling is not supported|tool choice requires|tools param requires/i;
 
 /**
  * Classifies an API error status. A 400, 404 or 422 whose message is about tools or function
