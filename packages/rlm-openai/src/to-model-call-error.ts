@@ -40,7 +40,7 @@ export function reasonForStatus(status: number, detail: string): ModelCallErrorR
   if (status === 429) return 'rate-limited';
   if (status === 408) return 'timeout';
   if (status >= 500 || status === 409) return 'server';
-  if ((status === 400 || status === 404 || status === 422) && toolsRefusal.test(detail)) {
+  if ((status === 400 || status === 404 || status === 422) && isToolsRefusal(detail)) {
     return 'tools-unsupported';
   }
   return 'invalid-request';
