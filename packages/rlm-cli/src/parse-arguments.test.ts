@@ -374,6 +374,21 @@ describe('parseArguments', () => {
     });
   });
 
+  test('--max-cost with an ollama model whose id holds a colon, priced with its provider prefix', () => {
+    const options = run([
+      '--model',
+      'ollama:qwen2.5-coder:7b',
+      '--price',
+      'ollama:qwen2.5-coder:7b=0,0',
+      '--max-cost',
+      '1',
+    ]);
+    expect(Object.keys(options.prices)).toEqual(['qwen2.5-coder:7b']);
+    expect(usageError(['--model', 'ollama:qwen2.5-coder:7b', '--max-cost', '1'])).toMatch(
+      /^--max-cost needs a price for qwen2.5-coder:7b/,
+    );
+  });
+
   test('a malformed RLM_MODEL names the variable', () => {
     expect(usageError([], { RLM_MODEL: 'gpt-4o' })).toBe(
       'RLM_MODEL must look like anthropic:<model-id>, openai:<model-id>, ollama:<model-id> (got "gpt-4o")',

@@ -331,7 +331,10 @@ export function parseArguments(
     values['max-cost'] === undefined ? undefined : parseDollars(values['max-cost']);
   if (maxCostUsd !== undefined) {
     for (const spec of subModel ? [model, subModel] : [model]) {
-      if (!findModelPrice({ ...defaultModelPrices, ...prices }, spec.modelId)) {
+      // The full id, so that a model id holding a colon (qwen2.5-coder:7b) keeps it.
+      if (
+        !findModelPrice({ ...defaultModelPrices, ...prices }, `${spec.provider}:${spec.modelId}`)
+      ) {
         throw new UsageError(
           `--max-cost needs a price for ${spec.modelId}, which has none built in; add --price ${spec.modelId}=<input>,<output>[,<cache-read>,<cache-write>] (US dollars per million tokens)`,
         );
