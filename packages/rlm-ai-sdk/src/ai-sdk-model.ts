@@ -243,7 +243,16 @@ export function createAISDKModel(
       for (let attempts = 1; ; attempts++) {
         let error: unknown;
         try {
-          return await attempt(callOptions, signal);
+          const result = await attempt(callOptions, signal);
+          if (result.text !== '') {
+            try {
+              // Not streamed: the whole text at once, as the contract of onText allows.
+              options.onText?.(result.text);
+            } catch {
+              // Reporting text is best-effort.
+            }
+          }
+          return result;
         } catch (caught) {
           if (signal?.aborted) throw signal.reason;
           error = caught;

@@ -253,7 +253,16 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
       for (let attempts = 1; ; attempts++) {
         let failure: unknown;
         try {
-          return await attempt(body, signal);
+          const result = await attempt(body, signal);
+          if (result.text !== '') {
+            try {
+              // Not streamed: the whole text at once, as the contract of onText allows.
+              options.onText?.(result.text);
+            } catch {
+              // Reporting text is best-effort.
+            }
+          }
+          return result;
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
           failure = error;

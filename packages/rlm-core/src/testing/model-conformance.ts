@@ -82,7 +82,7 @@ const ask: GenerateRequest = {
  * Registers the provider-neutral contract of `LanguageModel` adapters as tests, run against a
  * strict fake of the provider's API: text; a tool call; a forced tool; a conversation whose tool
  * calls and results need pairing (a result missing, an orphan result, blank text, same-role
- * neighbours); abort rejecting with the signal's reason; 429 (with `retry-after`), 5xx and a
+ * neighbours); `onText` seeing the text (a throwing listener ignored); abort rejecting with the signal's reason; 429 (with `retry-after`), 5xx and a
  * dropped connection retried with `onRetry` called; a 400 surfacing as a typed
  * `ModelCallError` that never carries the key; usage reported with cache reads. Adapters run
  * it first, then their own tests.
@@ -127,6 +127,26 @@ export function runModelConformance(
         expect(result.stopReason).toBe('end');
         expect(result.usage.inputTokens).toBe(12);
         expect(result.usage.outputTokens).toBe(3);
+      }));
+
+    test('onText sees the text; a throwing onText changes nothing', () =>
+      withServer(async (server) => {
+        server.replyText('streamed or not', {
+          inputTokens: 1,
+          outputTokens: 1,
+          cacheReadTokens: 0,
+        });
+        server.replyText('second', { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0 });
+        const model = server.createModel({ maxRetries: 0 });
+        const pieces: string[] = [];
+        const result = await model.generate(ask, { onText: (delta) => pieces.push(delta) });
+        expect(pieces.join('')).toBe(result.text);
+        const second = await model.generate(ask, {
+          onText: () => {
+            throw new Error('a broken listener');
+          },
+        });
+        expect(second.text).toBe('second');
       }));
 
     test('reports cache reads apart from the full-price input', () =>
