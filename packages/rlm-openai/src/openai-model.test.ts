@@ -88,7 +88,8 @@ describe('createOpenAIModel: requests', () => {
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'SUBMIT' } });
     // A server other than the OpenAI API reads max_tokens.
     expect(body.max_tokens).toBe(77);
-    expect(body.stream).toBeUndefined();
+    expect(body.stream).toBe(true);
+    expect(body.stream_options).toEqual({ include_usage: true });
   });
 
   test('answers each tool call with a tool message right after it, errors marked', async () => {
@@ -190,6 +191,45 @@ describe('createOpenAIModel: results', () => {
       fakeChatText('x', { usage: { promptTokens: 9, completionTokens: 1 } }),
     ]);
     expect((await model.generate(ask)).usage).toEqual({ inputTokens: 9, outputTokens: 1 });
+  });
+});
+
+describe('createOpenAIModel: streaming', () => {
+  const long = 'The needle sits on line 3217 of the context, after the filler.';
+
+  test('text arrives in pieces through onText; tool calls and usage are assembled', async () => {
+    const { model } = await setup([
+      {
+        kind: 'completion',
+        content: long,
+        toolCalls: [
+          { id: 'call_s', name: 'SUBMIT', arguments: '{"answer":"a long streamed answer"}' },
+        ],
+        usage: { promptTokens: 500, completionTokens: 40, cachedTokens: 200 },
+      },
+    ]);
+    const pieces: string[] = [];
+    const result = await model.generate(
+      { ...ask, tools: [submit] },
+      { onText: (delta) => pieces.push(delta) },
+    );
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(long);
+    expect(result.text).toBe(long);
+    expect(result.toolCalls).toEqual([
+      { id: 'call_s', name: 'SUBMIT', input: { answer: 'a long streamed answer' } },
+    ]);
+    expect(result.stopReason).toBe('tool-call');
+    expect(result.usage).toEqual({ inputTokens: 300, outputTokens: 40, cacheReadTokens: 200 });
+  });
+
+  test('stream: false sends a plain request and reports the whole text once', async () => {
+    const { model } = await setup([fakeChatText(long)], { stream: false });
+    const pieces: string[] = [];
+    const result = await model.generate(ask, { onText: (delta) => pieces.push(delta) });
+    expect(pieces).toEqual([long]);
+    expect(result.text).toBe(long);
+    expect(bodyOf(0).stream).toBeUndefined();
   });
 });
 

@@ -79,6 +79,12 @@ export interface OpenAIModelSettings {
    */
   readonly supportsTools?: boolean;
   /**
+   * Stream responses (server-sent events, `stream_options.include_usage`), so `onText` sees the
+   * text as it arrives and long answers never meet a server's limits on non-streamed ones.
+   * Default true; set false for a server that cannot stream.
+   */
+  readonly stream?: boolean;
+  /**
    * The provider named in `modelId` (`<provider>:<model>`), e.g. `ollama` or `vllm`; default
    * `openai`. Prices and traces read it; requests do not.
    */
@@ -153,6 +159,65 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** Calls `onText`, ignoring a throw: reporting text is best-effort. */
+function emitText(onText: ((delta: string) => void) | undefined, delta: string): void {
+  try {
+    onText?.(delta);
+  } catch {
+    // A broken listener does not fail the call.
+  }
+}
+
+/**
+ * Reads a Chat Completions stream to its end into the shape of a completion: the text (each
+ * piece passed to `onText` as it arrives), the tool calls assembled by index from their
+ * pieces, the last finish reason, and the usage chunk.
+ *
+ * @throws {MalformedCompletionError} when the stream held no chunk.
+ */
+async function collectStream(
+  chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
+  onText: ((delta: string) => void) | undefined,
+): Promise<unknown> {
+  let content = '';
+  let finishReason: string | null = null;
+  let usage: unknown;
+  let received = false;
+  const calls: { id?: string; name?: string; arguments: string }[] = [];
+  for await (const chunk of chunks) {
+    received = true;
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const { delta } = choice;
+    if (typeof delta?.content === 'string' && delta.content !== '') {
+      content += delta.content;
+      emitText(onText, delta.content);
+    }
+    for (const call of delta?.tool_calls ?? []) {
+      calls[call.index] ??= { arguments: '' };
+      const slot = calls[call.index]!;
+      if (call.id) slot.id = call.id;
+      if (call.function?.name) slot.name = call.function.name;
+      if (call.function?.arguments) slot.arguments += call.function.arguments;
+    }
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  if (!received) throw new MalformedCompletionError('an empty stream');
+  const toolCalls = calls.flatMap((call) =>
+    call ? [{ id: call.id, function: { name: call.name, arguments: call.arguments } }] : [],
+  );
+  return {
+    choices: [
+      {
+        message: { content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: finishReason,
+      },
+    ],
+    usage,
+  };
+}
+
 function checkSetting(name: string, value: number | undefined, minimum: number): void {
   if (value === undefined || (Number.isSafeInteger(value) && value >= minimum)) return;
   throw new ModelCallError(
@@ -170,7 +235,8 @@ function isOpenAIHost(baseURL: string): boolean {
 }
 
 /**
- * Creates a {@link LanguageModel} that speaks the OpenAI Chat Completions API (non-streaming):
+ * Creates a {@link LanguageModel} that speaks the OpenAI Chat Completions API, streamed by
+ * default (each piece of text goes to `options.onText` as it arrives):
  * the OpenAI API itself or any compatible server (vLLM, Ollama, llama.cpp's server, LM Studio).
  * Requests become messages the API accepts (see `toChatMessages`); tools are functions, and a
  * named `toolChoice` forces that function. Transient faults (429, 408, 409, 5xx, a dropped
@@ -221,10 +287,13 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
     settings.maxTokensParameter ?? (toOpenAI ? 'max_completion_tokens' : 'max_tokens');
   const secrets = [givenKey, client.apiKey];
 
+  const stream = settings.stream ?? true;
+
   /** One attempt, bounded by `timeoutMs` from the request to the body's last byte. */
   async function attempt(
     body: ReturnType<typeof toChatRequest>,
     signal: AbortSignal | undefined,
+    onText: ((delta: string) => void) | undefined,
   ): Promise<GenerateResult> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
@@ -232,12 +301,23 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
     const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
     try {
       // The SDK's own timer is a backstop a little later than ours, which also covers the body.
-      const completion: unknown = await client.chat.completions.create(body, {
+      const requestOptions = {
         maxRetries: 0,
         timeout: timeoutMs + 1_000,
         signal: controller.signal,
-      });
-      return fromChatCompletion(completion);
+      };
+      if (!stream) {
+        const completion: unknown = await client.chat.completions.create(body, requestOptions);
+        const result = fromChatCompletion(completion);
+        // Not streamed: the whole text at once, as the contract of onText allows.
+        if (result.text !== '') emitText(onText, result.text);
+        return result;
+      }
+      const chunks = await client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        requestOptions,
+      );
+      return fromChatCompletion(await collectStream(chunks, onText));
     } catch (error) {
       const reason: unknown = controller.signal.reason;
       throw reason instanceof AttemptTimeoutError ? reason : error;
@@ -263,16 +343,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
       for (let attempts = 1; ; attempts++) {
         let failure: unknown;
         try {
-          const result = await attempt(body, signal);
-          if (result.text !== '') {
-            try {
-              // Not streamed: the whole text at once, as the contract of onText allows.
-              options.onText?.(result.text);
-            } catch {
-              // Reporting text is best-effort.
-            }
-          }
-          return result;
+          return await attempt(body, signal, options.onText);
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
           failure = error;

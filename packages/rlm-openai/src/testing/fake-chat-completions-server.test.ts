@@ -143,6 +143,54 @@ describe('startFakeChatCompletionsServer', () => {
     expect(unknown.json.error.message).toMatch(/no function named "OTHER"/);
   });
 
+  test('streams server-sent events when asked: pieces, tool call deltas, usage, [DONE]', async () => {
+    await start({
+      replies: [
+        fakeChatToolCall(
+          'SUBMIT',
+          { answer: 'x'.repeat(40) },
+          { id: 'call_z', text: 'Streaming a reply.' },
+        ),
+      ],
+    });
+    const response = await fetch(`${server!.url}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'm',
+        messages: [user],
+        tools: [submitTool],
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await response.text()).trim().split('\n\n');
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)));
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe('Streaming a reply.');
+    const argumentsText = chunks
+      .flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? [])
+      .map((call: { function: { arguments?: string } }) => call.function.arguments ?? '')
+      .join('');
+    expect(JSON.parse(argumentsText)).toEqual({ answer: 'x'.repeat(40) });
+    expect(chunks.at(-2).choices[0].finish_reason).toBe('tool_calls');
+    expect(chunks.at(-1).choices).toEqual([]);
+    expect(chunks.at(-1).usage.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  test('rejects stream_options without stream', async () => {
+    await start();
+    const { status, json } = await post({
+      model: 'm',
+      messages: [user],
+      stream_options: { include_usage: true },
+    });
+    expect(status).toBe(400);
+    expect(json.error.message).toMatch(/only allowed when 'stream' is enabled/);
+  });
+
   test('wants a key unless configured keyless, and checks a configured one', async () => {
     await start({ replies: [fakeChatText('a')] });
     expect((await post({ model: 'm', messages: [user] }, null)).status).toBe(401);

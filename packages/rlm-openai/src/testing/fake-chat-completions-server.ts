@@ -71,7 +71,7 @@ export interface FakeChatCompletionsServerOptions {
   readonly toolsUnsupported?: boolean;
 }
 
-/** A loopback fake of the OpenAI Chat Completions API (non-streaming). */
+/** A loopback fake of the OpenAI Chat Completions API, streaming (SSE) when asked to. */
 export interface FakeChatCompletionsServer extends AsyncDisposable {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:54321/v1`: pass it as `baseURL`. */
   readonly url: string;
@@ -133,6 +133,78 @@ function estimateTokens(value: unknown): number {
   return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
 }
 
+/** Characters of text (or of tool call arguments) in one streamed chunk. */
+const streamPieceLength = 16;
+
+function pieces(text: string): string[] {
+  const parts: string[] = [];
+  for (let start = 0; start < text.length; start += streamPieceLength) {
+    parts.push(text.slice(start, start + streamPieceLength));
+  }
+  return parts;
+}
+
+interface CompletionShape {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+  readonly object: string;
+  readonly choices: readonly {
+    readonly [key: string]: unknown;
+    readonly message: {
+      readonly [key: string]: unknown;
+      readonly content: string | null;
+      readonly tool_calls?: readonly {
+        readonly id: string;
+        readonly function: { readonly name: string; readonly arguments: string };
+      }[];
+    };
+    readonly finish_reason: string;
+  }[];
+  readonly usage: unknown;
+}
+
+/**
+ * A completion as the `chat.completion.chunk` objects of a stream: the role, the text in
+ * pieces, each tool call (id and name first, then its arguments in pieces), the finish reason,
+ * and the usage in a last chunk without choices when `includeUsage`.
+ */
+function toChunks(completion: CompletionShape, includeUsage: boolean): object[] {
+  const choice = completion.choices[0]!;
+  const base = {
+    id: completion.id,
+    object: 'chat.completion.chunk',
+    created: completion.created,
+    model: completion.model,
+  };
+  const chunk = (delta: object, finishReason: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  });
+  const chunks: object[] = [chunk({ role: 'assistant', content: '' })];
+  for (const piece of pieces(choice.message.content ?? '')) chunks.push(chunk({ content: piece }));
+  for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
+    chunks.push(
+      chunk({
+        tool_calls: [
+          {
+            index,
+            id: call.id,
+            type: 'function',
+            function: { name: call.function.name, arguments: '' },
+          },
+        ],
+      }),
+    );
+    for (const piece of pieces(call.function.arguments)) {
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  }
+  chunks.push(chunk({}, choice.finish_reason));
+  if (includeUsage) chunks.push({ ...base, choices: [], usage: completion.usage });
+  return chunks;
+}
+
 /**
  * Starts a fake OpenAI Chat Completions API on `127.0.0.1` (a free port). It checks each
  * `POST /v1/chat/completions` like the real API (the key, then the body; see
@@ -154,7 +226,7 @@ export async function startFakeChatCompletionsServer(
   let completionCount = 0;
   let toolCallCount = 0;
 
-  function toCompletion(reply: FakeChatCompletionReply, request: FakeChatRequest): object {
+  function toCompletion(reply: FakeChatCompletionReply, request: FakeChatRequest): CompletionShape {
     const toolCalls = (reply.toolCalls ?? []).map((call) => ({
       id: call.id ?? `call_fake_${++toolCallCount}`,
       type: 'function',
@@ -304,9 +376,26 @@ export async function startFakeChatCompletionsServer(
       case 'error':
         sendError(reply.status, reply.errorType, reply.message, reply.headers);
         return;
-      case 'completion':
-        send(200, 'application/json', JSON.stringify(toCompletion(reply, body)));
+      case 'completion': {
+        const completion = toCompletion(reply, body);
+        if (body.stream === true) {
+          record.status = 200;
+          response.writeHead(200, {
+            'content-type': 'text/event-stream',
+            'x-request-id': requestId,
+          });
+          const includeUsage =
+            (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage ===
+            true;
+          for (const chunk of toChunks(completion, includeUsage)) {
+            response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+          }
+          response.end('data: [DONE]\n\n');
+          return;
+        }
+        send(200, 'application/json', JSON.stringify(completion));
         return;
+      }
       case 'raw':
         send(reply.status, reply.contentType, reply.body);
         return;

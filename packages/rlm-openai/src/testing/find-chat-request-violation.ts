@@ -134,8 +134,8 @@ function toolChoiceViolation(choice: unknown, toolNames: readonly string[]): str
  * role); a `tool` message answering no preceding tool call; a function name outside
  * `^[a-zA-Z0-9_-]{1,64}$`, a schema that is not `type: "object"`, a duplicate tool; a
  * `tool_choice` without tools or naming an unknown function; a `max_tokens` or
- * `max_completion_tokens` that is not a positive integer; `stream: true` (the fake does not
- * stream).
+ * `max_completion_tokens` that is not a positive integer; a `stream` that is not a boolean, or
+ * `stream_options` without `stream: true`.
  */
 export function findChatRequestViolation(body: unknown): string | undefined {
   if (!isObject(body)) return 'The request body must be a JSON object.';
@@ -150,7 +150,12 @@ export function findChatRequestViolation(body: unknown): string | undefined {
       return `Invalid '${field}': expected a positive integer.`;
     }
   }
-  if (body.stream === true) return 'fake Chat Completions server: stream is not supported.';
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') {
+    return "Invalid type for 'stream': expected a boolean.";
+  }
+  if (body.stream_options !== undefined && body.stream !== true) {
+    return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";
+  }
   const names: string[] = [];
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools) || body.tools.length === 0) {
