@@ -1,6 +1,7 @@
 import {
   APICallError,
   type LanguageModelV2CallOptions,
+  type LanguageModelV2StreamPart,
   UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
 import { type GenerateRequest, ModelCallError, type ModelRetry } from '@rlm/core';
@@ -37,7 +38,7 @@ async function rejection(promise: Promise<unknown>): Promise<ModelCallError> {
 describe('createAISDKModel with the AI SDK mock model', () => {
   test('sends the prompt in spec v2 shape: system, tool calls, a tool message, then text', async () => {
     const mock = new MockLanguageModelV2({ doGenerate: textResult('done') });
-    const model = createAISDKModel(mock);
+    const model = createAISDKModel(mock, { stream: false });
     await model.generate({
       system: 'Sys.',
       messages: [
@@ -130,6 +131,7 @@ describe('createAISDKModel with the AI SDK mock model', () => {
           warnings: [],
         },
       }),
+      { stream: false },
     );
     expect(model.modelId).toBe('google.generative-ai:gemini-2.5-pro');
     const result = await model.generate({ ...ask, tools: [submit] });
@@ -150,6 +152,7 @@ describe('createAISDKModel with the AI SDK mock model', () => {
           usage: { ...usage, inputTokens: 100, cachedInputTokens: 30 },
         },
       }),
+      { stream: false },
     );
     expect((await model.generate(ask)).usage).toEqual({
       inputTokens: 100,
@@ -167,6 +170,7 @@ describe('createAISDKModel with the AI SDK mock model', () => {
           throw new UnsupportedFunctionalityError({ functionality: 'tools' });
         },
       }),
+      { stream: false },
     );
     const error = await rejection(model.generate({ ...ask, tools: [submit] }));
     expect(error.reason).toBe('tools-unsupported');
@@ -192,7 +196,7 @@ describe('createAISDKModel with the AI SDK mock model', () => {
           return next as ReturnType<typeof textResult>;
         },
       }),
-      { secrets: [secret] },
+      { secrets: [secret], stream: false },
     );
     const retries: ModelRetry[] = [];
     const result = await model.generate(ask, { onRetry: (retry) => retries.push(retry) });
@@ -205,6 +209,7 @@ describe('createAISDKModel with the AI SDK mock model', () => {
   test('a provider that ignores the signal still rejects with the abort reason at once', async () => {
     const model = createAISDKModel(
       new MockLanguageModelV2({ doGenerate: () => new Promise(() => {}) }),
+      { stream: false },
     );
     const controller = new AbortController();
     const reason = new Error('user stop');
@@ -215,11 +220,71 @@ describe('createAISDKModel with the AI SDK mock model', () => {
   test('an attempt past timeoutMs is a timeout naming the settings', async () => {
     const model = createAISDKModel(
       new MockLanguageModelV2({ doGenerate: () => new Promise(() => {}) }),
-      { timeoutMs: 100, maxRetries: 0 },
+      { timeoutMs: 100, maxRetries: 0, stream: false },
     );
     const error = await rejection(model.generate(ask));
     expect(error.reason).toBe('timeout');
     expect(error.settings).toEqual(['timeoutMs', 'maxRetries']);
+  });
+
+  test('streams by default: text deltas reach onText, tool calls and usage are read', async () => {
+    const parts: LanguageModelV2StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Stream' },
+      { type: 'text-delta', id: 't', delta: 'ed.' },
+      { type: 'text-end', id: 't' },
+      { type: 'tool-call', toolCallId: 'k1', toolName: 'SUBMIT', input: '{"answer":"s"}' },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 50, outputTokens: 5, totalTokens: 55, cachedInputTokens: 20 },
+      },
+    ];
+    const model = createAISDKModel(
+      new MockLanguageModelV2({
+        doStream: async () => ({
+          stream: new ReadableStream({
+            start(controller) {
+              for (const part of parts) controller.enqueue(part);
+              controller.close();
+            },
+          }),
+        }),
+      }),
+    );
+    const pieces: string[] = [];
+    const result = await model.generate(
+      { ...ask, tools: [submit] },
+      { onText: (delta) => pieces.push(delta) },
+    );
+    expect(pieces).toEqual(['Stream', 'ed.']);
+    expect(result).toEqual({
+      text: 'Streamed.',
+      toolCalls: [{ id: 'k1', name: 'SUBMIT', input: { answer: 's' } }],
+      stopReason: 'tool-call',
+      usage: { inputTokens: 30, outputTokens: 5, cacheReadTokens: 20 },
+    });
+  });
+
+  test('an error part in the stream fails the attempt like a thrown error', async () => {
+    const model = createAISDKModel(
+      new MockLanguageModelV2({
+        doStream: async () => ({
+          stream: new ReadableStream<LanguageModelV2StreamPart>({
+            start(controller) {
+              controller.enqueue({ type: 'text-delta', id: 't', delta: 'half' });
+              controller.enqueue({
+                type: 'error',
+                error: new UnsupportedFunctionalityError({ functionality: 'tool calling' }),
+              });
+              controller.close();
+            },
+          }),
+        }),
+      }),
+    );
+    expect((await rejection(model.generate(ask))).reason).toBe('tools-unsupported');
   });
 
   test('refuses a model of another specification version', () => {

@@ -1,6 +1,7 @@
 import {
   APICallError,
   type LanguageModelV2,
+  type LanguageModelV2CallOptions,
   UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
 import {
@@ -13,6 +14,7 @@ import {
   type ModelRetry,
   readRetryAfterMs,
 } from '@rlm/core';
+import { type CollectedStream, collectAISDKStream } from './collect-ai-sdk-stream.js';
 import { fromAISDKResult } from './from-ai-sdk-result.js';
 import { toAISDKCallOptions } from './to-ai-sdk-call-options.js';
 
@@ -37,6 +39,11 @@ export interface AISDKModelSettings {
    * once. Defaults to {@link defaultAISDKMaxRetryAfterMs}.
    */
   readonly maxRetryAfterMs?: number;
+  /**
+   * Call `doStream` instead of `doGenerate` (default true), so `onText` sees the text as it
+   * arrives and long answers never meet a provider's limits on non-streamed ones.
+   */
+  readonly stream?: boolean;
   /** Whether the model takes tools (default true; a refusal still falls back to text). */
   readonly supportsTools?: boolean;
   /**
@@ -171,7 +178,7 @@ function scrub(text: string, secrets: readonly string[]): string {
  * Wraps a Vercel AI SDK language model (provider specification v2, what `ai@5` and its
  * providers implement: `@ai-sdk/openai`, `@ai-sdk/google`, `@ai-sdk/amazon-bedrock`,
  * `@ai-sdk/mistral`, `@ai-sdk/groq`, ...) as an rlm {@link LanguageModel}, calling its
- * `doGenerate`. Transient faults (what the provider marks retryable, 429, 5xx, an attempt past
+ * `doStream` (or `doGenerate` with `stream: false`). Transient faults (what the provider marks retryable, 429, 5xx, an attempt past
  * `timeoutMs`) are retried here, each wait announced through `options.onRetry`; the rest reject
  * with a one-line `ModelCallError` without the provider's error as `cause`. A refusal of tools
  * is `tools-unsupported`. Aborting `options.signal` rejects with the signal's reason.
@@ -202,9 +209,36 @@ export function createAISDKModel(
   const secrets = settings.secrets ?? [];
   const modelId = `${model.provider}:${model.modelId}`;
 
+  const streaming = settings.stream ?? true;
+
+  /** One call of the model, `doStream` read to its end or `doGenerate`. */
+  async function call(
+    options: LanguageModelV2CallOptions,
+    onText: ((delta: string) => void) | undefined,
+  ): Promise<CollectedStream> {
+    if (streaming) {
+      const { stream } = await model.doStream(options);
+      return collectAISDKStream(stream, onText);
+    }
+    const result = await model.doGenerate(options);
+    const text = result.content
+      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      .join('');
+    if (text !== '') {
+      try {
+        // Not streamed: the whole text at once, as the contract of onText allows.
+        onText?.(text);
+      } catch {
+        // Reporting text is best-effort.
+      }
+    }
+    return result;
+  }
+
   async function attempt(
     options: ReturnType<typeof toAISDKCallOptions>,
     signal: AbortSignal | undefined,
+    onText: ((delta: string) => void) | undefined,
   ) {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
@@ -218,7 +252,7 @@ export function createAISDKModel(
       });
       // A provider that ignores the signal still cannot hold the call past the abort.
       const result = await Promise.race([
-        model.doGenerate({ ...options, abortSignal: controller.signal }),
+        call({ ...options, abortSignal: controller.signal }, onText),
         aborted,
       ]);
       return fromAISDKResult(result, inputIncludesCached);
@@ -243,16 +277,7 @@ export function createAISDKModel(
       for (let attempts = 1; ; attempts++) {
         let error: unknown;
         try {
-          const result = await attempt(callOptions, signal);
-          if (result.text !== '') {
-            try {
-              // Not streamed: the whole text at once, as the contract of onText allows.
-              options.onText?.(result.text);
-            } catch {
-              // Reporting text is best-effort.
-            }
-          }
-          return result;
+          return await attempt(callOptions, signal, options.onText);
         } catch (caught) {
           if (signal?.aborted) throw signal.reason;
           error = caught;
