@@ -284,7 +284,7 @@ class Session {
     });
     this.#render = cli.quiet ? () => {} : render;
     if (!cli.quiet) {
-      const line = `rlm ${cliVersion} · anthropic:${cli.model.modelId} · ${describeContext(context, cli)}`;
+      const line = `rlm ${cliVersion} · ${cli.model.provider}:${cli.model.modelId} · ${describeContext(context, cli)}`;
       stderr.write(color ? `\u001b[2m${line}\u001b[22m\n` : `${line}\n`);
     }
   }

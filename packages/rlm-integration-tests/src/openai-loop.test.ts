@@ -49,6 +49,29 @@ describe('the loop through the openai SDK and a strict fake Chat Completions ser
     expect(JSON.stringify(last.messages)).not.toContain('line 4999');
   });
 
+  test('streamed text arrives as text-delta events before the step text', async () => {
+    const prose = 'Counting the words of the context first, then answering.';
+    await using server = await startFakeChatCompletionsServer({
+      apiKey,
+      replies: [
+        fakeChatText(`${prose}\n${repl('const words = context.split(" ").length;')}`),
+        fakeChatText('FINAL_VAR(words)'),
+      ],
+    });
+    const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 0 });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const events = await collect(rlm.queryStream('How many words?', 'one two three'));
+    expect(events.at(-1)).toMatchObject({ type: 'final', answer: 3 });
+    const firstText = events.findIndex((event) => event.type === 'text');
+    const deltas = events
+      .slice(0, firstText)
+      .flatMap((event) => (event.type === 'text-delta' ? [event] : []));
+    expect(deltas.length).toBeGreaterThan(1);
+    const text = events[firstText] as Extract<RlmEvent, { type: 'text' }>;
+    expect(deltas.map((event) => event.text).join('')).toBe(text.text);
+    expect(deltas.every((event) => event.iteration === text.iteration)).toBe(true);
+  });
+
   test('llm_query and a nested sub_rlm run through the same server and finish', async () => {
     await using server = await startFakeChatCompletionsServer({
       apiKey,
