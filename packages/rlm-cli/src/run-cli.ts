@@ -281,6 +281,8 @@ class Session {
       write: (text) => stderr.write(text),
       color,
       width: (stderr.isTTY && stderr.columns) || undefined,
+      // On a terminal the model's prose shows as it streams in.
+      streamText: Boolean(stderr.isTTY),
     });
     this.#render = cli.quiet ? () => {} : render;
     if (!cli.quiet) {

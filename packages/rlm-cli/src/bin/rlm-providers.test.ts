@@ -39,12 +39,25 @@ interface RunResult {
   readonly stderr: string;
 }
 
-/** Runs the bin with only `PATH` and `env` in its environment; `--no-store` always. */
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs the bin with only `PATH` and `env` in its environment; `--no-store` always. With
+ * `terminal`, it runs under `script`, on a pseudo-terminal (stdout and stderr then both arrive
+ * on stdout).
+ */
 async function rlm(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
+  terminal = false,
 ): Promise<RunResult> {
-  const child = spawn(process.execPath, [bin, ...args, '--no-store'], {
+  const command = [process.execPath, bin, ...args, '--no-store'];
+  const [file, ...argv] = terminal
+    ? ['script', '-qefc', command.map(shellQuote).join(' '), '/dev/null']
+    : command;
+  const child = spawn(file!, argv, {
     cwd: root,
     env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,6 +94,28 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(result.stdout).toBe('42\n');
     expect(server.requests.map((request) => request.status)).toEqual([200, 200]);
     expect((server.requests[0]!.body as FakeChatRequest).model).toBe('gpt-4.1');
+  });
+
+  test('on a terminal the streamed prose is shown once, then the code and the answer', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: openAIKey,
+      replies: [
+        fakeChatText(
+          `Streaming prose, first line.\nSecond line of prose.\n${repl('print("ran");')}`,
+        ),
+        fakeChatText('FINAL(streamed)'),
+      ],
+    });
+    const result = await rlm(
+      ['Stream?', '-m', 'openai:gpt-4.1', '--base-url', server.url],
+      { OPENAI_API_KEY: openAIKey },
+      true,
+    );
+    expect(result.code).toBe(0);
+    const screen = result.stdout.replaceAll('\r', '');
+    expect(screen.split('Streaming prose, first line.').length).toBe(2);
+    expect(screen.indexOf('Second line of prose.')).toBeLessThan(screen.indexOf('print("ran")'));
+    expect(screen).toContain('streamed');
   });
 
   test('OPENAI_BASE_URL and RLM_MODEL are honoured without flags', async () => {
