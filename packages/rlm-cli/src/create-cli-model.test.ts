@@ -1,3 +1,4 @@
+import { fakeText, startFakeMessagesServer } from '@rlm/core/testing';
 import { fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testing';
 import { describe, expect, test } from 'vitest';
 import { createCliModel } from './create-cli-model.js';
@@ -50,5 +51,15 @@ describe('createCliModel', () => {
     expect((await model.generate(ask)).text).toBe('local answer');
     expect(server.requests[0]?.headers.authorization).not.toContain('sk-proj');
     expect((server.requests[0]?.body as { model: string }).model).toBe('qwen2.5-coder:7b');
+  });
+
+  test('a --base-url wins over the environment: anthropic', async () => {
+    await using server = await startFakeMessagesServer({ replies: [fakeText('from the flag')] });
+    const model = createCliModel(
+      { provider: 'anthropic', modelId: 'claude-x', baseURL: server.url },
+      { ANTHROPIC_API_KEY: 'sk-ant-cli-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+      { maxRetries: 0 },
+    );
+    expect((await model.generate(ask)).text).toBe('from the flag');
   });
 });
