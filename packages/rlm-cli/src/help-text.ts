@@ -36,10 +36,16 @@ Context (optional; without one the model gets an empty context):
                                (default ${formatBytes(defaultMaxContextBytes)})
 
 Model:
-  -m, --model <anthropic:id>   root model (default $RLM_MODEL,
+  -m, --model <provider:id>    root model: anthropic:<id>, openai:<id> (any OpenAI-compatible
+                               server) or ollama:<id> (default $RLM_MODEL,
                                else anthropic:${defaultAnthropicModelId})
-      --sub-model <anthropic:id>
-                               model for llm_query and the deepest sub_rlm (default --model)
+      --base-url <url>         API endpoint of --model, e.g. http://127.0.0.1:8000/v1 for vLLM
+                               (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the
+                               provider's API; ollama: http://127.0.0.1:11434/v1)
+      --sub-model <provider:id>
+                               model for llm_query and the deepest sub_rlm, of any provider
+                               (default --model)
+      --sub-base-url <url>     API endpoint of --sub-model (default as for --base-url)
       --max-depth <n>          levels of full RLMs, the root included (default 2)
       --max-iterations <n>     model responses per call before a forced answer (default 20)
       --max-model-calls <n>    model calls per query, children and llm_query included
@@ -107,7 +113,8 @@ Maintenance: rlm store gc (reclaim what failed or killed writes left in the stor
              rlm tools list | stale | prune [--dry-run] | quarantine <role.method> |
              bless <role.method> [--reset-metrics] | show <role.method>
 
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, RLM_MODEL, RLM_TOOLSTORE, NO_COLOR.
+Environment: ANTHROPIC_API_KEY (for anthropic:), ANTHROPIC_BASE_URL, OPENAI_API_KEY (for openai:
+             on the OpenAI API), OPENAI_BASE_URL, RLM_MODEL, RLM_TOOLSTORE, NO_COLOR.
 Exit codes: 0 answered, 1 the run failed, 2 bad usage or context, or the run is being run
 by another process, 3 answered but the store failed, 130 interrupted, 143 terminated.
 `;

@@ -326,23 +326,77 @@ describe('parseArguments', () => {
     [['   '], 'the query is empty; pass a question, or none for the interactive mode'],
     [
       ['--model', 'claude-sonnet-4-5'],
-      '--model must look like anthropic:<model-id> (got "claude-sonnet-4-5")',
+      '--model must look like anthropic:<model-id>, openai:<model-id>, ollama:<model-id> (got "claude-sonnet-4-5")',
     ],
     [
-      ['--model', 'openai:gpt-4o'],
-      '--model names provider "openai"; only anthropic:<model-id> is supported',
+      ['--model', 'gemini:gemini-2.5-pro'],
+      '--model names provider "gemini"; use anthropic:<model-id>, openai:<model-id>, ollama:<model-id> (openai: for any OpenAI-compatible server, with --base-url)',
     ],
     [
       ['--sub-model', 'anthropic:'],
-      '--sub-model must look like anthropic:<model-id> (got "anthropic:")',
+      '--sub-model must look like anthropic:<model-id>, openai:<model-id>, ollama:<model-id> (got "anthropic:")',
+    ],
+    [
+      ['--base-url', 'localhost:8000'],
+      '--base-url must be an http(s) URL such as http://127.0.0.1:8000/v1 (got "localhost:8000")',
+    ],
+    [
+      ['--sub-model', 'ollama:qwen3', '--sub-base-url', 'ftp://host/v1'],
+      '--sub-base-url must be an http(s) URL such as http://127.0.0.1:8000/v1 (got "ftp://host/v1")',
+    ],
+    [
+      ['--sub-base-url', 'http://127.0.0.1:8000/v1'],
+      '--sub-base-url applies to --sub-model; add --sub-model <provider:id> or drop it (without --sub-model the root model, and its --base-url, serve sub-calls)',
     ],
   ])('%j is a usage error', (argv, message) => {
     expect(usageError(argv)).toBe(message);
   });
 
+  test('any provider for --model and --sub-model, each with its own base URL', () => {
+    const options = run([
+      '--model',
+      'openai:gpt-4.1',
+      '--base-url',
+      'http://10.0.0.5:8000/v1',
+      '--sub-model',
+      'ollama:qwen2.5-coder:7b',
+      '--sub-base-url',
+      'http://127.0.0.1:11435/v1',
+    ]);
+    expect(options.model).toEqual({
+      provider: 'openai',
+      modelId: 'gpt-4.1',
+      baseURL: 'http://10.0.0.5:8000/v1',
+    });
+    expect(options.subModel).toEqual({
+      provider: 'ollama',
+      modelId: 'qwen2.5-coder:7b',
+      baseURL: 'http://127.0.0.1:11435/v1',
+    });
+    expect(run([], { RLM_MODEL: 'OLLAMA:llama3.2' }).model).toEqual({
+      provider: 'ollama',
+      modelId: 'llama3.2',
+    });
+  });
+
+  test('--max-cost with an ollama model whose id holds a colon, priced with its provider prefix', () => {
+    const options = run([
+      '--model',
+      'ollama:qwen2.5-coder:7b',
+      '--price',
+      'ollama:qwen2.5-coder:7b=0,0',
+      '--max-cost',
+      '1',
+    ]);
+    expect(Object.keys(options.prices)).toEqual(['qwen2.5-coder:7b']);
+    expect(usageError(['--model', 'ollama:qwen2.5-coder:7b', '--max-cost', '1'])).toMatch(
+      /^--max-cost needs a price for qwen2.5-coder:7b/,
+    );
+  });
+
   test('a malformed RLM_MODEL names the variable', () => {
     expect(usageError([], { RLM_MODEL: 'gpt-4o' })).toBe(
-      'RLM_MODEL must look like anthropic:<model-id> (got "gpt-4o")',
+      'RLM_MODEL must look like anthropic:<model-id>, openai:<model-id>, ollama:<model-id> (got "gpt-4o")',
     );
   });
 

@@ -6,12 +6,24 @@ import { parsePrice } from './parse-price.js';
 import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';
 import { UsageError } from './usage-error.js';
 
+/** The providers `--model` and `--sub-model` accept. */
+export const modelProviders = ['anthropic', 'openai', 'ollama'] as const;
+
+/** A provider `--model` and `--sub-model` accept. */
+export type ModelProvider = (typeof modelProviders)[number];
+
 /** A model named on the command line as `provider:model-id`. */
 export interface ModelSpec {
-  /** Only `anthropic` for now. */
-  readonly provider: 'anthropic';
-  /** The provider's model id, e.g. `claude-sonnet-4-5`. */
+  /** `anthropic`, `openai` (or any OpenAI-compatible server) or `ollama`. */
+  readonly provider: ModelProvider;
+  /** The provider's model id, e.g. `claude-sonnet-4-5`, `gpt-4.1`, `qwen2.5-coder:7b`. */
   readonly modelId: string;
+  /**
+   * `--base-url` for `--model`, `--sub-base-url` for `--sub-model`: the provider's API
+   * endpoint; `undefined` keeps the provider's default (its environment variable, else its
+   * public API; `http://127.0.0.1:11434/v1` for Ollama).
+   */
+  readonly baseURL?: string;
 }
 
 /** Everything a run needs from the command line, validated. */
@@ -184,6 +196,8 @@ const optionDefinitions = {
   strict: { type: 'boolean' },
   model: { type: 'string', short: 'm' },
   'sub-model': { type: 'string' },
+  'base-url': { type: 'string' },
+  'sub-base-url': { type: 'string' },
   'max-depth': { type: 'string' },
   'max-iterations': { type: 'string' },
   'max-context-bytes': { type: 'string' },
@@ -299,11 +313,24 @@ export function parseArguments(
   const modelSource = values.model !== undefined ? '--model' : 'RLM_MODEL';
   const modelText =
     values.model ?? nonEmpty(env.RLM_MODEL) ?? `anthropic:${defaultAnthropicModelId}`;
-  const model = parseModelSpec(modelText, modelSource);
+  const model = withBaseURL(
+    parseModelSpec(modelText, modelSource),
+    values['base-url'],
+    '--base-url',
+  );
+  if (values['sub-base-url'] !== undefined && values['sub-model'] === undefined) {
+    throw new UsageError(
+      '--sub-base-url applies to --sub-model; add --sub-model <provider:id> or drop it (without --sub-model the root model, and its --base-url, serve sub-calls)',
+    );
+  }
   const subModel =
     values['sub-model'] === undefined
       ? undefined
-      : parseModelSpec(values['sub-model'], '--sub-model');
+      : withBaseURL(
+          parseModelSpec(values['sub-model'], '--sub-model'),
+          values['sub-base-url'],
+          '--sub-base-url',
+        );
   const prices: Record<string, ModelPrices[string]> = {};
   for (const text of values.price ?? []) {
     const { modelId, price } = parsePrice(text);
@@ -313,7 +340,10 @@ export function parseArguments(
     values['max-cost'] === undefined ? undefined : parseDollars(values['max-cost']);
   if (maxCostUsd !== undefined) {
     for (const spec of subModel ? [model, subModel] : [model]) {
-      if (!findModelPrice({ ...defaultModelPrices, ...prices }, spec.modelId)) {
+      // The full id, so that a model id holding a colon (qwen2.5-coder:7b) keeps it.
+      if (
+        !findModelPrice({ ...defaultModelPrices, ...prices }, `${spec.provider}:${spec.modelId}`)
+      ) {
         throw new UsageError(
           `--max-cost needs a price for ${spec.modelId}, which has none built in; add --price ${spec.modelId}=<input>,<output>[,<cache-read>,<cache-write>] (US dollars per million tokens)`,
         );
@@ -418,23 +448,40 @@ function parseStoreErrorPolicy(text: string | undefined): StoreErrorPolicy {
 }
 
 /**
- * Parses `anthropic:<model-id>`. `source` names where the text came from (`--model`,
- * `RLM_MODEL`) in the error message.
+ * Parses `<provider>:<model-id>` with provider `anthropic`, `openai` or `ollama`; the model id
+ * may itself hold colons (`ollama:qwen2.5-coder:7b`). `source` names where the text came from
+ * (`--model`, `RLM_MODEL`) in the error message.
  */
 export function parseModelSpec(text: string, source: string): ModelSpec {
   const match = /^([a-z][a-z0-9-]*):(\S+)$/i.exec(text.trim());
+  const usage = modelProviders.map((provider) => `${provider}:<model-id>`).join(', ');
   if (match === null) {
-    throw new UsageError(
-      `${source} must look like anthropic:<model-id> (got ${JSON.stringify(text)})`,
-    );
+    throw new UsageError(`${source} must look like ${usage} (got ${JSON.stringify(text)})`);
   }
   const provider = match[1]!.toLowerCase();
-  if (provider !== 'anthropic') {
+  if (!(modelProviders as readonly string[]).includes(provider)) {
     throw new UsageError(
-      `${source} names provider ${JSON.stringify(provider)}; only anthropic:<model-id> is supported`,
+      `${source} names provider ${JSON.stringify(provider)}; use ${usage} (openai: for any OpenAI-compatible server, with --base-url)`,
     );
   }
-  return { provider, modelId: match[2]! };
+  return { provider: provider as ModelProvider, modelId: match[2]! };
+}
+
+/** Adds a `--base-url` / `--sub-base-url` value to a spec after checking it is an http(s) URL. */
+function withBaseURL(spec: ModelSpec, text: string | undefined, flag: string): ModelSpec {
+  if (text === undefined) return spec;
+  let url: URL | undefined;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(
+      `${flag} must be an http(s) URL such as http://127.0.0.1:8000/v1 (got ${JSON.stringify(text)})`,
+    );
+  }
+  return { ...spec, baseURL: text.trim() };
 }
 
 function parseStrict(argv: readonly string[]) {

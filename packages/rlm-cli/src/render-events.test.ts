@@ -2,7 +2,10 @@ import type { RlmEvent } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
 import { createEventRenderer } from './render-events.js';
 
-function render(events: readonly RlmEvent[], options: { color?: boolean; width?: number } = {}) {
+function render(
+  events: readonly RlmEvent[],
+  options: { color?: boolean; width?: number; streamText?: boolean } = {},
+) {
   let text = '';
   const renderEvent = createEventRenderer({
     write: (chunk) => {
@@ -10,6 +13,7 @@ function render(events: readonly RlmEvent[], options: { color?: boolean; width?:
     },
     color: options.color ?? false,
     width: options.width,
+    streamText: options.streamText,
   });
   for (const event of events) renderEvent(event);
   return text;
@@ -287,5 +291,61 @@ describe('createEventRenderer', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  describe('streamText: prose line by line as it streams in', () => {
+    const texts = [
+      'One line only.',
+      'Intro line.\n```repl\nconst x = 1;\nprint(x);\n```\nAfter the code.',
+      'A\n\n\n\nB\n\n```js\ncode\n```\n\nC\n',
+      '\n\nLeading blanks.\n````repl\n```\nstill code\n````\nEnd.',
+      Array.from({ length: 9 }, (_, index) => `line ${index + 1}`).join('\n'),
+      'Prose then an unclosed fence\n```repl\nconst y = 2;',
+      '```repl\nonly(code)\n```',
+    ];
+
+    /** The text split into pieces of `size` characters, as text-delta events. */
+    function deltas(text: string, size: number): RlmEvent[] {
+      const events: RlmEvent[] = [];
+      for (let start = 0; start < text.length; start += size) {
+        events.push({
+          ...root,
+          type: 'text-delta',
+          iteration: 1,
+          text: text.slice(start, start + size),
+        });
+      }
+      return events;
+    }
+
+    test.each(texts)('shows the same lines as the rendering at once: %j', (text) => {
+      const atOnce = render([{ ...root, type: 'text', iteration: 1, text }]);
+      for (const size of [1, 3, 7, 1000]) {
+        const streamed = render(
+          [...deltas(text, size), { ...root, type: 'text', iteration: 1, text }],
+          { streamText: true },
+        );
+        expect(streamed).toBe(atOnce);
+      }
+    });
+
+    test('lines appear before the step text is complete', () => {
+      let written = '';
+      const renderEvent = createEventRenderer({
+        write: (chunk) => {
+          written += chunk;
+        },
+        color: false,
+        streamText: true,
+      });
+      renderEvent({ ...root, type: 'text-delta', iteration: 1, text: 'First line\nSecond ' });
+      expect(written).toBe('  First line\n');
+      renderEvent({ ...root, type: 'text-delta', iteration: 1, text: 'line\n' });
+      expect(written).toBe('  First line\n  Second line\n');
+    });
+
+    test('without streamText, deltas show nothing and the text renders at once', () => {
+      expect(render([...deltas('Hello\nthere', 2)])).toBe('');
+    });
   });
 });

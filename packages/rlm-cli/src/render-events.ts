@@ -20,6 +20,25 @@ export interface EventRendererOptions {
    * waiting for the model`, `llm_query 23/40`), or `undefined` when nothing is pending.
    */
   readonly status?: (text: string | undefined) => void;
+  /**
+   * Show a step's prose line by line as the model writes it (`text-delta` events from a
+   * streaming model), instead of all at once when the step's text is complete: for a terminal.
+   * The lines are the same either way. Default false.
+   */
+  readonly streamText?: boolean;
+}
+
+/** A step's prose being shown as it streams in. */
+interface LiveText {
+  /** Text received after the last complete line. */
+  partial: string;
+  /** The fence (three or more backticks) of the code block being skipped, if inside one. */
+  fence: string | undefined;
+  /** Prose lines shown so far, and those past the limit. */
+  shown: number;
+  hidden: number;
+  /** A blank line waits to be shown until prose follows it (never two, never at the ends). */
+  blankPending: boolean;
 }
 
 /** Host calls of one block: how many started, settled and failed, and the first failures. */
@@ -74,6 +93,9 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
     return `\u001b[${open}m${text}\u001b[${close}m`;
   };
 
+  /** Prose streaming in, by call id. */
+  const live = new Map<string, LiveText>();
+
   /** Usage of each call's running step, and of the whole run so far. */
   const stepUsage = new Map<string, RunUsage>();
   let runUsage = emptyRunUsage();
@@ -125,6 +147,33 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       options.write(text);
     };
 
+    /** One complete line of streamed text: prose is shown (up to the limit), code is not. */
+    const showLiveLine = (state: LiveText, line: string) => {
+      const fence = /^[ \t]*(`{3,})/.exec(line)?.[1];
+      if (state.fence !== undefined) {
+        if (fence !== undefined && line.trim() === state.fence) state.fence = undefined;
+        return;
+      }
+      if (fence !== undefined) {
+        // A code block between prose lines leaves a blank line, as in the rendering at once.
+        state.fence = fence;
+        state.blankPending = state.shown + state.hidden > 0;
+        return;
+      }
+      if (line.trim() === '') {
+        state.blankPending = state.shown + state.hidden > 0;
+        return;
+      }
+      const pending = state.blankPending ? ['', line] : [line];
+      state.blankPending = false;
+      for (const text of pending) {
+        if (state.shown < maxLines.text) {
+          state.shown += 1;
+          emit('dim', '  ', [text]);
+        } else state.hidden += 1;
+      }
+    };
+
     switch (event.type) {
       case 'call-start':
         if (event.depth > 0) emit('magenta', '↳ sub_rlm: ', [oneLine(event.query)]);
@@ -154,7 +203,27 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         stepUsage.set(event.callId, emptyRunUsage());
         emit(event.depth === 0 ? 'bold' : 'dim', '● ', [`step ${event.iteration}`]);
         return;
+      case 'text-delta': {
+        if (!options.streamText) return;
+        let state = live.get(event.callId);
+        if (!state) {
+          state = { partial: '', fence: undefined, shown: 0, hidden: 0, blankPending: false };
+          live.set(event.callId, state);
+        }
+        state.partial += event.text;
+        const lines = state.partial.split('\n');
+        state.partial = lines.pop() ?? '';
+        for (const line of lines) showLiveLine(state, line);
+        return;
+      }
       case 'text': {
+        const state = live.get(event.callId);
+        if (state) {
+          live.delete(event.callId);
+          if (state.partial !== '') showLiveLine(state, state.partial);
+          if (state.hidden > 0) emit('dim', '  ', [`… ${state.hidden} more lines`]);
+          return;
+        }
         const prose = event.text
           .replace(fencedBlock, '')
           .replace(/\n{3,}/g, '\n\n')

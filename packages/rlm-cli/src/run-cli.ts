@@ -9,13 +9,13 @@ import {
   type RlmEvent,
   runKey,
 } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/core/anthropic';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
 import { createToolStore, runToolsCommand } from '@rlm/toolstore';
 import { AnswerSink } from './answer-sink.js';
 import { checkContextFile } from './check-context-file.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
+import { createCliModel } from './create-cli-model.js';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
@@ -27,7 +27,7 @@ import { helpText } from './help-text.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
 import { type LoadedContext, loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
-import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
+import { type CliOptions, parseArguments } from './parse-arguments.js';
 import { createRunTracer } from './record-run-trace.js';
 import { LiveStatus } from './live-status.js';
 import { createEventRenderer } from './render-events.js';
@@ -54,7 +54,10 @@ export type CliOutput = NodeJS.WritableStream & {
 export interface RunCliOptions {
   /** The arguments after `node` and the script. */
   readonly argv: readonly string[];
-  /** Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `RLM_MODEL`, `NO_COLOR`. */
+  /**
+   * Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
+   * `RLM_MODEL`, `NO_COLOR`.
+   */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Queries when no query argument is given: a REPL when a TTY, else one query per line. */
   readonly stdin: CliInput;
@@ -128,12 +131,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     const cli = command.options;
     json = cli.json;
-    const apiKey = options.env.ANTHROPIC_API_KEY?.trim();
-    if (!apiKey) {
-      throw new UsageError(
-        'ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=<your key> (from https://console.anthropic.com/settings/keys)',
-      );
-    }
+    // Keys are checked here, before any file is read or any model is called.
+    const llm = createCliModel(cli.model, options.env, cli.modelCalls);
+    const subLlm = cli.subModel && createCliModel(cli.subModel, options.env, cli.modelCalls);
     if (cli.contextFile !== undefined && (await checkContextFile(cli.contextFile)) === 'fifo') {
       stderr.write(
         `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
@@ -159,17 +159,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         `rlm: the store failed (${failure.operation}): ${failure.message}; the run goes on, but what it stores from now may be lost${cli.storeErrors === 'fail' ? ' (it will exit 3; --store-errors warn to exit 0)' : ''}\n`,
       );
     });
-    const baseURL = options.env.ANTHROPIC_BASE_URL?.trim() || undefined;
-    const createModel = (spec: ModelSpec) =>
-      createAnthropicModel({
-        model: spec.modelId,
-        apiKey,
-        baseURL,
-        ...definedFields(cli.modelCalls),
-      });
     rlm = createConfiguredRLM({
-      llm: createModel(cli.model),
-      subLlm: cli.subModel && createModel(cli.subModel),
+      llm,
+      subLlm,
       sandbox: createSesSandbox(),
       // Piped and interactive queries form one session: context_0..n, variables, history.
       persistent: true,
@@ -294,10 +286,12 @@ class Session {
       color,
       width,
       ...(live ? { status: (text: string | undefined) => live.set(text) } : {}),
+      // On a terminal the model's prose shows as it streams in.
+      streamText: Boolean(terminal.isTTY),
     });
     this.#render = cli.quiet ? () => {} : render;
     if (!cli.quiet) {
-      const line = `rlm ${cliVersion} · anthropic:${cli.model.modelId} · ${describeContext(context, cli)}`;
+      const line = `rlm ${cliVersion} · ${cli.model.provider}:${cli.model.modelId} · ${describeContext(context, cli)}`;
       stderr.write(color ? `\u001b[2m${line}\u001b[22m\n` : `${line}\n`);
     }
   }
@@ -558,13 +552,6 @@ function describeHeldRun(error: RunLeaseHeldError): string {
   const { pid, hostname, heartbeatAt } = error.holder;
   const seconds = Math.max(0, Math.round((Date.now() - heartbeatAt) / 1000));
   return `this run (same query and context) is being run by process ${pid} on ${hostname} (last heartbeat ${seconds} s ago); wait for it to end or stop it (kill ${pid}), then run again`;
-}
-
-/** The fields of `record` that are set, for settings whose absence means "the default". */
-function definedFields<Fields extends object>(record: Fields): Partial<Fields> {
-  return Object.fromEntries(
-    Object.entries(record).filter(([, value]) => value !== undefined),
-  ) as Partial<Fields>;
 }
 
 /** Prints a failed query's line (and partial answer) on stderr; returns the exit code. */

@@ -829,6 +829,13 @@ export class Scheduler {
           : { ...request, maxTokens: this.#settings.maxResponseTokens },
         {
           signal,
+          // A loop step's text as it streams in; a host call's (llm_query) is not shown.
+          ...(bridgeRequest
+            ? {}
+            : {
+                onText: (delta: string) =>
+                  this.#emit(call, { type: 'text-delta', iteration: call.iteration, text: delta }),
+              }),
           onRetry: (retry) =>
             this.#emit(call, {
               type: 'model-retry',

@@ -17,7 +17,14 @@ async function node(script: string, type: 'commonjs' | 'module'): Promise<string
 }
 
 test('every published package loads with require() as well as import', async () => {
-  const names = ['@rlm/core', '@rlm/artifacts', '@rlm/sandbox-ses', '@rlm/toolstore', '@rlm/trace'];
+  const names = [
+    '@rlm/core',
+    '@rlm/artifacts',
+    '@rlm/sandbox-ses',
+    '@rlm/toolstore',
+    '@rlm/trace',
+    '@rlm/openai',
+  ];
   const loaded = await node(
     `console.log(JSON.stringify(${JSON.stringify(names)}.map((name) => Object.keys(require(name)).length > 0)))`,
     'commonjs',

@@ -2,11 +2,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError } from '../errors/model-call-error.js';
 import type { GenerateResult, LanguageModel, ModelRetry } from '../language-model.js';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
-import { formatDuration } from './format-duration.js';
+import { formatDuration } from '../format-duration.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
-import { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
+import { backoffDelayMs, readRetryAfterMs } from '../retry-timing.js';
 import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
 import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
 
@@ -253,7 +253,16 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
       for (let attempts = 1; ; attempts++) {
         let failure: unknown;
         try {
-          return await attempt(body, signal);
+          const result = await attempt(body, signal);
+          if (result.text !== '') {
+            try {
+              // Not streamed: the whole text at once, as the contract of onText allows.
+              options.onText?.(result.text);
+            } catch {
+              // Reporting text is best-effort.
+            }
+          }
+          return result;
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
           failure = error;

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError, type ModelCallErrorReason } from '../errors/model-call-error.js';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
-import { formatDuration } from './format-duration.js';
+import { formatDuration } from '../format-duration.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 
 /** What the error message may mention about the failed call. */

@@ -53,3 +53,9 @@ export {
   runSandboxSecuritySuite,
   type SandboxSecuritySuiteOptions,
 } from './sandbox-security-suite.js';
+export {
+  type ModelConformanceHarness,
+  type ModelConformanceServer,
+  type ModelConformanceUsage,
+  runModelConformance,
+} from './model-conformance.js';

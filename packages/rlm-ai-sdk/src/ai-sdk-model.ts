@@ -1,0 +1,332 @@
+import {
+  APICallError,
+  type LanguageModelV2,
+  type LanguageModelV2CallOptions,
+  UnsupportedFunctionalityError,
+} from '@ai-sdk/provider';
+import {
+  backoffDelayMs,
+  formatDuration,
+  isToolsRefusal,
+  type LanguageModel,
+  ModelCallError,
+  type ModelCallErrorReason,
+  type ModelRetry,
+  readRetryAfterMs,
+} from '@rlm/core';
+import { type CollectedStream, collectAISDKStream } from './collect-ai-sdk-stream.js';
+import { fromAISDKResult } from './from-ai-sdk-result.js';
+import { toAISDKCallOptions } from './to-ai-sdk-call-options.js';
+
+/** Retries of a transient fault (what the provider marks retryable, 429, 5xx): 2. */
+export const defaultAISDKMaxRetries = 2;
+
+/** Time allowed for one attempt, in milliseconds: 60 s. */
+export const defaultAISDKTimeoutMs = 60_000;
+
+/** The longest `retry-after` wait honoured, in milliseconds: 60 s. */
+export const defaultAISDKMaxRetryAfterMs = 60_000;
+
+export interface AISDKModelSettings {
+  /** Output-token bound when a request sets none; unset leaves the provider's default. */
+  readonly maxTokens?: number;
+  /** Retries of transient faults (0 or more). Defaults to {@link defaultAISDKMaxRetries}. */
+  readonly maxRetries?: number;
+  /** Milliseconds allowed for one attempt. Defaults to {@link defaultAISDKTimeoutMs}. */
+  readonly timeoutMs?: number;
+  /**
+   * The longest `retry-after` wait honoured, in milliseconds; a longer one fails the call at
+   * once. Defaults to {@link defaultAISDKMaxRetryAfterMs}.
+   */
+  readonly maxRetryAfterMs?: number;
+  /**
+   * Call `doStream` instead of `doGenerate` (default true), so `onText` sees the text as it
+   * arrives and long answers never meet a provider's limits on non-streamed ones.
+   */
+  readonly stream?: boolean;
+  /** Whether the model takes tools (default true; a refusal still falls back to text). */
+  readonly supportsTools?: boolean;
+  /**
+   * Whether the provider's `inputTokens` include `cachedInputTokens` (OpenAI-style counts,
+   * the AI SDK's convention). Default: true, except for providers whose name starts with
+   * `anthropic`, whose counts leave cache reads out.
+   */
+  readonly inputIncludesCached?: boolean;
+  /**
+   * Secrets (API keys) to scrub from error messages, besides the adapter's own rule of never
+   * attaching the provider's error as `cause`.
+   */
+  readonly secrets?: readonly string[];
+}
+
+/** One attempt of a call ran past `timeoutMs`. */
+class AttemptTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the attempt took longer than ${timeoutMs} ms`);
+    this.name = 'AttemptTimeout';
+  }
+}
+
+interface Failure {
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly reason: ModelCallErrorReason;
+  readonly status: number | undefined;
+  /** One line, completing "the provider ...". */
+  readonly detail: string;
+}
+
+function oneLine(text: string, maxLength = 300): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > maxLength ? `${line.slice(0, maxLength)}...` : line;
+}
+
+function reasonForStatus(status: number, message: string): ModelCallErrorReason {
+  if (status === 401 || status === 403) return 'authentication';
+  if (status === 429) return 'rate-limited';
+  if (status === 408) return 'timeout';
+  if (status >= 500 || status === 409) return 'server';
+  return isToolsRefusal(message) ? 'tools-unsupported' : 'invalid-request';
+}
+
+function classify(error: unknown): Failure {
+  if (error instanceof AttemptTimeout) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      reason: 'timeout',
+      status: undefined,
+      detail: `did not answer within ${formatDuration(error.timeoutMs)}`,
+    };
+  }
+  if (UnsupportedFunctionalityError.isInstance(error)) {
+    return {
+      retryable: false,
+      retryAfterMs: undefined,
+      reason: /tool/i.test(error.functionality) ? 'tools-unsupported' : 'invalid-request',
+      status: undefined,
+      detail: `does not support ${oneLine(error.functionality)}`,
+    };
+  }
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    const message = oneLine(error.message);
+    if (status === undefined) {
+      return {
+        retryable: error.isRetryable,
+        retryAfterMs: undefined,
+        reason: 'network',
+        status,
+        detail: `could not be reached (${message})`,
+      };
+    }
+    const headers = new Headers(error.responseHeaders ?? {});
+    return {
+      retryable: error.isRetryable || status === 429 || status >= 500,
+      retryAfterMs: readRetryAfterMs(headers),
+      reason: reasonForStatus(status, message),
+      status,
+      detail: `answered ${status}: ${message}`,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    retryable: false,
+    retryAfterMs: undefined,
+    reason: isToolsRefusal(message) ? 'tools-unsupported' : 'unknown',
+    status: undefined,
+    detail: `failed: ${oneLine(message)}`,
+  };
+}
+
+/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function checkSetting(name: string, value: number | undefined, minimum: number): void {
+  if (value === undefined || (Number.isSafeInteger(value) && value >= minimum)) return;
+  throw new ModelCallError(
+    `@rlm/ai-sdk: ${name} must be a whole number of at least ${minimum} (got ${value}); fix the createAISDKModel settings`,
+    { reason: 'invalid-request' },
+  );
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  return secrets.reduce(
+    (scrubbed, secret) =>
+      secret.length >= 8 ? scrubbed.split(secret).join('[redacted]') : scrubbed,
+    text,
+  );
+}
+
+/**
+ * Wraps a Vercel AI SDK language model (provider specification v2, what `ai@5` and its
+ * providers implement: `@ai-sdk/openai`, `@ai-sdk/google`, `@ai-sdk/amazon-bedrock`,
+ * `@ai-sdk/mistral`, `@ai-sdk/groq`, ...) as an rlm {@link LanguageModel}, calling its
+ * `doStream` (or `doGenerate` with `stream: false`). Transient faults (what the provider marks retryable, 429, 5xx, an attempt past
+ * `timeoutMs`) are retried here, each wait announced through `options.onRetry`; the rest reject
+ * with a one-line `ModelCallError` without the provider's error as `cause`. A refusal of tools
+ * is `tools-unsupported`. Aborting `options.signal` rejects with the signal's reason.
+ * `modelId` is `<provider>:<model id>`, e.g. `openai.chat:gpt-4.1`.
+ *
+ * @throws {ModelCallError} when a setting is not a whole number in range or the model does
+ * not implement specification v2.
+ */
+export function createAISDKModel(
+  model: LanguageModelV2,
+  settings: AISDKModelSettings = {},
+): LanguageModel {
+  if (model?.specificationVersion !== 'v2') {
+    throw new ModelCallError(
+      `@rlm/ai-sdk: the model implements specification ${JSON.stringify(model?.specificationVersion)}, not v2; use a provider package of AI SDK 5 (e.g. @ai-sdk/openai@2)`,
+      { reason: 'invalid-request' },
+    );
+  }
+  checkSetting('maxRetries', settings.maxRetries, 0);
+  checkSetting('timeoutMs', settings.timeoutMs, 1);
+  checkSetting('maxRetryAfterMs', settings.maxRetryAfterMs, 0);
+  checkSetting('maxTokens', settings.maxTokens, 1);
+  const maxRetries = settings.maxRetries ?? defaultAISDKMaxRetries;
+  const timeoutMs = settings.timeoutMs ?? defaultAISDKTimeoutMs;
+  const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultAISDKMaxRetryAfterMs;
+  const inputIncludesCached =
+    settings.inputIncludesCached ?? !model.provider.toLowerCase().startsWith('anthropic');
+  const secrets = settings.secrets ?? [];
+  const modelId = `${model.provider}:${model.modelId}`;
+
+  const streaming = settings.stream ?? true;
+
+  /** One call of the model, `doStream` read to its end or `doGenerate`. */
+  async function call(
+    options: LanguageModelV2CallOptions,
+    onText: ((delta: string) => void) | undefined,
+  ): Promise<CollectedStream> {
+    if (streaming) {
+      const { stream } = await model.doStream(options);
+      return collectAISDKStream(stream, onText);
+    }
+    const result = await model.doGenerate(options);
+    const text = result.content
+      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      .join('');
+    if (text !== '') {
+      try {
+        // Not streamed: the whole text at once, as the contract of onText allows.
+        onText?.(text);
+      } catch {
+        // Reporting text is best-effort.
+      }
+    }
+    return result;
+  }
+
+  async function attempt(
+    options: ReturnType<typeof toAISDKCallOptions>,
+    signal: AbortSignal | undefined,
+    onText: ((delta: string) => void) | undefined,
+  ) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
+    try {
+      const aborted = new Promise<never>((_, reject) => {
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
+          once: true,
+        });
+      });
+      // A provider that ignores the signal still cannot hold the call past the abort.
+      const result = await Promise.race([
+        call({ ...options, abortSignal: controller.signal }, onText),
+        aborted,
+      ]);
+      return fromAISDKResult(result, inputIncludesCached);
+    } catch (error) {
+      const reason: unknown = controller.signal.reason;
+      throw reason instanceof AttemptTimeout ? reason : error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    modelId,
+    supportsTools: settings.supportsTools ?? true,
+    async generate(request, options = {}) {
+      const callOptions = toAISDKCallOptions(request, { maxTokens: settings.maxTokens });
+      const { signal, onRetry } = options;
+      if (signal?.aborted) throw signal.reason;
+      const startedAt = Date.now();
+      const maxAttempts = maxRetries + 1;
+      for (let attempts = 1; ; attempts++) {
+        let error: unknown;
+        try {
+          return await attempt(callOptions, signal, options.onText);
+        } catch (caught) {
+          if (signal?.aborted) throw signal.reason;
+          error = caught;
+        }
+        const failure = classify(error);
+        const tried =
+          attempts === 1
+            ? `gave up after 1 attempt (${formatDuration(Date.now() - startedAt)})`
+            : `gave up after ${attempts} attempts over ${formatDuration(Date.now() - startedAt)}`;
+        const fail = (
+          message: string,
+          extra: Partial<ConstructorParameters<typeof ModelCallError>[1]> = {},
+        ) =>
+          new ModelCallError(scrub(`@rlm/ai-sdk: ${modelId} ${message}`, secrets), {
+            status: failure.status,
+            retryable: failure.retryable,
+            reason: failure.reason,
+            ...extra,
+          });
+        if (!failure.retryable) throw fail(`${failure.detail}.`);
+        if (attempts >= maxAttempts) {
+          throw fail(`${failure.detail}; ${tried}. Try again later or raise maxRetries.`, {
+            settings: failure.reason === 'timeout' ? ['timeoutMs', 'maxRetries'] : ['maxRetries'],
+          });
+        }
+        const { retryAfterMs } = failure;
+        if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
+          throw fail(
+            `${failure.detail}, and asked to wait ${formatDuration(retryAfterMs)} before a retry, longer than maxRetryAfterMs (${maxRetryAfterMs} ms) allows. Try again later or raise maxRetryAfterMs.`,
+            { settings: ['maxRetryAfterMs'] },
+          );
+        }
+        const delayMs = retryAfterMs ?? backoffDelayMs(attempts);
+        const retry: ModelRetry = {
+          attempt: attempts + 1,
+          maxAttempts,
+          delayMs,
+          requestedByApi: retryAfterMs !== undefined,
+          reason: failure.reason,
+          ...(failure.status === undefined ? {} : { status: failure.status }),
+          detail: scrub(failure.detail, secrets),
+        };
+        try {
+          onRetry?.(retry);
+        } catch {
+          // Reporting a retry is best-effort.
+        }
+        await wait(delayMs, signal);
+      }
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type {
+  LanguageModelV2Content,
+  LanguageModelV2FinishReason,
+  LanguageModelV2StreamPart,
+  LanguageModelV2Usage,
+} from '@ai-sdk/provider';
+
+/** What a `doGenerate` result holds, read from a `doStream` stream instead. */
+export interface CollectedStream {
+  readonly content: LanguageModelV2Content[];
+  readonly finishReason: LanguageModelV2FinishReason;
+  readonly usage: LanguageModelV2Usage;
+}
+
+/**
+ * Reads an AI SDK (spec v2) stream to its end: text deltas joined into one text part (each
+ * passed to `onText` as it arrives; a throwing `onText` is ignored), complete `tool-call` parts,
+ * the finish reason and usage of the `finish` part. An `error` part rejects with its error.
+ */
+export async function collectAISDKStream(
+  stream: ReadableStream<LanguageModelV2StreamPart>,
+  onText: ((delta: string) => void) | undefined,
+): Promise<CollectedStream> {
+  let text = '';
+  const calls: LanguageModelV2Content[] = [];
+  let finishReason: LanguageModelV2FinishReason = 'unknown';
+  let usage: LanguageModelV2Usage = {
+    inputTokens: undefined,
+    outputTokens: undefined,
+    totalTokens: undefined,
+  };
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value: part } = await reader.read();
+      if (done) break;
+      switch (part.type) {
+        case 'text-delta':
+          text += part.delta;
+          try {
+            onText?.(part.delta);
+          } catch {
+            // Reporting text is best-effort.
+          }
+          break;
+        case 'tool-call':
+          calls.push(part);
+          break;
+        case 'finish':
+          finishReason = part.finishReason;
+          usage = part.usage;
+          break;
+        case 'error':
+          throw part.error;
+        default:
+          break;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return {
+    content: [...(text === '' ? [] : [{ type: 'text' as const, text }]), ...calls],
+    finishReason,
+    usage,
+  };
+}

@@ -1,0 +1,209 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fakeText, startFakeMessagesServer } from '@rlm/core/testing';
+import {
+  type FakeChatRequest,
+  fakeChatText,
+  fakeChatToolCall,
+  startFakeChatCompletionsServer,
+} from '@rlm/openai/testing';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+/**
+ * Providers end to end: the built bin as a real process, the openai SDK against the strict
+ * fake Chat Completions server, and the Anthropic SDK against the fake Messages API.
+ */
+
+const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
+const openAIKey = 'sk-proj-cli-test-key-0123456789';
+const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+
+let root: string;
+
+beforeAll(async () => {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
+  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-providers-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+interface RunResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs the bin with only `PATH` and `env` in its environment; `--no-store` always. With
+ * `terminal`, it runs under `script`, on a pseudo-terminal (stdout and stderr then both arrive
+ * on stdout).
+ */
+async function rlm(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  terminal = false,
+): Promise<RunResult> {
+  const command = [process.execPath, bin, ...args, '--no-store'];
+  const [file, ...argv] = terminal
+    ? ['script', '-qefc', command.map(shellQuote).join(' '), '/dev/null']
+    : command;
+  const child = spawn(file!, argv, {
+    cwd: root,
+    env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve(exitCode));
+  });
+  return { code, stdout, stderr };
+}
+
+describe('rlm with OpenAI-compatible models', () => {
+  test('--model openai:<id> --base-url: answers through the Chat Completions API', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: openAIKey,
+      replies: [
+        fakeChatText(repl('const n = 6 * 7;')),
+        fakeChatToolCall('SUBMIT', { variable: 'n' }),
+      ],
+    });
+    const result = await rlm(['What is 6 x 7?', '-m', 'openai:gpt-4.1', '--base-url', server.url], {
+      OPENAI_API_KEY: openAIKey,
+    });
+    expect(result.stderr).not.toContain(openAIKey);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('42\n');
+    expect(server.requests.map((request) => request.status)).toEqual([200, 200]);
+    expect((server.requests[0]!.body as FakeChatRequest).model).toBe('gpt-4.1');
+  });
+
+  test('on a terminal the streamed prose is shown once, then the code and the answer', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: openAIKey,
+      replies: [
+        fakeChatText(
+          `Streaming prose, first line.\nSecond line of prose.\n${repl('print("ran");')}`,
+        ),
+        fakeChatText('FINAL(streamed)'),
+      ],
+    });
+    const result = await rlm(
+      ['Stream?', '-m', 'openai:gpt-4.1', '--base-url', server.url],
+      { OPENAI_API_KEY: openAIKey },
+      true,
+    );
+    expect(result.code).toBe(0);
+    const screen = result.stdout.replaceAll('\r', '');
+    expect(screen.split('Streaming prose, first line.').length).toBe(2);
+    expect(screen.indexOf('Second line of prose.')).toBeLessThan(screen.indexOf('print("ran")'));
+    expect(screen).toContain('streamed');
+  });
+
+  test('OPENAI_BASE_URL and RLM_MODEL are honoured without flags', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: openAIKey,
+      replies: [fakeChatText('FINAL(from the environment)')],
+    });
+    const result = await rlm(['Where from?', '--quiet'], {
+      OPENAI_API_KEY: openAIKey,
+      OPENAI_BASE_URL: server.url,
+      RLM_MODEL: 'openai:gpt-4.1-mini',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('from the environment\n');
+    expect((server.requests[0]!.body as FakeChatRequest).model).toBe('gpt-4.1-mini');
+  });
+
+  test('openai: without OPENAI_API_KEY: exit 2, one line naming it, no model call', async () => {
+    const result = await rlm(['Question?', '-m', 'openai:gpt-4.1']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^rlm: OPENAI_API_KEY is not set; export OPENAI_API_KEY=[^\n]+\n$/,
+    );
+  });
+
+  test('an anthropic sub-model without ANTHROPIC_API_KEY: exit 2 before any model call', async () => {
+    await using server = await startFakeChatCompletionsServer({ apiKey: null });
+    const result = await rlm([
+      'Question?',
+      '-m',
+      'ollama:llama3.2',
+      '--base-url',
+      server.url,
+      '--sub-model',
+      'anthropic:claude-haiku-4-5',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^rlm: ANTHROPIC_API_KEY is not set; [^\n]+\n$/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test('an Anthropic root model with a local ollama sub-model for llm_query', async () => {
+    await using messages = await startFakeMessagesServer({
+      replies: [
+        fakeText(repl('const summary = await llm_query("Summarize: the cat sat");')),
+        fakeText('FINAL_VAR(summary)'),
+      ],
+    });
+    await using local = await startFakeChatCompletionsServer({
+      apiKey: null,
+      replies: [fakeChatText('a cat sat')],
+    });
+    const result = await rlm(
+      [
+        'Summarize',
+        '--quiet',
+        '--sub-model',
+        'ollama:qwen2.5-coder:7b',
+        '--sub-base-url',
+        local.url,
+      ],
+      {
+        ANTHROPIC_API_KEY: 'sk-ant-cli-test-key',
+        ANTHROPIC_BASE_URL: messages.url,
+        OPENAI_API_KEY: openAIKey,
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('a cat sat\n');
+    expect(messages.requests).toHaveLength(2);
+    expect(local.requests).toHaveLength(1);
+    const body = local.requests[0]!.body as FakeChatRequest;
+    expect(body.model).toBe('qwen2.5-coder:7b');
+    expect(JSON.stringify(body.messages)).toContain('Summarize: the cat sat');
+    // The OpenAI key stays home: a local server gets none.
+    expect(local.requests[0]!.headers.authorization).not.toContain(openAIKey);
+  });
+
+  test('an ollama model that refuses tools: the run falls back to the text protocol', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: null,
+      toolsUnsupported: true,
+      replies: [fakeChatText('FINAL(plain text works)')],
+    });
+    const result = await rlm(['Question?', '-m', 'ollama:gemma3:1b', '--base-url', server.url]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('plain text works\n');
+    expect(server.requests.map((request) => request.status)).toEqual([400, 200]);
+  });
+});

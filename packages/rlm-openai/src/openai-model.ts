@@ -1,0 +1,382 @@
+import {
+  backoffDelayMs,
+  formatDuration,
+  type GenerateResult,
+  type LanguageModel,
+  ModelCallError,
+  type ModelRetry,
+  readRetryAfterMs,
+} from '@rlm/core';
+import OpenAI from 'openai';
+import { AttemptTimeoutError } from './attempt-timeout-error.js';
+import { fromChatCompletion } from './from-chat-completion.js';
+import { MalformedCompletionError } from './malformed-completion-error.js';
+import { type MaxTokensParameter, toChatRequest } from './to-chat-request.js';
+import { isRetryableStatus, rootCause, toModelCallError } from './to-model-call-error.js';
+
+/** The OpenAI API's base URL, used when neither `baseURL` nor `OPENAI_BASE_URL` is set. */
+export const openAIBaseURL = 'https://api.openai.com/v1';
+
+/** Retries of a transient fault (429, 408, 409, 5xx, a dropped connection, a timeout): 2. */
+export const defaultOpenAIMaxRetries = 2;
+
+/** Time allowed for one attempt, in milliseconds: 60 s (raise it for slow local models). */
+export const defaultOpenAITimeoutMs = 60_000;
+
+/** The longest `retry-after` wait honoured, in milliseconds: 60 s. */
+export const defaultOpenAIMaxRetryAfterMs = 60_000;
+
+/** The API key sent to a server other than the OpenAI API when none is set: local servers ignore it. */
+export const keylessPlaceholder = 'no-key';
+
+export interface OpenAIModelSettings {
+  /** The model id the server knows, e.g. `gpt-4.1` or `qwen2.5-coder:7b`. Required. */
+  readonly model: string;
+  /**
+   * The server's base URL, ending where `/chat/completions` is served (usually `/v1`), e.g.
+   * `http://127.0.0.1:11434/v1` for Ollama. Defaults to `OPENAI_BASE_URL`, else
+   * {@link openAIBaseURL}.
+   */
+  readonly baseURL?: string;
+  /**
+   * API key. Defaults to `OPENAI_API_KEY`. Required for the OpenAI API; for any other base URL
+   * a missing key sends {@link keylessPlaceholder}. Never appears in error messages.
+   */
+  readonly apiKey?: string;
+  /**
+   * The output-token bound when a request sets no `maxTokens`; unset leaves the server's
+   * default.
+   */
+  readonly maxTokens?: number;
+  /**
+   * The body field that carries the bound: `max_completion_tokens` (what the OpenAI API wants;
+   * its reasoning models refuse the other) or `max_tokens` (what every compatible server
+   * reads). Defaults to `max_completion_tokens` for the OpenAI API and `max_tokens` for any
+   * other base URL.
+   */
+  readonly maxTokensParameter?: MaxTokensParameter;
+  /**
+   * Retries of transient faults (0 or more). Each waits as long as `retry-after` says (up to
+   * `maxRetryAfterMs`), else backs off: 0.5 s, doubling, at most 8 s. Defaults to
+   * {@link defaultOpenAIMaxRetries}.
+   */
+  readonly maxRetries?: number;
+  /**
+   * Milliseconds allowed for one attempt, from the request to the last byte of the answer; a
+   * timed-out attempt is retried. Defaults to {@link defaultOpenAITimeoutMs}.
+   */
+  readonly timeoutMs?: number;
+  /**
+   * The longest wait before a retry that the server may ask for with `retry-after`, in
+   * milliseconds; when it asks for more, the call fails at once saying so. Defaults to
+   * {@link defaultOpenAIMaxRetryAfterMs}.
+   */
+  readonly maxRetryAfterMs?: number;
+  /**
+   * Whether the model takes tools (default true). Leave it on even for servers that refuse
+   * them: their refusal is classified `tools-unsupported` and the loop falls back to its text
+   * protocol once; set false to skip that first refused request.
+   */
+  readonly supportsTools?: boolean;
+  /**
+   * Stream responses (server-sent events, `stream_options.include_usage`), so `onText` sees the
+   * text as it arrives and long answers never meet a server's limits on non-streamed ones.
+   * Default true; set false for a server that cannot stream.
+   */
+  readonly stream?: boolean;
+  /**
+   * The provider named in `modelId` (`<provider>:<model>`), e.g. `ollama` or `vllm`; default
+   * `openai`. Prices and traces read it; requests do not.
+   */
+  readonly provider?: string;
+  /** A ready client; `apiKey` and `baseURL` are then ignored. */
+  readonly client?: OpenAI;
+}
+
+/** What the retry loop makes of a failed attempt. */
+interface Verdict {
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly retry: Pick<ModelRetry, 'reason' | 'status' | 'detail'>;
+}
+
+function judge(error: unknown): Verdict {
+  if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
+    const detail =
+      error instanceof AttemptTimeoutError
+        ? `did not answer within ${formatDuration(error.timeoutMs)}`
+        : 'did not answer in time';
+    return { retryable: true, retryAfterMs: undefined, retry: { reason: 'timeout', detail } };
+  }
+  if (error instanceof MalformedCompletionError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: { reason: 'server', detail: `answered with ${error.problem}` },
+    };
+  }
+  if (error instanceof OpenAI.APIUserAbortError) {
+    return { retryable: false, retryAfterMs: undefined, retry: { reason: 'aborted', detail: '' } };
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: { reason: 'network', detail: `could not be reached (${rootCause(error)})` },
+    };
+  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    const status = error.status;
+    return {
+      retryable: isRetryableStatus(status),
+      retryAfterMs: readRetryAfterMs(error.headers),
+      retry: {
+        reason: status === 429 ? 'rate-limited' : status === 408 ? 'timeout' : 'server',
+        status,
+        detail: `answered ${status}${error.type ? ` ${error.type}` : ''}`,
+      },
+    };
+  }
+  return { retryable: false, retryAfterMs: undefined, retry: { reason: 'unknown', detail: '' } };
+}
+
+/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Calls `onText`, ignoring a throw: reporting text is best-effort. */
+function emitText(onText: ((delta: string) => void) | undefined, delta: string): void {
+  try {
+    onText?.(delta);
+  } catch {
+    // A broken listener does not fail the call.
+  }
+}
+
+/**
+ * Reads a Chat Completions stream to its end into the shape of a completion: the text (each
+ * piece passed to `onText` as it arrives), the tool calls assembled by index from their
+ * pieces, the last finish reason, and the usage chunk.
+ *
+ * @throws {MalformedCompletionError} when the stream held no chunk.
+ */
+async function collectStream(
+  chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
+  onText: ((delta: string) => void) | undefined,
+): Promise<unknown> {
+  let content = '';
+  let finishReason: string | null = null;
+  let usage: unknown;
+  let received = false;
+  const calls: { id?: string; name?: string; arguments: string }[] = [];
+  for await (const chunk of chunks) {
+    received = true;
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const { delta } = choice;
+    if (typeof delta?.content === 'string' && delta.content !== '') {
+      content += delta.content;
+      emitText(onText, delta.content);
+    }
+    for (const call of delta?.tool_calls ?? []) {
+      calls[call.index] ??= { arguments: '' };
+      const slot = calls[call.index]!;
+      if (call.id) slot.id = call.id;
+      if (call.function?.name) slot.name = call.function.name;
+      if (call.function?.arguments) slot.arguments += call.function.arguments;
+    }
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  if (!received) throw new MalformedCompletionError('an empty stream');
+  const toolCalls = calls.flatMap((call) =>
+    call ? [{ id: call.id, function: { name: call.name, arguments: call.arguments } }] : [],
+  );
+  return {
+    choices: [
+      {
+        message: { content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: finishReason,
+      },
+    ],
+    usage,
+  };
+}
+
+function checkSetting(name: string, value: number | undefined, minimum: number): void {
+  if (value === undefined || (Number.isSafeInteger(value) && value >= minimum)) return;
+  throw new ModelCallError(
+    `@rlm/openai: ${name} must be a whole number of at least ${minimum} (got ${value}); fix the createOpenAIModel settings`,
+    { reason: 'invalid-request' },
+  );
+}
+
+function isOpenAIHost(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Creates a {@link LanguageModel} that speaks the OpenAI Chat Completions API, streamed by
+ * default (each piece of text goes to `options.onText` as it arrives):
+ * the OpenAI API itself or any compatible server (vLLM, Ollama, llama.cpp's server, LM Studio).
+ * Requests become messages the API accepts (see `toChatMessages`); tools are functions, and a
+ * named `toolChoice` forces that function. Transient faults (429, 408, 409, 5xx, a dropped
+ * connection, an attempt past `timeoutMs`, a 2xx body that is not a completion) are retried
+ * here, each wait announced through `options.onRetry`; anything else, and transient faults once
+ * retries run out, reject with a one-line `ModelCallError` that never holds the key. A refusal
+ * of tools has the reason `tools-unsupported`. Aborting `options.signal` rejects with the
+ * signal's reason and is never retried. `modelId` is `<provider>:<model>` (`openai:` by default).
+ *
+ * @throws {ModelCallError} when the OpenAI API is the target and no key is set, or a setting
+ * is not a whole number in range.
+ */
+export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel {
+  const { model } = settings;
+  if (typeof model !== 'string' || model.trim() === '') {
+    throw new ModelCallError(
+      '@rlm/openai: no model id; pass model to createOpenAIModel (e.g. gpt-4.1)',
+      { reason: 'invalid-request' },
+    );
+  }
+  checkSetting('maxRetries', settings.maxRetries, 0);
+  checkSetting('timeoutMs', settings.timeoutMs, 1);
+  checkSetting('maxRetryAfterMs', settings.maxRetryAfterMs, 0);
+  checkSetting('maxTokens', settings.maxTokens, 1);
+  const baseURL = settings.client
+    ? settings.client.baseURL
+    : settings.baseURL || process.env.OPENAI_BASE_URL || openAIBaseURL;
+  const toOpenAI = isOpenAIHost(baseURL);
+  const givenKey = settings.apiKey || process.env.OPENAI_API_KEY || undefined;
+  if (!settings.client && !givenKey && toOpenAI) {
+    throw new ModelCallError(
+      '@rlm/openai: no API key; set OPENAI_API_KEY (or pass apiKey to createOpenAIModel)',
+      { reason: 'authentication' },
+    );
+  }
+  const timeoutMs = settings.timeoutMs ?? defaultOpenAITimeoutMs;
+  const client =
+    settings.client ??
+    new OpenAI({
+      apiKey: givenKey ?? keylessPlaceholder,
+      baseURL,
+      maxRetries: 0,
+      timeout: timeoutMs,
+    });
+  const maxRetries = settings.maxRetries ?? defaultOpenAIMaxRetries;
+  const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultOpenAIMaxRetryAfterMs;
+  const maxTokensParameter =
+    settings.maxTokensParameter ?? (toOpenAI ? 'max_completion_tokens' : 'max_tokens');
+  const secrets = [givenKey, client.apiKey];
+
+  const stream = settings.stream ?? true;
+
+  /** One attempt, bounded by `timeoutMs` from the request to the body's last byte. */
+  async function attempt(
+    body: ReturnType<typeof toChatRequest>,
+    signal: AbortSignal | undefined,
+    onText: ((delta: string) => void) | undefined,
+  ): Promise<GenerateResult> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+    try {
+      // The SDK's own timer is a backstop a little later than ours, which also covers the body.
+      const requestOptions = {
+        maxRetries: 0,
+        timeout: timeoutMs + 1_000,
+        signal: controller.signal,
+      };
+      if (!stream) {
+        const completion: unknown = await client.chat.completions.create(body, requestOptions);
+        const result = fromChatCompletion(completion);
+        // Not streamed: the whole text at once, as the contract of onText allows.
+        if (result.text !== '') emitText(onText, result.text);
+        return result;
+      }
+      const chunks = await client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        requestOptions,
+      );
+      return fromChatCompletion(await collectStream(chunks, onText));
+    } catch (error) {
+      const reason: unknown = controller.signal.reason;
+      throw reason instanceof AttemptTimeoutError ? reason : error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    modelId: `${settings.provider ?? 'openai'}:${model}`,
+    supportsTools: settings.supportsTools ?? true,
+    async generate(request, options = {}) {
+      const body = toChatRequest(request, {
+        model,
+        maxTokens: settings.maxTokens,
+        maxTokensParameter,
+      });
+      const { signal, onRetry } = options;
+      if (signal?.aborted) throw signal.reason;
+      const startedAt = Date.now();
+      const maxAttempts = maxRetries + 1;
+      for (let attempts = 1; ; attempts++) {
+        let failure: unknown;
+        try {
+          return await attempt(body, signal, options.onText);
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          failure = error;
+        }
+        const verdict = judge(failure);
+        const fail = (refusedWait?: { retryAfterMs: number; maxRetryAfterMs: number }) =>
+          toModelCallError(failure, {
+            secrets,
+            baseURL: client.baseURL,
+            timeoutMs,
+            attempts,
+            elapsedMs: Date.now() - startedAt,
+            ...(refusedWait ? { refusedWait } : {}),
+          });
+        if (!verdict.retryable || attempts >= maxAttempts) throw fail();
+        const { retryAfterMs } = verdict;
+        if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
+          throw fail({ retryAfterMs, maxRetryAfterMs });
+        }
+        const delayMs = retryAfterMs ?? backoffDelayMs(attempts);
+        try {
+          onRetry?.({
+            attempt: attempts + 1,
+            maxAttempts,
+            delayMs,
+            requestedByApi: retryAfterMs !== undefined,
+            ...verdict.retry,
+          });
+        } catch {
+          // Reporting a retry is best-effort.
+        }
+        await wait(delayMs, signal);
+      }
+    },
+  };
+}

@@ -1,0 +1,28 @@
+export {
+  type FakeChatCompletionOptions,
+  type FakeChatCompletionReply,
+  type FakeChatDroppedConnectionReply,
+  type FakeChatErrorOptions,
+  type FakeChatErrorReply,
+  type FakeChatHangReply,
+  type FakeChatRawReply,
+  type FakeChatReply,
+  type FakeChatTiming,
+  type FakeChatToolCall,
+  type FakeChatUsage,
+  fakeChatDroppedConnection,
+  fakeChatError,
+  fakeChatHang,
+  fakeChatRaw,
+  fakeChatText,
+  fakeChatToolCall,
+} from './fake-chat-replies.js';
+export {
+  type FakeChatCompletionsServer,
+  type FakeChatCompletionsServerOptions,
+  type FakeChatHandler,
+  type FakeChatRecordedRequest,
+  type FakeChatRequest,
+  startFakeChatCompletionsServer,
+} from './fake-chat-completions-server.js';
+export { findChatRequestViolation } from './find-chat-request-violation.js';

@@ -1,0 +1,172 @@
+import {
+  formatDuration,
+  isToolsRefusal,
+  ModelCallError,
+  type ModelCallErrorReason,
+} from '@rlm/core';
+import OpenAI from 'openai';
+import { AttemptTimeoutError } from './attempt-timeout-error.js';
+import { MalformedCompletionError } from './malformed-completion-error.js';
+
+/** What the error message may mention about the failed call. */
+export interface ModelCallErrorContext {
+  /** Credentials scrubbed from every message, whatever its source. */
+  readonly secrets: readonly (string | null | undefined)[];
+  readonly baseURL: string;
+  readonly timeoutMs: number;
+  /** Attempts made, the failed one included. */
+  readonly attempts: number;
+  /** Milliseconds from the start of the first attempt to the failure, waits included. */
+  readonly elapsedMs: number;
+  /** Set when the server asked to wait longer before a retry than `maxRetryAfterMs` allows. */
+  readonly refusedWait?: { readonly retryAfterMs: number; readonly maxRetryAfterMs: number };
+}
+
+const prefix = '@rlm/openai:';
+
+/** Whether a status is worth retrying: 408, 409, 429 and 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * Classifies an API error status. A 400, 404 or 422 whose message is about tools or function
+ * calling is `tools-unsupported`: what Ollama (`does not support tools`), vLLM (`"auto" tool
+ * choice requires --enable-auto-tool-choice`) and llama.cpp (`tools param requires --jinja`)
+ * answer when the model or server cannot call tools.
+ */
+export function reasonForStatus(status: number, detail: string): ModelCallErrorReason {
+  if (status === 401 || status === 403) return 'authentication';
+  if (status === 429) return 'rate-limited';
+  if (status === 408) return 'timeout';
+  if (status >= 500 || status === 409) return 'server';
+  if ((status === 400 || status === 404 || status === 422) && isToolsRefusal(detail)) {
+    return 'tools-unsupported';
+  }
+  return 'invalid-request';
+}
+
+function advice(status: number): string {
+  switch (status) {
+    case 400:
+      return 'Check the model id and maxTokens (some servers want maxTokensParameter max_tokens); if the messages are at fault, report it as an @rlm/openai bug.';
+    case 401:
+      return 'Check OPENAI_API_KEY (or the apiKey setting).';
+    case 403:
+      return 'The API key may not use this model; check its project and permissions.';
+    case 404:
+      return 'Check the model id and OPENAI_BASE_URL (or the baseURL setting); it must end where /chat/completions is served, usually /v1.';
+    case 413:
+      return 'The request is too large; shorten the prompt or the history.';
+    default:
+      return isRetryableStatus(status)
+        ? 'Try again later, lower concurrency, or raise maxRetries.'
+        : 'Check the server logs.';
+  }
+}
+
+function oneLine(text: string, maxLength = 400): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > maxLength ? `${line.slice(0, maxLength)}...` : line;
+}
+
+/** The innermost message of an error's `cause` chain, e.g. `other side closed`. */
+export function rootCause(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return oneLine(current instanceof Error ? current.message : String(current), 120);
+}
+
+function triedFor(context: ModelCallErrorContext): string {
+  const time = formatDuration(context.elapsedMs);
+  return context.attempts === 1
+    ? `gave up after 1 attempt (${time})`
+    : `gave up after ${context.attempts} attempts over ${time}`;
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelCallError(
+      `${prefix} the Chat Completions API at ${context.baseURL} did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${triedFor(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the server.`,
+      { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
+    );
+  }
+  if (error instanceof OpenAI.APIUserAbortError) {
+    return new ModelCallError(`${prefix} the request was aborted.`, { reason: 'aborted' });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new ModelCallError(
+      `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${triedFor(context)}. Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.`,
+      { retryable: true, reason: 'network', settings: ['maxRetries'] },
+    );
+  }
+  if (error instanceof MalformedCompletionError) {
+    return new ModelCallError(
+      `${prefix} the server at ${context.baseURL} answered with a body that is not a chat completion (${error.problem}); ${triedFor(context)}. Check that OPENAI_BASE_URL (or the baseURL setting) is a Chat Completions API, usually ending in /v1.`,
+      { retryable: true, reason: 'server', settings: ['maxRetries'] },
+    );
+  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    const status = error.status;
+    const type = error.type ?? error.code ?? 'error';
+    const body = error.error as { message?: unknown } | undefined;
+    const apiMessage =
+      typeof body?.message === 'string' ? body.message : error.message.replace(/^\d+\s*/, '');
+    const detail = oneLine(apiMessage).replace(/\.$/, '');
+    const requestId = error.requestID ? ` (request id ${error.requestID})` : '';
+    const answered = `${prefix} the Chat Completions API answered ${status} ${type}: ${detail}`;
+    const reason = reasonForStatus(status, detail);
+    const { refusedWait } = context;
+    if (refusedWait) {
+      return new ModelCallError(
+        `${answered}, and asked to wait ${formatDuration(refusedWait.retryAfterMs)} before a retry, longer than maxRetryAfterMs (${count(refusedWait.maxRetryAfterMs)} ms) allows. Try again later or raise maxRetryAfterMs.${requestId}`,
+        { status, retryable: true, reason, settings: ['maxRetryAfterMs'] },
+      );
+    }
+    const retryable = isRetryableStatus(status);
+    const help =
+      reason === 'tools-unsupported'
+        ? 'The model or server does not take tools; rlm falls back to its text protocol.'
+        : advice(status);
+    return new ModelCallError(
+      `${answered}${retryable ? `; ${triedFor(context)}` : ''}. ${help}${requestId}`,
+      { status, retryable, reason, settings: retryable ? ['maxRetries'] : [] },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelCallError(`${prefix} the request failed: ${oneLine(message)}`);
+}
+
+const minimumSecretLength = 8;
+
+function scrub(text: string, secrets: ModelCallErrorContext['secrets']): string {
+  return secrets.reduce<string>(
+    // Shorter strings are placeholders (local servers need no key), not credentials.
+    (scrubbed, secret) =>
+      secret && secret.length >= minimumSecretLength
+        ? scrubbed.split(secret).join('[redacted]')
+        : scrubbed,
+    text,
+  );
+}
+
+/**
+ * Turns whatever the SDK threw into a one-line `ModelCallError` naming the status, the API's
+ * error type and message, and what to do. The SDK error is not attached as `cause` (it holds
+ * headers and bodies that may echo credentials), and credentials are scrubbed from the message.
+ */
+export function toModelCallError(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  const described = describeFailure(error, context);
+  const message = scrub(described.message, context.secrets);
+  if (message === described.message) return described;
+  return new ModelCallError(message, {
+    status: described.status,
+    retryable: described.retryable,
+    reason: described.reason,
+    settings: described.settings,
+  });
+}
