@@ -47,8 +47,8 @@ async function setup(
   return { server, model };
 }
 
-function bodyOf(index: number): Record<string, any> {
-  return server!.requests[index]!.body as Record<string, any>;
+function bodyOf(index: number): Readonly<Record<string, unknown>> {
+  return server!.requests[index]!.body as Readonly<Record<string, unknown>>;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<ModelCallError> {
