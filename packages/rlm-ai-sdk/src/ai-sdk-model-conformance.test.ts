@@ -54,3 +54,25 @@ runModelConformance(
     },
   },
 );
+
+describe('@rlm/ai-sdk through @ai-sdk/openai: streams', () => {
+  test('a stream cut mid-answer is retried as a network fault', async () => {
+    const text = 'A streamed answer long enough to come in several pieces.';
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: secret,
+      replies: [{ ...fakeChatText(text), streamCutAfterChunks: 2 }, fakeChatText(text)],
+    });
+    const model = createAISDKModel(
+      createOpenAI({ apiKey: secret, baseURL: server.url }).chat('gpt-4.1'),
+      { maxRetries: 1 },
+    );
+    const reasons: string[] = [];
+    const result = await model.generate(
+      { system: '', messages: [{ role: 'user', content: 'Go' }] },
+      { onRetry: (retry) => reasons.push(retry.reason) },
+    );
+    expect(result.text).toBe(text);
+    expect(reasons).toEqual(['network']);
+    expect((server.requests[0]!.body as { stream?: boolean }).stream).toBe(true);
+  });
+});

@@ -14,7 +14,11 @@ import {
   type ModelRetry,
   readRetryAfterMs,
 } from '@rlm/core';
-import { type CollectedStream, collectAISDKStream } from './collect-ai-sdk-stream.js';
+import {
+  type CollectedStream,
+  collectAISDKStream,
+  StreamCutError,
+} from './collect-ai-sdk-stream.js';
 import { fromAISDKResult } from './from-ai-sdk-result.js';
 import { toAISDKCallOptions } from './to-ai-sdk-call-options.js';
 
@@ -97,6 +101,15 @@ function classify(error: unknown): Failure {
       reason: 'timeout',
       status: undefined,
       detail: `did not answer within ${formatDuration(error.timeoutMs)}`,
+    };
+  }
+  if (error instanceof StreamCutError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      reason: 'network',
+      status: undefined,
+      detail: `stopped mid-answer (${oneLine(error.message)})`,
     };
   }
   if (UnsupportedFunctionalityError.isInstance(error)) {

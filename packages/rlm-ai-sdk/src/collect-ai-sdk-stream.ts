@@ -5,6 +5,16 @@ import type {
   LanguageModelV2Usage,
 } from '@ai-sdk/provider';
 
+/** A stream failed before its end (the connection was lost mid-answer). */
+export class StreamCutError extends Error {
+  constructor(cause: unknown) {
+    let root = cause;
+    while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+    super(root instanceof Error ? root.message : String(root));
+    this.name = 'StreamCutError';
+  }
+}
+
 /** What a `doGenerate` result holds, read from a `doStream` stream instead. */
 export interface CollectedStream {
   readonly content: LanguageModelV2Content[];
@@ -15,7 +25,8 @@ export interface CollectedStream {
 /**
  * Reads an AI SDK (spec v2) stream to its end: text deltas joined into one text part (each
  * passed to `onText` as it arrives; a throwing `onText` is ignored), complete `tool-call` parts,
- * the finish reason and usage of the `finish` part. An `error` part rejects with its error.
+ * the finish reason and usage of the `finish` part. An `error` part rejects with its error; a
+ * stream that fails to read (a connection lost mid-answer) rejects with a `StreamCutError`.
  */
 export async function collectAISDKStream(
   stream: ReadableStream<LanguageModelV2StreamPart>,
@@ -32,7 +43,13 @@ export async function collectAISDKStream(
   const reader = stream.getReader();
   try {
     for (;;) {
-      const { done, value: part } = await reader.read();
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        throw new StreamCutError(error);
+      }
+      const { done, value: part } = read;
       if (done) break;
       switch (part.type) {
         case 'text-delta':

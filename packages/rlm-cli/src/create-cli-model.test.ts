@@ -50,7 +50,7 @@ describe('createCliModel', () => {
     expect(model.modelId).toBe('ollama:qwen2.5-coder:7b');
     expect((await model.generate(ask)).text).toBe('local answer');
     expect(server.requests[0]?.headers.authorization).not.toContain('sk-proj');
-    expect((server.requests[0]?.body as { model: string }).model).toBe('qwen2.5-coder:7b');
+    expect((server.requests[0]!.body as { model: string }).model).toBe('qwen2.5-coder:7b');
   });
 
   test('a --base-url wins over the environment: anthropic', async () => {

@@ -47,8 +47,8 @@ async function setup(
   return { server, model };
 }
 
-function bodyOf(index: number): Record<string, any> {
-  return server!.requests[index]!.body as Record<string, any>;
+function bodyOf(index: number): Readonly<Record<string, unknown>> {
+  return server!.requests[index]!.body as Readonly<Record<string, unknown>>;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<ModelCallError> {
@@ -221,6 +221,33 @@ describe('createOpenAIModel: streaming', () => {
     ]);
     expect(result.stopReason).toBe('tool-call');
     expect(result.usage).toEqual({ inputTokens: 300, outputTokens: 40, cacheReadTokens: 200 });
+  });
+
+  test('a stream cut mid-way is retried as a network fault and starts over', async () => {
+    const { model, server } = await setup([
+      { ...fakeChatText(long), streamCutAfterChunks: 2 },
+      fakeChatText(long),
+    ]);
+    const retries: ModelRetry[] = [];
+    const pieces: string[] = [];
+    const result = await model.generate(ask, {
+      onRetry: (retry) => retries.push(retry),
+      onText: (delta) => pieces.push(delta),
+    });
+    expect(result.text).toBe(long);
+    expect(retries.map((retry) => retry.reason)).toEqual(['network']);
+    expect(server.requests).toHaveLength(2);
+    // The first attempt's piece came through before the cut; the retry sends the whole text.
+    expect(pieces.join('').endsWith(long)).toBe(true);
+  });
+
+  test('a stream cut on every attempt fails as a retryable network error', async () => {
+    const cut = { ...fakeChatText(long), streamCutAfterChunks: 1 };
+    const { model } = await setup([cut, cut], { maxRetries: 1 });
+    const error = await rejection(model.generate(ask));
+    expect(error.reason).toBe('network');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toMatch(/stopped mid-answer .*gave up after 2 attempts/);
   });
 
   test('stream: false sends a plain request and reports the whole text once', async () => {

@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { fromChatCompletion } from './from-chat-completion.js';
 import { MalformedCompletionError } from './malformed-completion-error.js';
+import { StreamCutError } from './stream-cut-error.js';
 import { type MaxTokensParameter, toChatRequest } from './to-chat-request.js';
 import { isRetryableStatus, rootCause, toModelCallError } from './to-model-call-error.js';
 
@@ -115,6 +116,13 @@ function judge(error: unknown): Verdict {
       retry: { reason: 'server', detail: `answered with ${error.problem}` },
     };
   }
+  if (error instanceof StreamCutError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: { reason: 'network', detail: `stopped mid-answer (${error.problem})` },
+    };
+  }
   if (error instanceof OpenAI.APIUserAbortError) {
     return { retryable: false, retryAfterMs: undefined, retry: { reason: 'aborted', detail: '' } };
   }
@@ -174,6 +182,7 @@ function emitText(onText: ((delta: string) => void) | undefined, delta: string):
  * pieces, the last finish reason, and the usage chunk.
  *
  * @throws {MalformedCompletionError} when the stream held no chunk.
+ * @throws {StreamCutError} when the connection was lost mid-stream.
  */
 async function collectStream(
   chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
@@ -184,7 +193,18 @@ async function collectStream(
   let usage: unknown;
   let received = false;
   const calls: { id?: string; name?: string; arguments: string }[] = [];
-  for await (const chunk of chunks) {
+  const iterator = chunks[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<OpenAI.Chat.ChatCompletionChunk>;
+    try {
+      next = await iterator.next();
+    } catch (error) {
+      // An error event from the server stays an API error; a connection lost mid-stream is cut.
+      if (error instanceof OpenAI.APIError) throw error;
+      throw new StreamCutError(rootCause(error));
+    }
+    if (next.done) break;
+    const chunk = next.value;
     received = true;
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];

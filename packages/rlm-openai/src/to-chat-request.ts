@@ -103,8 +103,8 @@ export interface ChatRequestDefaults {
 }
 
 /**
- * Builds the Chat Completions body for one request (non-streaming). Throws a
- * `ModelCallError` when `toolChoice` names a tool that is not among `tools`.
+ * Builds the Chat Completions body for one request (the adapter adds `stream` when it
+ * streams). Throws a `ModelCallError` when `toolChoice` names a tool that is not among `tools`.
  */
 export function toChatRequest(
   request: GenerateRequest,

@@ -7,6 +7,7 @@ import {
 import OpenAI from 'openai';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { MalformedCompletionError } from './malformed-completion-error.js';
+import { StreamCutError } from './stream-cut-error.js';
 
 /** What the error message may mention about the failed call. */
 export interface ModelCallErrorContext {
@@ -101,6 +102,12 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   if (error instanceof OpenAI.APIConnectionError) {
     return new ModelCallError(
       `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${triedFor(context)}. Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.`,
+      { retryable: true, reason: 'network', settings: ['maxRetries'] },
+    );
+  }
+  if (error instanceof StreamCutError) {
+    return new ModelCallError(
+      `${prefix} the Chat Completions API at ${context.baseURL} stopped mid-answer (${error.problem}); ${triedFor(context)}. Check the network and the server, or raise maxRetries.`,
       { retryable: true, reason: 'network', settings: ['maxRetries'] },
     );
   }

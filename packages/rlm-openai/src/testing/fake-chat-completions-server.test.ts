@@ -18,6 +18,18 @@ async function start(options: FakeChatCompletionsServerOptions = {}) {
   return server;
 }
 
+/** The fields of a JSON answer the tests read: a completion's, or an error's. */
+interface Answer {
+  readonly error: { readonly type: string; readonly message: string };
+  readonly choices: readonly [
+    {
+      readonly message: { readonly [key: string]: unknown };
+      readonly finish_reason: string;
+    },
+  ];
+  readonly usage: { readonly [key: string]: unknown };
+}
+
 async function post(body: unknown, key: string | null = 'sk-test') {
   const response = await fetch(`${server!.url}/chat/completions`, {
     method: 'POST',
@@ -27,7 +39,7 @@ async function post(body: unknown, key: string | null = 'sk-test') {
     },
     body: JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
+  return { status: response.status, json: (await response.json()) as Answer };
 }
 
 const user = { role: 'user', content: 'Hi' };

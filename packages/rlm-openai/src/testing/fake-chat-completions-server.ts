@@ -387,8 +387,14 @@ export async function startFakeChatCompletionsServer(
           const includeUsage =
             (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage ===
             true;
-          for (const chunk of toChunks(completion, includeUsage)) {
+          const chunks = toChunks(completion, includeUsage);
+          const cut = reply.streamCutAfterChunks;
+          for (const chunk of cut === undefined ? chunks : chunks.slice(0, cut)) {
             response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+          }
+          if (cut !== undefined) {
+            response.write('', () => request.socket.destroy());
+            return;
           }
           response.end('data: [DONE]\n\n');
           return;

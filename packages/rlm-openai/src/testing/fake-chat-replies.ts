@@ -39,6 +39,11 @@ export interface FakeChatCompletionReply extends FakeChatTiming {
    * tools, completion tokens from the reply; no cached tokens.
    */
   readonly usage?: FakeChatUsage;
+  /**
+   * When the request streams: send only this many chunks, then destroy the connection (a
+   * stream cut mid-way). Ignored for a request that does not stream.
+   */
+  readonly streamCutAfterChunks?: number;
 }
 
 /** Answer with an API error body `{error: {message, type, param, code}}`. */
