@@ -2,18 +2,16 @@ import { createInterface } from 'node:readline';
 import {
   escapeControlCharacters,
   type ArtifactStore,
-  createRLM,
   hashContext,
   type RLM,
   type RlmEvent,
   runKey,
 } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/core/anthropic';
-import { createSesSandbox } from '@rlm/sandbox-ses';
 import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
-import { createToolStore, runToolsCommand } from '@rlm/toolstore';
+import { runToolsCommand } from '@rlm/toolstore';
 import { AnswerSink } from './answer-sink.js';
 import { checkContextFile } from './check-context-file.js';
+import { createCliRlm, requireApiKey } from './create-cli-rlm.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
@@ -26,7 +24,8 @@ import { helpText } from './help-text.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
 import { type LoadedContext, loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
-import { type CliOptions, type ModelSpec, parseArguments } from './parse-arguments.js';
+import { type CliOptions, parseArguments } from './parse-arguments.js';
+import { openStore } from './open-store.js';
 import { createRunTracer } from './record-run-trace.js';
 import { createEventRenderer } from './render-events.js';
 import { runQuery } from './run-query.js';
@@ -126,12 +125,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     const cli = command.options;
     json = cli.json;
-    const apiKey = options.env.ANTHROPIC_API_KEY?.trim();
-    if (!apiKey) {
-      throw new UsageError(
-        'ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=<your key> (from https://console.anthropic.com/settings/keys)',
-      );
-    }
+    const apiKey = requireApiKey(options.env);
     if (cli.contextFile !== undefined && (await checkContextFile(cli.contextFile)) === 'fifo') {
       stderr.write(
         `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
@@ -157,36 +151,13 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         `rlm: the store failed (${failure.operation}): ${failure.message}; the run goes on, but what it stores from now may be lost${cli.storeErrors === 'fail' ? ' (it will exit 3; --store-errors warn to exit 0)' : ''}\n`,
       );
     });
-    const baseURL = options.env.ANTHROPIC_BASE_URL?.trim() || undefined;
-    const createModel = (spec: ModelSpec) =>
-      createAnthropicModel({
-        model: spec.modelId,
-        apiKey,
-        baseURL,
-        ...definedFields(cli.modelCalls),
-      });
-    rlm = createConfiguredRLM({
-      llm: createModel(cli.model),
-      subLlm: cli.subModel && createModel(cli.subModel),
-      sandbox: createSesSandbox(),
+    rlm = createCliRlm(cli, {
+      apiKey,
+      baseURL: options.env.ANTHROPIC_BASE_URL?.trim() || undefined,
+      tools,
+      artifacts: store ? watch.wrap(store) : undefined,
       // Piped and interactive queries form one session: context_0..n, variables, history.
       persistent: true,
-      maxDepth: cli.maxDepth,
-      maxIterations: cli.maxIterations,
-      prices: cli.prices,
-      execTimeoutMs: cli.execTimeoutMs,
-      budget: {
-        ...cli.budget,
-        ...(cli.maxCostUsd === undefined ? {} : { maxCostUsd: cli.maxCostUsd }),
-      },
-      maxCodeBlocksPerResponse: cli.maxCodeBlocks,
-      maxResponseChars: cli.maxResponseChars,
-      quotas: cli.quotas,
-      tools,
-      ...(cli.toolStore
-        ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
-        : {}),
-      ...(store ? { artifacts: watch.wrap(store) } : {}),
     });
     const session = new Session(rlm, context, cli, options, answers, quitNow, { store, watch });
     const run =
@@ -210,28 +181,6 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   } finally {
     const disposed = Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
     await Promise.race([disposed, forceQuit]);
-  }
-}
-
-/** `createRLM`; settings it rejects (a reserved tool name, say) are usage errors. */
-function createConfiguredRLM(settings: Parameters<typeof createRLM>[0]): RLM {
-  try {
-    return createRLM(settings);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
-    throw new UsageError(reason || String(error), { cause: error });
-  }
-}
-
-/** Opens the SQLite artifact store; a failure is a usage error naming the flags to change it. */
-async function openStore(storePath: string): Promise<ArtifactStore> {
-  try {
-    // Loaded on demand: SQLite's native module is not needed (or even present) with --no-store.
-    const { createSqliteArtifactStore } = await import('@rlm/artifacts');
-    return await createSqliteArtifactStore({ path: storePath });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^@rlm\/artifacts: /, '') : '';
-    throw new UsageError(`${reason}; pass --store <file> or --no-store`, { cause: error });
   }
 }
 
@@ -535,13 +484,6 @@ function describeHeldRun(error: RunLeaseHeldError): string {
   const { pid, hostname, heartbeatAt } = error.holder;
   const seconds = Math.max(0, Math.round((Date.now() - heartbeatAt) / 1000));
   return `this run (same query and context) is being run by process ${pid} on ${hostname} (last heartbeat ${seconds} s ago); wait for it to end or stop it (kill ${pid}), then run again`;
-}
-
-/** The fields of `record` that are set, for settings whose absence means "the default". */
-function definedFields<Fields extends object>(record: Fields): Partial<Fields> {
-  return Object.fromEntries(
-    Object.entries(record).filter(([, value]) => value !== undefined),
-  ) as Partial<Fields>;
 }
 
 /** Prints a failed query's line (and partial answer) on stderr; returns the exit code. */
