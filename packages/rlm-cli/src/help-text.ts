@@ -99,6 +99,9 @@ Output:
   -h, --help                   this text
   -v, --version                the version
 
+Batch:       rlm batch <queries.jsonl> [--concurrency <n>] [-o <results.jsonl>] [--max-batch-cost <usd>]
+                                          many queries at once, results as JSON lines; see rlm batch --help
+
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
              rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
                                           a run's trace as HTML (or JSON lines); see rlm trace --help
