@@ -406,7 +406,7 @@ class BatchRun {
       costUsd: spent.costUsd,
       elapsedMs: performance.now() - this.#started,
     })}`;
-    const width = this.#io.stderr.columns ?? 120;
+    const width = this.#io.stderr.columns || 120;
     this.#io.stderr.write(`\r\u001b[2K${line.slice(0, Math.max(10, width - 1))}`);
     this.#progressShown = true;
   }
