@@ -1,5 +1,6 @@
 import { defaultModelPrices, findModelPrice } from '@rlm/core';
 import { type CliOptions, parseArguments } from './parse-arguments.js';
+import { parseQueueUrl } from './parse-queue-url.js';
 import { UsageError } from './usage-error.js';
 
 /** `rlm batch`'s command line, validated. */
@@ -13,6 +14,11 @@ export interface BatchOptions {
   readonly jobsFile: string;
   /** `--concurrency`: jobs run at once in this process (default {@link defaultBatchConcurrency}). */
   readonly concurrency: number;
+  /**
+   * `--queue`: a Redis URL; the jobs go on its BullMQ queue for `rlm worker` processes to run.
+   * `undefined` runs them in this process.
+   */
+  readonly queue: string | undefined;
   /** `--out`: the results file (JSON lines, appended); `undefined` prints them on stdout. */
   readonly outFile: string | undefined;
   /**
@@ -35,6 +41,7 @@ const batchFlags = new Map([
   ['--concurrency', 'concurrency'],
   ['--max-batch-cost', 'max-batch-cost'],
   ['--out', 'out'],
+  ['--queue', 'queue'],
   ['-o', 'out'],
 ] as const);
 
@@ -54,7 +61,7 @@ export function parseBatchArguments(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): BatchCommand {
-  const own: Partial<Record<'concurrency' | 'max-batch-cost' | 'out', string>> = {};
+  const own: Partial<Record<'concurrency' | 'max-batch-cost' | 'out' | 'queue', string>> = {};
   const rest: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index]!;
@@ -109,9 +116,18 @@ export function parseBatchArguments(
       }
     }
   }
+  // Checked here, so that a malformed URL is a usage error before anything is read.
+  if (own.queue !== undefined) parseQueueUrl(own.queue);
   return {
     kind: 'batch',
-    options: { jobsFile: run.query, concurrency, outFile: own.out, maxBatchCostUsd, run },
+    options: {
+      jobsFile: run.query,
+      concurrency,
+      queue: own.queue,
+      outFile: own.out,
+      maxBatchCostUsd,
+      run,
+    },
   };
 }
 

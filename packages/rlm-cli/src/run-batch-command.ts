@@ -1,15 +1,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type ArtifactStore, emptyRunUsage, type RLM, type RunUsage } from '@rlm/core';
+import { addRunUsage } from './add-run-usage.js';
 import { BatchResultsFile } from './batch-results-file.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
-import { cliVersion } from './cli-version.js';
 import { createCliRlm, requireApiKey } from './create-cli-rlm.js';
 import { formatBatchProgress } from './format-batch-progress.js';
 import { formatDuration } from './format-runs-table.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
-import { jsonFailureReport } from './json-failure-report.js';
 import { loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { openStore } from './open-store.js';
@@ -20,10 +19,9 @@ import {
 } from './parse-batch-arguments.js';
 import { type BatchJob, type BatchLineProblem, parseBatchJobs } from './parse-batch-jobs.js';
 import { readAnsweredIds } from './read-answered-ids.js';
-import { createRunTracer } from './record-run-trace.js';
-import { runQuery } from './run-query.js';
+import { runBatchQuery } from './run-batch-query.js';
+import { runQueuedBatch } from './run-queued-batch.js';
 import { RunTally } from './run-tally.js';
-import { toPrintableData } from './to-printable-data.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
 
@@ -76,7 +74,8 @@ export async function runBatchCommand(
     return 0;
   }
   const options = command.options;
-  const apiKey = requireApiKey(io.env);
+  // With a queue, the workers call the model: they need the key, this process does not.
+  const apiKey = options.queue === undefined ? requireApiKey(io.env) : '';
   const { jobs, problems } = await readJobs(options.jobsFile);
   for (const problem of problems) {
     io.stderr.write(`rlm: ${options.jobsFile}:${problem.line}: ${problem.message}; skipped\n`);
@@ -93,6 +92,18 @@ export async function runBatchCommand(
     );
   }
   const results = BatchResultsFile.open(options.outFile, answered.endsMidLine, io.stdout);
+  if (options.queue !== undefined) {
+    try {
+      const outcome = await runQueuedBatch({ ...options, queue: options.queue }, pending, results, {
+        stderr: io.stderr,
+        onInterrupt: io.onInterrupt ?? subscribeTo('SIGINT'),
+        onTerminate: io.onTerminate ?? subscribeTo('SIGTERM'),
+      });
+      return outcome + (problems.length > 0 && outcome === 0 ? 1 : 0);
+    } finally {
+      results.close();
+    }
+  }
   let rlm: RLM | undefined;
   let store: ArtifactStore | undefined;
   try {
@@ -303,59 +314,34 @@ class BatchRun {
     const tally = new RunTally();
     this.#running.set(controller, tally);
     this.#showProgress();
-    const tracer = createRunTracer({
+    const { result } = await runBatchQuery(this.#rlm, job, {
+      context: () =>
+        job.contextFile === undefined ? this.#batchContext : this.#jobContext(job.contextFile),
+      signal: controller.signal,
+      tally,
       store: this.#store,
-      traceFile: undefined,
+      resume: false,
       report: (line) => this.#line(line),
-      announce: false,
-      metadata: { cli: cliVersion, model: cli.model, subModel: cli.subModel, batchId: job.id },
+      model: cli.model,
+      subModel: cli.subModel,
     });
-    let usage: RunUsage;
-    try {
-      const context =
-        job.contextFile === undefined
-          ? this.#batchContext
-          : await this.#jobContext(job.contextFile);
-      const report = await runQuery(this.#rlm, job.query, context, {
-        signal: controller.signal,
-        onEvent: (event) => {
-          tally.observe(event);
-          tracer.record(event);
-        },
-      });
-      await tracer.finish();
-      usage = report.usage;
-      this.#results.append({
-        id: job.id,
-        answer: toPrintableData(report.answer),
-        usage: report.usage,
-        ...(report.usage.costUsd === undefined ? {} : { costUsd: report.usage.costUsd }),
-        durationMs: report.durationMs,
-      });
-      this.#answered++;
-      this.#jobLine(
-        job,
-        `answered in ${formatDuration(report.durationMs)} · ${formatTokens(usage)} · ${formatCost(usage)}`,
-      );
-    } catch (error) {
-      await tracer.finish(error);
-      const failure = jsonFailureReport(error, { spent: tally.snapshot() });
-      usage = failure.usage;
-      if (this.#stopped === undefined) {
-        this.#results.append({
-          id: job.id,
-          error: { name: failure.error.name, message: failure.error.message },
-          usage: failure.usage,
-          durationMs: failure.durationMs,
-        });
+    this.#running.delete(controller);
+    if (job.contextFile !== undefined) this.#releaseContext(job.contextFile);
+    this.#finishedUsage = addRunUsage(this.#finishedUsage, result.usage);
+    // A job stopped by a signal is not written: a rerun runs it.
+    if (this.#stopped === undefined || 'answer' in result) {
+      this.#results.append(result);
+      if ('answer' in result) {
+        this.#answered++;
+        this.#jobLine(
+          job,
+          `answered in ${formatDuration(result.durationMs)} · ${formatTokens(result.usage)} · ${formatCost(result.usage)}`,
+        );
+      } else {
         this.#failed++;
-        this.#jobLine(job, `failed: ${failure.error.message}`, true);
+        this.#jobLine(job, `failed: ${result.error.message}`, true);
       }
-    } finally {
-      this.#running.delete(controller);
-      if (job.contextFile !== undefined) this.#releaseContext(job.contextFile);
     }
-    this.#finishedUsage = addUsage(this.#finishedUsage, usage);
     this.#showProgress();
   }
 
@@ -380,7 +366,7 @@ class BatchRun {
   /** Usage of the finished jobs plus what the running ones have spent so far. */
   #spent(): RunUsage {
     let total = this.#finishedUsage;
-    for (const tally of this.#running.values()) total = addUsage(total, tally.snapshot().usage);
+    for (const tally of this.#running.values()) total = addRunUsage(total, tally.snapshot().usage);
     return total;
   }
 
@@ -445,24 +431,6 @@ class BatchRun {
       `rlm: batch ${this.#stopped === undefined ? 'done' : 'stopped'}: ${parts.join(', ')} · ${formatTokens(spent)} · ${formatCost(spent)} · ${formatDuration(performance.now() - this.#started)}${this.#options.outFile === undefined ? '' : ` · results in ${this.#options.outFile}`}\n`,
     );
   }
-}
-
-/** The sum of two runs' usage; the cost is unknown only when it is unknown in both. */
-function addUsage(total: RunUsage, more: RunUsage): RunUsage {
-  const costUsd =
-    total.costUsd === undefined && more.costUsd === undefined
-      ? undefined
-      : (total.costUsd ?? 0) + (more.costUsd ?? 0);
-  const unpriced = (total.unpricedModelCalls ?? 0) + (more.unpricedModelCalls ?? 0);
-  return {
-    inputTokens: total.inputTokens + more.inputTokens,
-    outputTokens: total.outputTokens + more.outputTokens,
-    cacheReadTokens: total.cacheReadTokens + more.cacheReadTokens,
-    cacheWriteTokens: total.cacheWriteTokens + more.cacheWriteTokens,
-    modelCalls: total.modelCalls + more.modelCalls,
-    ...(costUsd === undefined ? {} : { costUsd }),
-    ...(unpriced > 0 ? { unpricedModelCalls: unpriced } : {}),
-  };
 }
 
 function totalTokens(usage: RunUsage): number {
