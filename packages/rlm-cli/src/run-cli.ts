@@ -30,6 +30,7 @@ import { createRunTracer } from './record-run-trace.js';
 import { createEventRenderer } from './render-events.js';
 import { runBatchCommand } from './run-batch-command.js';
 import { runQuery } from './run-query.js';
+import { runWorkerCommand } from './run-worker-command.js';
 import { runRunsCommand } from './run-runs-command.js';
 import { runStoreCommand } from './run-store-command.js';
 import { RunTally } from './run-tally.js';
@@ -116,6 +117,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'runs') return await runRunsCommand(command.argv, { stdout });
     if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'batch') return await runBatchCommand(command.argv, options);
+    if (command.kind === 'worker') return await runWorkerCommand(command.argv, options);
     if (command.kind === 'tools') {
       await checkToolStoreDirectory(command.toolStore, { writable: false });
       return await runToolsCommand(command.argv, {
