@@ -2,6 +2,7 @@ import { emptyRunUsage, type RunUsage } from '@rlm/core';
 import { addRunUsage } from './add-run-usage.js';
 import type { BatchResultsFile } from './batch-results-file.js';
 import { batchQueueName, queuedJobData, queuedJobId } from './batch-queue-job.js';
+import { checkQueueReachable } from './check-queue-reachable.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
 import { formatDuration } from './format-runs-table.js';
 import type { BatchOptions } from './parse-batch-arguments.js';
@@ -31,6 +32,7 @@ export async function runQueuedBatch(
   io: QueuedBatchIo,
 ): Promise<number> {
   const connection = parseQueueUrl(options.queue);
+  await checkQueueReachable(connection, options.queue);
   const { Job, Queue, QueueEvents } = await import('bullmq');
   const started = performance.now();
   const queue = new Queue(batchQueueName, { connection });

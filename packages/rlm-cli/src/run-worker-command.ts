@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { ArtifactStore, RLM } from '@rlm/core';
 import { batchQueueName, type QueuedContext, type QueuedJobData } from './batch-queue-job.js';
+import { checkQueueReachable } from './check-queue-reachable.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { createCliRlm, requireApiKey } from './create-cli-rlm.js';
 import { formatDuration } from './format-runs-table.js';
@@ -84,6 +85,7 @@ export async function runWorkerCommand(
   const concurrency = positiveWhole(own.concurrency ?? '2', '--concurrency');
   const lockDurationMs = parseSeconds(own['lock-duration'] ?? '30s');
   const apiKey = requireApiKey(io.env);
+  await checkQueueReachable(connection, own.queue);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   let store: ArtifactStore | undefined;
   let rlm: RLM | undefined;

@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type FakeMessagesRequest,
   type FakeMessagesServer,
@@ -13,10 +11,11 @@ import {
   startFakeMessagesServer,
 } from '@rlm/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { type BuiltRlmResult, builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
 
 /** `rlm batch` end to end: the built bin as a real subprocess against the fake Messages API. */
 
-const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
+const bin = builtRlmBin;
 
 let root: string;
 let server: FakeMessagesServer | undefined;
@@ -35,45 +34,17 @@ afterEach(async () => {
   server = undefined;
 });
 
-interface RunResult {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * Runs the bin in `directory` against the running fake server; `onStderr` sees stderr as it
- * grows and may kill the child.
- */
+/** Runs the bin in `directory` against the running fake server. */
 function runRlm(
   args: readonly string[],
   directory: string,
   onStderr?: (stderr: string, kill: (signal: NodeJS.Signals) => void) => void,
-): Promise<RunResult> {
-  const child = spawn(process.execPath, [bin, ...args], {
+): Promise<BuiltRlmResult> {
+  return startBuiltRlm(args, {
     cwd: directory,
-    env: {
-      PATH: process.env.PATH,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      ANTHROPIC_BASE_URL: server?.url ?? 'http://127.0.0.1:9',
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-    onStderr?.(stderr, (signal) => child.kill(signal));
-  });
-  child.stdin.end();
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+    baseURL: server?.url ?? 'http://127.0.0.1:9',
+    onStderr,
+  }).done;
 }
 
 /** The query of a request: `Question <n>?` in its first message. */
