@@ -145,6 +145,51 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
     expect(again.stderr).toContain(`rlm: ${count} ids are already answered in results.jsonl`);
   }, 120_000);
 
+  test('a job taken over from a killed worker resumes from its checkpoint in the shared store', async () => {
+    const queue = await startRedis();
+    let killFirstWorker: () => void = () => {};
+    let firstReached = false;
+    server = await startFakeMessagesServer({
+      handler: async (request) => {
+        const turns = request.messages.length;
+        if (turns === 1) return fakeText('```repl\nconst half = 21\nprint("stored")\n```');
+        if (turns === 3 && !firstReached) {
+          // The first worker has checkpointed step 1: kill it in the middle of step 2.
+          firstReached = true;
+          killFirstWorker();
+          return { kind: 'hang' };
+        }
+        if (turns === 3) return fakeText('```repl\nconst whole = half * 2\n```');
+        return fakeText('FINAL_VAR(whole)');
+      },
+    });
+    await writeFile(path.join(root, 'resume.jsonl'), '{"id": "r", "query": "Double it"}\n');
+    const workerArgs = ['worker', '--queue', queue, '--store', queue, '--lock-duration', '2s'];
+    const options = { cwd: root, baseURL: server.url };
+    const first = startBuiltRlm(workerArgs, options);
+    killFirstWorker = () => first.child.kill('SIGKILL');
+    const batch = startBuiltRlm(
+      ['batch', 'resume.jsonl', '--queue', queue, '--out', 'resumed.jsonl'],
+      options,
+    );
+    expect((await first.done).signal).toBe('SIGKILL');
+    const second = startBuiltRlm(workerArgs, options);
+    const finished = await batch.done;
+    second.child.kill('SIGTERM');
+    await second.done;
+    expect(finished.code).toBe(0);
+    const [line] = (await readFile(path.join(root, 'resumed.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { id: string; answer: unknown });
+    // 42 needs `half` from step 1, which the second worker never ran: it came from the checkpoint.
+    expect(line).toMatchObject({ id: 'r', answer: 42 });
+    const firstSteps = server.requests.filter(
+      (request) => (request.body as { messages: unknown[] }).messages.length === 1,
+    );
+    expect(firstSteps).toHaveLength(1);
+  }, 120_000);
+
   test('an unreachable queue is a usage error for the batch and the worker', async () => {
     const port = await freePort();
     await writeFile(path.join(root, 'one.jsonl'), '{"id": 1, "query": "Question 1?"}\n');
