@@ -52,6 +52,9 @@ replaces the batch's --context or --context-dir.
                                there and retries the failed ones (default: stdout)
       --max-batch-cost <usd>   once the batch has spent this, no job starts; running ones
                                finish and the rest are reported as not run
+      --queue <url>            put the jobs on this Redis server's BullMQ queue instead, for
+                               rlm worker --queue <url> processes on any machine to run; this
+                               process collects their results (it needs no API key)
 
 Every run flag (--model, --max-cost, --max-model-calls, --store, --tools, --quiet, ...) applies to
 each job; see rlm --help. Bad lines are reported with their line number and skipped.
