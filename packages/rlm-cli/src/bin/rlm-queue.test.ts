@@ -190,6 +190,54 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
     expect(firstSteps).toHaveLength(1);
   }, 120_000);
 
+  test('--max-batch-cost with a queue: once spent, the waiting jobs are removed and reported as not run', async () => {
+    const queue = await startRedis();
+    server = await startFakeMessagesServer({
+      handler: async (request) => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const question = /Question (\d+)\?/.exec(JSON.stringify(request.messages[0]))?.[1];
+        return fakeText(`FINAL(answer ${question})`);
+      },
+    });
+    const count = 12;
+    const jobs = Array.from({ length: count }, (_, index) =>
+      JSON.stringify({ id: index + 1, query: `Question ${index + 1}?` }),
+    );
+    await writeFile(path.join(root, 'capped.jsonl'), `${jobs.join('\n')}\n`);
+    const options = { cwd: root, baseURL: server.url };
+    const worker = startBuiltRlm(
+      ['worker', '--queue', queue, '--no-store', '--concurrency', '1'],
+      options,
+    );
+    // Each job costs about $0.0014: the cap is passed after two.
+    const batch = await startBuiltRlm(
+      [
+        'batch',
+        'capped.jsonl',
+        '--queue',
+        queue,
+        '-o',
+        'capped-results.jsonl',
+        '--max-batch-cost',
+        '0.002',
+      ],
+      options,
+    ).done;
+    worker.child.kill('SIGTERM');
+    await worker.done;
+    expect(batch.code).toBe(1);
+    const answered = Number(/batch done: (\d+) answered/.exec(batch.stderr)?.[1]);
+    const notRun = Number(/, (\d+) not run/.exec(batch.stderr)?.[1]);
+    expect(answered).toBeGreaterThanOrEqual(2);
+    expect(answered + notRun).toBe(count);
+    expect(notRun).toBeGreaterThan(0);
+    expect(batch.stderr).toMatch(/of --max-batch-cost \$0\.002: \d+ jobs not run/);
+    const written = (await readFile(path.join(root, 'capped-results.jsonl'), 'utf8'))
+      .trim()
+      .split('\n');
+    expect(written).toHaveLength(answered);
+  }, 120_000);
+
   test('an unreachable queue is a usage error for the batch and the worker', async () => {
     const port = await freePort();
     await writeFile(path.join(root, 'one.jsonl'), '{"id": 1, "query": "Question 1?"}\n');
