@@ -320,6 +320,29 @@ describe('rlm batch (built bin)', () => {
     expect(server!.requests).toHaveLength(2);
   });
 
+  test('on a terminal: one live progress line, rewritten in place, then the closing line', async () => {
+    await startAnsweringServer({ delayMs: 100 });
+    const directory = await makeBatch(
+      'terminal',
+      Array.from({ length: 6 }, (_, index) => jobLine(index + 1)),
+    );
+    const result = await startBuiltRlm(
+      ['batch', 'queries.jsonl', '-o', 'results.jsonl', '--concurrency', '2', ...storeless],
+      { cwd: directory, baseURL: server!.url, terminal: true },
+    ).done;
+    expect(result.code).toBe(0);
+    const frames = result.stdout.split('\r\u001b[2K').filter((frame) => frame !== '');
+    expect(frames.some((frame) => /^rlm batch: 0\/6 done · [12] running · /.test(frame))).toBe(
+      true,
+    );
+    expect(frames.some((frame) => /^rlm batch: [1-5]\/6 done · .* · ~.+ left$/.test(frame))).toBe(
+      true,
+    );
+    // No per-job lines on a terminal: the progress line counts them.
+    expect(result.stdout).not.toMatch(/\[\d\/6\] id/);
+    expect(result.stdout).toMatch(/rlm: batch done: 6 answered, 0 failed · /);
+  });
+
   test('usage errors exit 2 with one line: no such file, bad --concurrency, --json', async () => {
     const directory = await makeBatch('usage', [jobLine(1)]);
     const missing = await runRlm(['batch', 'nope.jsonl'], directory);

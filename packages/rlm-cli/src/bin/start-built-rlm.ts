@@ -33,9 +33,18 @@ export function startBuiltRlm(
     readonly cwd: string;
     readonly baseURL: string;
     readonly onStderr?: (stderr: string, kill: (signal: NodeJS.Signals) => void) => void;
+    /**
+     * Run under a pseudo-terminal (util-linux `script`): stdout and stderr are a TTY, and both
+     * arrive in `stdout`, with `\r\n` line ends.
+     */
+    readonly terminal?: boolean;
   },
 ): BuiltRlmProcess {
-  const child = spawn(process.execPath, [builtRlmBin, ...args], {
+  const command = [process.execPath, builtRlmBin, ...args];
+  const [file, ...argv] = options.terminal
+    ? ['script', '-qefc', command.map(shellQuote).join(' '), '/dev/null']
+    : command;
+  const child = spawn(file!, argv, {
     cwd: options.cwd,
     env: {
       PATH: process.env.PATH,
@@ -59,4 +68,8 @@ export function startBuiltRlm(
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
   return { child, done, stderr: () => stderr };
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
 }
