@@ -105,6 +105,12 @@ Output:
   -h, --help                   this text
   -v, --version                the version
 
+Batch:       rlm batch <queries.jsonl> [--concurrency <n>] [-o <results.jsonl>] [--max-batch-cost <usd>]
+                       [--queue redis://host:port]
+                                          many queries at once, results as JSON lines; see rlm batch --help
+             rlm worker --queue redis://host:port [--store redis://host:port]
+                                          run the queued jobs, on any number of machines
+
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
              rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
                                           a run's trace as HTML (or JSON lines); see rlm trace --help

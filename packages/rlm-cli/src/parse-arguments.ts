@@ -158,6 +158,10 @@ export type CliCommand =
   | { readonly kind: 'runs'; readonly argv: readonly string[] }
   /** `rlm trace ...`: the words after `trace`, parsed by the command. */
   | { readonly kind: 'trace'; readonly argv: readonly string[] }
+  /** `rlm batch ...`: the words after `batch`, parsed by the command. */
+  | { readonly kind: 'batch'; readonly argv: readonly string[] }
+  /** `rlm worker ...`: the words after `worker`, parsed by the command. */
+  | { readonly kind: 'worker'; readonly argv: readonly string[] }
   | {
       readonly kind: 'tools';
       readonly argv: readonly string[];
@@ -275,6 +279,8 @@ export function parseArguments(
   const first = argv[0];
   if (first === 'runs') return { kind: 'runs', argv: argv.slice(1) };
   if (first === 'trace') return { kind: 'trace', argv: argv.slice(1) };
+  if (first === 'batch') return { kind: 'batch', argv: argv.slice(1) };
+  if (first === 'worker') return { kind: 'worker', argv: argv.slice(1) };
   const storeAt = argv.indexOf('store');
   if (storeAt >= 0 && isStoreCommand(argv.slice(0, storeAt))) {
     const before = parseStrict(argv.slice(0, storeAt)).values;

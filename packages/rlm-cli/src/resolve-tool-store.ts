@@ -23,7 +23,8 @@ export const userToolStoreKeyword = 'user';
  *   on Linux); `./user` names a directory called `user`;
  * - else the project's store: the directory `tools` beside the artifact store (`.rlm/tools` for
  *   the default `.rlm/rlm.sqlite`);
- * - with no artifact store (`--no-store`) and neither setting: none, so nothing is kept.
+ * - with no artifact store (`--no-store`) or a Redis one, and neither setting: none, so nothing
+ *   is kept.
  *
  * Pure: it creates nothing. Throws a `UsageError` for an empty `--toolstore`.
  */
@@ -47,6 +48,7 @@ export function resolveToolStore(options: {
       source,
     };
   }
-  if (storePath === undefined) return undefined;
+  // A Redis store has no directory to keep tools beside.
+  if (storePath === undefined || /^rediss?:\/\//i.test(storePath)) return undefined;
   return { root: path.join(path.dirname(storePath), 'tools'), source: 'default' };
 }

@@ -3,19 +3,17 @@ import { Writable } from 'node:stream';
 import {
   escapeControlCharacters,
   type ArtifactStore,
-  createRLM,
   hashContext,
   type RLM,
   type RlmEvent,
   runKey,
 } from '@rlm/core';
-import { createSesSandbox } from '@rlm/sandbox-ses';
 import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
-import { createToolStore, runToolsCommand } from '@rlm/toolstore';
+import { runToolsCommand } from '@rlm/toolstore';
 import { AnswerSink } from './answer-sink.js';
 import { checkContextFile } from './check-context-file.js';
+import { createCliModels, createCliRlm } from './create-cli-rlm.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
-import { createCliModel } from './create-cli-model.js';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
@@ -28,10 +26,13 @@ import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
 import { type LoadedContext, loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, parseArguments } from './parse-arguments.js';
+import { openStore } from './open-store.js';
 import { createRunTracer } from './record-run-trace.js';
 import { LiveStatus } from './live-status.js';
 import { createEventRenderer } from './render-events.js';
+import { runBatchCommand } from './run-batch-command.js';
 import { runQuery } from './run-query.js';
+import { runWorkerCommand } from './run-worker-command.js';
 import { runRunsCommand } from './run-runs-command.js';
 import { runStoreCommand } from './run-store-command.js';
 import { RunTally } from './run-tally.js';
@@ -120,6 +121,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     if (command.kind === 'runs') return await runRunsCommand(command.argv, { stdout });
     if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
+    if (command.kind === 'batch') return await runBatchCommand(command.argv, options);
+    if (command.kind === 'worker') return await runWorkerCommand(command.argv, options);
     if (command.kind === 'tools') {
       await checkToolStoreDirectory(command.toolStore, { writable: false });
       return await runToolsCommand(command.argv, {
@@ -132,8 +135,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     const cli = command.options;
     json = cli.json;
     // Keys are checked here, before any file is read or any model is called.
-    const llm = createCliModel(cli.model, options.env, cli.modelCalls);
-    const subLlm = cli.subModel && createCliModel(cli.subModel, options.env, cli.modelCalls);
+    const models = createCliModels(cli, options.env);
     if (cli.contextFile !== undefined && (await checkContextFile(cli.contextFile)) === 'fifo') {
       stderr.write(
         `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
@@ -159,28 +161,11 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         `rlm: the store failed (${failure.operation}): ${failure.message}; the run goes on, but what it stores from now may be lost${cli.storeErrors === 'fail' ? ' (it will exit 3; --store-errors warn to exit 0)' : ''}\n`,
       );
     });
-    rlm = createConfiguredRLM({
-      llm,
-      subLlm,
-      sandbox: createSesSandbox(),
+    rlm = createCliRlm(cli, models, {
+      tools,
+      artifacts: store ? watch.wrap(store) : undefined,
       // Piped and interactive queries form one session: context_0..n, variables, history.
       persistent: true,
-      maxDepth: cli.maxDepth,
-      maxIterations: cli.maxIterations,
-      prices: cli.prices,
-      execTimeoutMs: cli.execTimeoutMs,
-      budget: {
-        ...cli.budget,
-        ...(cli.maxCostUsd === undefined ? {} : { maxCostUsd: cli.maxCostUsd }),
-      },
-      maxCodeBlocksPerResponse: cli.maxCodeBlocks,
-      maxResponseChars: cli.maxResponseChars,
-      quotas: cli.quotas,
-      tools,
-      ...(cli.toolStore
-        ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
-        : {}),
-      ...(store ? { artifacts: watch.wrap(store) } : {}),
     });
     const session = new Session(rlm, context, cli, options, answers, quitNow, { store, watch });
     const run =
@@ -204,28 +189,6 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   } finally {
     const disposed = Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
     await Promise.race([disposed, forceQuit]);
-  }
-}
-
-/** `createRLM`; settings it rejects (a reserved tool name, say) are usage errors. */
-function createConfiguredRLM(settings: Parameters<typeof createRLM>[0]): RLM {
-  try {
-    return createRLM(settings);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
-    throw new UsageError(reason || String(error), { cause: error });
-  }
-}
-
-/** Opens the SQLite artifact store; a failure is a usage error naming the flags to change it. */
-async function openStore(storePath: string): Promise<ArtifactStore> {
-  try {
-    // Loaded on demand: SQLite's native module is not needed (or even present) with --no-store.
-    const { createSqliteArtifactStore } = await import('@rlm/artifacts');
-    return await createSqliteArtifactStore({ path: storePath });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^@rlm\/artifacts: /, '') : '';
-    throw new UsageError(`${reason}; pass --store <file> or --no-store`, { cause: error });
   }
 }
 

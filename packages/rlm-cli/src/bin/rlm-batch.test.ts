@@ -1,0 +1,361 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  type FakeMessagesRequest,
+  type FakeMessagesServer,
+  type FakeReply,
+  fakeError,
+  fakeText,
+  startFakeMessagesServer,
+} from '@rlm/core/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { type BuiltRlmResult, builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
+
+/** `rlm batch` end to end: the built bin as a real subprocess against the fake Messages API. */
+
+const bin = builtRlmBin;
+
+let root: string;
+let server: FakeMessagesServer | undefined;
+
+beforeAll(async () => {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
+  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-batch-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Runs the bin in `directory` against the running fake server. */
+function runRlm(
+  args: readonly string[],
+  directory: string,
+  onStderr?: (stderr: string, kill: (signal: NodeJS.Signals) => void) => void,
+): Promise<BuiltRlmResult> {
+  return startBuiltRlm(args, {
+    cwd: directory,
+    baseURL: server?.url ?? 'http://127.0.0.1:9',
+    onStderr,
+  }).done;
+}
+
+/** The query of a request: `Question <n>?` in its first message. */
+function questionOf(request: FakeMessagesRequest): string | undefined {
+  return /Question ([\w-]+)\?/.exec(JSON.stringify(request.messages[0]))?.[1];
+}
+
+/**
+ * A fake server answering `Question <n>?` with `FINAL(answer <n>)` after `delayMs`, counting
+ * the requests in flight; `reply` may script other answers.
+ */
+async function startAnsweringServer(
+  options: { delayMs?: number; reply?: (question: string) => FakeReply | undefined } = {},
+) {
+  const inFlight = { now: 0, max: 0 };
+  server = await startFakeMessagesServer({
+    handler: async (request) => {
+      inFlight.now++;
+      inFlight.max = Math.max(inFlight.max, inFlight.now);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
+        const question = questionOf(request) ?? 'none';
+        return options.reply?.(question) ?? fakeText(`FINAL(answer ${question})`);
+      } finally {
+        inFlight.now--;
+      }
+    },
+  });
+  return inFlight;
+}
+
+async function makeBatch(name: string, lines: readonly string[]): Promise<string> {
+  const directory = path.join(root, name);
+  await mkdir(directory, { recursive: true });
+  await writeFile(path.join(directory, 'queries.jsonl'), `${lines.join('\n')}\n`);
+  return directory;
+}
+
+function jobLine(id: string | number, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ id, query: `Question ${id}?`, ...extra });
+}
+
+interface ResultLine {
+  readonly id: string | number;
+  readonly answer?: unknown;
+  readonly error?: { readonly name: string; readonly message: string };
+  readonly usage: { readonly modelCalls: number; readonly costUsd?: number };
+  readonly costUsd?: number;
+  readonly durationMs: number;
+}
+
+/** The complete result lines of a results file (a line cut short by a kill is left out). */
+async function readResults(file: string): Promise<ResultLine[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as ResultLine];
+      } catch {
+        return [];
+      }
+    });
+}
+
+const storeless = ['--no-store'];
+
+describe('rlm batch (built bin)', () => {
+  test('20 queries at concurrency 4: every id answered once, at most 4 at a time', async () => {
+    const inFlight = await startAnsweringServer({ delayMs: 150 });
+    const directory = await makeBatch(
+      'twenty',
+      Array.from({ length: 20 }, (_, index) => jobLine(index + 1)),
+    );
+    const result = await runRlm(
+      ['batch', 'queries.jsonl', '--concurrency', '4', '--out', 'results.jsonl', ...storeless],
+      directory,
+    );
+    expect(result.stderr).toContain('rlm: batch done: 20 answered, 0 failed');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    const results = await readResults(path.join(directory, 'results.jsonl'));
+    expect(results.map((line) => line.id).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 20 }, (_, index) => index + 1),
+    );
+    for (const line of results) {
+      expect(line.answer).toBe(`answer ${line.id}`);
+      expect(line.usage.modelCalls).toBe(1);
+      expect(line.costUsd).toBeGreaterThan(0);
+      expect(line.costUsd).toBe(line.usage.costUsd);
+      expect(line.durationMs).toBeGreaterThan(0);
+    }
+    expect(server!.requests).toHaveLength(20);
+    expect(inFlight.max).toBeLessThanOrEqual(4);
+    expect(inFlight.max).toBeGreaterThan(1);
+    // Piped stderr: one plain line per job.
+    expect(result.stderr.match(/^rlm: \[\d+\/20\] id \d+ answered in /gm)).toHaveLength(20);
+  });
+
+  test('a line context replaces the batch context; results go to stdout without --out', async () => {
+    server = await startFakeMessagesServer({
+      handler: () => fakeText('```repl\nconst seen = String(context).trim()\n```\nFINAL_VAR(seen)'),
+    });
+    const directory = await makeBatch('contexts', [
+      jobLine('own', { context: 'docs/own.txt' }),
+      jobLine('shared'),
+    ]);
+    await mkdir(path.join(directory, 'docs'));
+    await writeFile(path.join(directory, 'docs', 'own.txt'), 'the line context\n');
+    await writeFile(path.join(directory, 'shared.txt'), 'the batch context\n');
+    const result = await runRlm(
+      ['batch', 'queries.jsonl', '--context', 'shared.txt', '--quiet', ...storeless],
+      directory,
+    );
+    expect(result.code).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ResultLine);
+    expect(Object.fromEntries(lines.map((line) => [line.id, line.answer]))).toEqual({
+      own: 'the line context',
+      shared: 'the batch context',
+    });
+  });
+
+  test('bad lines are reported with their line number and skipped; the rest run; exit 1', async () => {
+    await startAnsweringServer();
+    const directory = await makeBatch('bad-lines', [
+      jobLine(1),
+      '{"id": 2, "query": "Question 2?"',
+      JSON.stringify({ id: 3 }),
+      jobLine(1),
+      jobLine(5, { context: 'missing.txt' }),
+      jobLine(6),
+    ]);
+    const result = await runRlm(
+      ['batch', 'queries.jsonl', '-o', 'results.jsonl', ...storeless],
+      directory,
+    );
+    expect(result.code).toBe(1);
+    const reported = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('rlm: queries.jsonl:'));
+    expect(reported).toEqual([
+      expect.stringMatching(/^rlm: queries\.jsonl:2: not valid JSON.*; skipped$/),
+      expect.stringMatching(/^rlm: queries\.jsonl:3: id 3 needs a "query".*; skipped$/),
+      expect.stringMatching(
+        /^rlm: queries\.jsonl:4: duplicate id 1 \(first on line 1\).*; skipped$/,
+      ),
+      expect.stringMatching(
+        /^rlm: queries\.jsonl:5: id 5: no context file .*missing\.txt; skipped$/,
+      ),
+    ]);
+    const results = await readResults(path.join(directory, 'results.jsonl'));
+    expect(results.map((line) => [line.id, line.answer])).toEqual(
+      expect.arrayContaining([
+        [1, 'answer 1'],
+        [6, 'answer 6'],
+      ]),
+    );
+    expect(results).toHaveLength(2);
+    expect(server!.requests).toHaveLength(2);
+  });
+
+  test('a failed job is written with its error; the rerun retries only it and asks nothing for the answered ids', async () => {
+    await startAnsweringServer({
+      reply: (question) =>
+        question === '3' && server!.requests.length <= 5
+          ? fakeError(400, { message: 'scripted refusal' })
+          : undefined,
+    });
+    const directory = await makeBatch(
+      'rerun',
+      Array.from({ length: 5 }, (_, index) => jobLine(index + 1)),
+    );
+    const args = ['batch', 'queries.jsonl', '-o', 'results.jsonl', ...storeless];
+    const first = await runRlm(args, directory);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/^rlm: \[\d\/5\] id 3 failed: /m);
+    const failed = (await readResults(path.join(directory, 'results.jsonl'))).find(
+      (line) => line.id === 3,
+    );
+    expect(failed?.error?.name).toBe('ModelCallError');
+    expect(failed?.answer).toBeUndefined();
+    expect(server!.requests).toHaveLength(5);
+
+    const second = await runRlm(args, directory);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('rlm: 4 ids are already answered in results.jsonl');
+    const asked = server!.requests.slice(5).map((request) => questionOf(request.body as never));
+    expect(asked).toEqual(['3']);
+    const answers = (await readResults(path.join(directory, 'results.jsonl'))).filter(
+      (line) => 'answer' in line,
+    );
+    expect(answers.map((line) => line.id).sort()).toEqual([1, 2, 3, 4, 5]);
+
+    const third = await runRlm(args, directory);
+    expect(third.code).toBe(0);
+    expect(server!.requests).toHaveLength(6);
+  });
+
+  test('SIGKILL mid-batch, then the same command: every id answered exactly once', async () => {
+    await startAnsweringServer({ delayMs: 200 });
+    const count = 12;
+    const directory = await makeBatch(
+      'killed',
+      Array.from({ length: count }, (_, index) => jobLine(`k${index + 1}`)),
+    );
+    const args = [
+      'batch',
+      'queries.jsonl',
+      '-o',
+      'results.jsonl',
+      '--concurrency',
+      '3',
+      ...storeless,
+    ];
+    const killed = await runRlm(args, directory, (stderr, kill) => {
+      if (/\[4\/12\]/.test(stderr)) kill('SIGKILL');
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const before = await readResults(path.join(directory, 'results.jsonl'));
+    expect(before.length).toBeGreaterThanOrEqual(4);
+    expect(before.length).toBeLessThan(count);
+    const requestsBefore = server!.requests.length;
+
+    const rerun = await runRlm(args, directory);
+    expect(rerun.code).toBe(0);
+    const results = await readResults(path.join(directory, 'results.jsonl'));
+    const ids = results.filter((line) => 'answer' in line).map((line) => line.id);
+    expect(ids.sort()).toEqual(Array.from({ length: count }, (_, index) => `k${index + 1}`).sort());
+    // The rerun asked only for the ids the killed batch had not written.
+    const askedAgain = server!.requests
+      .slice(requestsBefore)
+      .map((request) => questionOf(request.body as never));
+    expect(new Set(askedAgain)).toEqual(
+      new Set(
+        Array.from({ length: count }, (_, index) => `k${index + 1}`).filter(
+          (id) => !before.some((line) => line.id === id),
+        ),
+      ),
+    );
+  });
+
+  test('--max-batch-cost: once spent, no job starts; the rest are reported as not run', async () => {
+    await startAnsweringServer();
+    const directory = await makeBatch(
+      'capped',
+      Array.from({ length: 6 }, (_, index) => jobLine(index + 1)),
+    );
+    // Each job costs about $0.0014 on the default model's price: the cap is passed after two.
+    const result = await runRlm(
+      [
+        'batch',
+        'queries.jsonl',
+        '-o',
+        'results.jsonl',
+        '--concurrency',
+        '1',
+        '--max-batch-cost',
+        '0.002',
+        ...storeless,
+      ],
+      directory,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /rlm: the batch spent \$0\.\d{4} of --max-batch-cost \$0\.002: 4 jobs not run \(3, 4, 5, 6\)/,
+    );
+    expect(result.stderr).toContain('2 answered, 0 failed, 4 not run');
+    expect(await readResults(path.join(directory, 'results.jsonl'))).toHaveLength(2);
+    expect(server!.requests).toHaveLength(2);
+  });
+
+  test('on a terminal: one live progress line, rewritten in place, then the closing line', async () => {
+    await startAnsweringServer({ delayMs: 100 });
+    const directory = await makeBatch(
+      'terminal',
+      Array.from({ length: 6 }, (_, index) => jobLine(index + 1)),
+    );
+    const result = await startBuiltRlm(
+      ['batch', 'queries.jsonl', '-o', 'results.jsonl', '--concurrency', '2', ...storeless],
+      { cwd: directory, baseURL: server!.url, terminal: true },
+    ).done;
+    expect(result.code).toBe(0);
+    const frames = result.stdout.split('\r\u001b[2K').filter((frame) => frame !== '');
+    expect(frames.some((frame) => /^rlm batch: 0\/6 done · [12] running · /.test(frame))).toBe(
+      true,
+    );
+    expect(frames.some((frame) => /^rlm batch: [1-5]\/6 done · .* · ~.+ left$/.test(frame))).toBe(
+      true,
+    );
+    // No per-job lines on a terminal: the progress line counts them.
+    expect(result.stdout).not.toMatch(/\[\d\/6\] id/);
+    expect(result.stdout).toMatch(/rlm: batch done: 6 answered, 0 failed · /);
+  });
+
+  test('usage errors exit 2 with one line: no such file, bad --concurrency, --json', async () => {
+    const directory = await makeBatch('usage', [jobLine(1)]);
+    const missing = await runRlm(['batch', 'nope.jsonl'], directory);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^rlm: cannot read the batch nope\.jsonl: no such file; /);
+    const zero = await runRlm(['batch', 'queries.jsonl', '--concurrency', '0'], directory);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--concurrency needs a positive whole number');
+    const json = await runRlm(['batch', 'queries.jsonl', '--json'], directory);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('rlm batch takes no --json');
+    const none = await runRlm(['batch'], directory);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('rlm batch needs a JSONL file');
+  });
+});

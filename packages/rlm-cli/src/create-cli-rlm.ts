@@ -1,0 +1,75 @@
+import { type ArtifactStore, createRLM, type LanguageModel, type RLM } from '@rlm/core';
+import { createCliModel } from './create-cli-model.js';
+import { createSesSandbox } from '@rlm/sandbox-ses';
+import { createToolStore } from '@rlm/toolstore';
+import type { CliOptions } from './parse-arguments.js';
+import { UsageError } from './usage-error.js';
+
+/** What {@link createCliRlm} needs besides the command line's options. */
+export interface CliRlmParts {
+  /** Host tools from `--tools`. */
+  readonly tools: Parameters<typeof createRLM>[0]['tools'];
+  /** The artifact store the runs write, when there is one. */
+  readonly artifacts: ArtifactStore | undefined;
+  /**
+   * `true` for one session across queries (piped and interactive queries); `false` to run
+   * queries concurrently, each in its own sandbox (`rlm batch`).
+   */
+  readonly persistent: boolean;
+}
+
+/**
+ * The models `--model` and `--sub-model` name, with their keys from `env`. Call it before any
+ * file is read: a missing key throws a {@link UsageError} naming the variable to set.
+ */
+export function createCliModels(
+  cli: CliOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): { readonly llm: LanguageModel; readonly subLlm: LanguageModel | undefined } {
+  return {
+    llm: createCliModel(cli.model, env, cli.modelCalls),
+    subLlm: cli.subModel && createCliModel(cli.subModel, env, cli.modelCalls),
+  };
+}
+
+/**
+ * The RLM a command line describes: its models, sandbox, depth, budgets, quotas, tools, tool
+ * store and artifact store. Settings `createRLM` rejects (a reserved tool name, say) throw a
+ * {@link UsageError}.
+ */
+export function createCliRlm(
+  cli: CliOptions,
+  models: ReturnType<typeof createCliModels>,
+  parts: CliRlmParts,
+): RLM {
+  const settings: Parameters<typeof createRLM>[0] = {
+    llm: models.llm,
+    subLlm: models.subLlm,
+    sandbox: createSesSandbox(),
+    persistent: parts.persistent,
+    maxDepth: cli.maxDepth,
+    maxIterations: cli.maxIterations,
+    prices: cli.prices,
+    execTimeoutMs: cli.execTimeoutMs,
+    budget: {
+      ...cli.budget,
+      ...(cli.maxCostUsd === undefined ? {} : { maxCostUsd: cli.maxCostUsd }),
+    },
+    maxCodeBlocksPerResponse: cli.maxCodeBlocks,
+    maxResponseChars: cli.maxResponseChars,
+    quotas: cli.quotas,
+    tools: parts.tools,
+    ...(cli.toolStore
+      ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
+      : {}),
+    ...(parts.artifacts ? { artifacts: parts.artifacts } : {}),
+  };
+  try {
+    return createRLM(settings);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
+    throw new UsageError(reason || String(error), { cause: error });
+  }
+}
+
+/** The fields of `record` that are set, for settings whose absence means "the default". */

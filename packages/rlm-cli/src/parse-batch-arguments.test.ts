@@ -1,0 +1,79 @@
+import { describe, expect, test } from 'vitest';
+import { parseBatchArguments } from './parse-batch-arguments.js';
+import { UsageError } from './usage-error.js';
+
+const env = {};
+
+function options(argv: readonly string[]) {
+  const command = parseBatchArguments(argv, env);
+  if (command.kind !== 'batch') throw new Error(`expected a batch, got ${command.kind}`);
+  return command.options;
+}
+
+describe('parseBatchArguments', () => {
+  test('the file, batch flags in both spellings, and run flags applied to every job', () => {
+    const parsed = options([
+      'queries.jsonl',
+      '--concurrency=8',
+      '-o',
+      'out/results.jsonl',
+      '--max-batch-cost',
+      '2.5',
+      '--max-cost',
+      '0.25',
+      '--context',
+      'corpus.txt',
+      '--no-store',
+    ]);
+    expect(parsed).toMatchObject({
+      jobsFile: 'queries.jsonl',
+      concurrency: 8,
+      outFile: 'out/results.jsonl',
+      maxBatchCostUsd: 2.5,
+      run: {
+        maxCostUsd: 0.25,
+        contextFile: 'corpus.txt',
+        storePath: undefined,
+        outFile: undefined,
+      },
+    });
+  });
+
+  test('defaults: 4 at once, results on stdout, no cap', () => {
+    expect(options(['queries.jsonl'])).toMatchObject({
+      concurrency: 4,
+      outFile: undefined,
+      maxBatchCostUsd: undefined,
+    });
+  });
+
+  test('--help', () => {
+    expect(parseBatchArguments(['--help'], env)).toEqual({ kind: 'help' });
+  });
+
+  test.each([
+    [[], /needs a JSONL file/],
+    [['q.jsonl', '--concurrency', '0'], /--concurrency needs a positive whole number/],
+    [['q.jsonl', '--concurrency', '2.5'], /--concurrency needs a positive whole number/],
+    [['q.jsonl', '--concurrency'], /--concurrency needs a value/],
+    [['q.jsonl', '--out', '--quiet'], /--out needs a value/],
+    [['q.jsonl', '--max-batch-cost', '-1'], /--max-batch-cost needs a value/],
+    [['q.jsonl', '--max-batch-cost', 'lots'], /--max-batch-cost needs a positive number/],
+    [
+      ['q.jsonl', '--max-batch-cost', '5', '--model', 'anthropic:unpriced-model'],
+      /--max-batch-cost needs a price for unpriced-model/,
+    ],
+    [['q.jsonl', '--json'], /rlm batch takes no --json/],
+    [['q.jsonl', '--resume'], /rlm batch takes no --resume/],
+    [['q.jsonl', '--bogus'], /unknown option --bogus/],
+  ])('%j is a usage error', (argv, message) => {
+    let caught: unknown;
+    try {
+      parseBatchArguments(argv, env);
+    } catch (error) {
+      caught = error;
+    }
+    expect(UsageError.isInstance(caught)).toBe(true);
+    expect((caught as Error).message).toMatch(message);
+  });
+});

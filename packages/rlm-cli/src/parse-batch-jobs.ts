@@ -1,0 +1,99 @@
+import path from 'node:path';
+
+/** A job's id as the input line gives it: a non-empty string or a finite number. */
+export type BatchJobId = string | number;
+
+/** One query of a batch, read from its JSONL file. */
+export interface BatchJob {
+  /** The line's `id`; results carry it back. */
+  readonly id: BatchJobId;
+  /** `id` as a string that tells `1` and `"1"` apart (see {@link batchIdKey}). */
+  readonly key: string;
+  /** The question. */
+  readonly query: string;
+  /** The line's own context file, resolved against the JSONL file's directory. */
+  readonly contextFile: string | undefined;
+  /** Line number in the JSONL file, from 1. */
+  readonly line: number;
+}
+
+/** A line of the JSONL file that was skipped, and why. */
+export interface BatchLineProblem {
+  /** Line number, from 1. */
+  readonly line: number;
+  /** One line saying what is wrong and how to fix it. */
+  readonly message: string;
+}
+
+/** `id` as a key unique per id: `1` and `"1"` differ. */
+export function batchIdKey(id: BatchJobId): string {
+  return JSON.stringify(id);
+}
+
+/**
+ * Reads the jobs of a batch from the text of its JSONL file: one
+ * `{ "id": string | number, "query": string, "context"?: path }` object a line. Blank lines are
+ * ignored. Invalid JSON, a missing or empty id or query, a context that is not a string and an
+ * id seen on an earlier line are problems: the line is skipped and reported. Relative context
+ * paths are resolved against `baseDirectory`. Does not look at the file system.
+ */
+export function parseBatchJobs(
+  text: string,
+  baseDirectory: string,
+): { readonly jobs: readonly BatchJob[]; readonly problems: readonly BatchLineProblem[] } {
+  const jobs: BatchJob[] = [];
+  const problems: BatchLineProblem[] = [];
+  const firstLineOf = new Map<string, number>();
+  const lines = text.split('\n');
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    const source = raw.trim();
+    if (source === '') return;
+    const problem = (message: string) => problems.push({ line, message });
+    let record: unknown;
+    try {
+      record = JSON.parse(source);
+    } catch {
+      problem('not valid JSON; each line must be one object such as {"id": 1, "query": "..."}');
+      return;
+    }
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      problem('not a JSON object; each line must look like {"id": 1, "query": "..."}');
+      return;
+    }
+    const { id, query, context } = record as Record<string, unknown>;
+    if (!isJobId(id)) {
+      problem('needs an "id" that is a non-empty string or a number');
+      return;
+    }
+    if (typeof query !== 'string' || query.trim() === '') {
+      problem(`id ${batchIdKey(id)} needs a "query" that is a non-empty string`);
+      return;
+    }
+    if (context !== undefined && (typeof context !== 'string' || context.trim() === '')) {
+      problem(`id ${batchIdKey(id)}: "context" must be a file path (a non-empty string)`);
+      return;
+    }
+    const key = batchIdKey(id);
+    const first = firstLineOf.get(key);
+    if (first !== undefined) {
+      problem(`duplicate id ${key} (first on line ${first}); give each line its own id`);
+      return;
+    }
+    firstLineOf.set(key, line);
+    jobs.push({
+      id,
+      key,
+      query,
+      contextFile: context === undefined ? undefined : path.resolve(baseDirectory, context),
+      line,
+    });
+  });
+  return { jobs, problems };
+}
+
+function isJobId(id: unknown): id is BatchJobId {
+  return (
+    (typeof id === 'string' && id.trim() !== '') || (typeof id === 'number' && Number.isFinite(id))
+  );
+}
