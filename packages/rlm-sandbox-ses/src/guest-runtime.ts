@@ -6,6 +6,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
+import { CheckpointVariables } from './checkpoint-variables.js';
 import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
@@ -118,6 +119,8 @@ export class GuestRuntime {
     kindOf: (name: string) => this.#kindOf(name),
     isCaptured: (name: string) => this.#capturesDynamically || this.#captured.has(name),
   };
+  /** Checkpoint snapshots of the model's variables (see `Sandbox.snapshotVariables`). */
+  readonly #checkpoints = new CheckpointVariables();
   /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
   readonly #captured = new Set<string>();
   #capturesDynamically = false;
@@ -255,6 +258,39 @@ export class GuestRuntime {
             throw new Error(failures.map((failure) => failure.message).join('; '));
           }
           return undefined;
+        });
+        return;
+      case 'snapshot-variables': {
+        const exclude = new Set(message.exclude);
+        const variables: [string, unknown][] = [];
+        for (const [name, meta] of this.#meta) {
+          if (meta.owner !== 'fixed' && !exclude.has(name)) {
+            variables.push([name, this.#cells.get(name)?.v]);
+          }
+        }
+        const { entries, buffers } = this.#checkpoints.snapshot(variables, message);
+        const answer: WorkerMessage = { type: 'variables-snapshot', id: message.id, entries };
+        this.#port.postMessage(answer, buffers);
+        return;
+      }
+      case 'restore-variables':
+        this.#reply(message.id, () => {
+          const records = message.variables.map(
+            ({ name, bytes }): VariableRecord => ({
+              name,
+              value: bytes,
+              owner: 'model',
+              readOnly: false,
+              isConst: false,
+              serialized: true,
+            }),
+          );
+          const failed = new Set(this.#setVariables(records).map((failure) => failure.name));
+          for (const { name, bytes } of message.variables) {
+            if (!failed.has(name))
+              this.#checkpoints.restored(name, this.#cells.get(name)?.v, bytes);
+          }
+          return [...failed];
         });
         return;
       case 'host-result': {
