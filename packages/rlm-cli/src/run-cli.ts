@@ -189,6 +189,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxCodeBlocksPerResponse: cli.maxCodeBlocks,
       maxResponseChars: cli.maxResponseChars,
       quotas: cli.quotas,
+      ...(cli.checkpointMaxVariableBytes === undefined
+        ? {}
+        : { checkpointMaxVariableBytes: cli.checkpointMaxVariableBytes }),
       tools,
       toolStore: createToolStore({
         switches: cli.toolSwitches,
