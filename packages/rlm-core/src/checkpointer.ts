@@ -75,7 +75,10 @@ export class Checkpointer {
     return this.#saves;
   }
 
-  /** Starts nothing more and reports nothing more; checkpoints in flight finish quietly. */
+  /**
+   * Starts nothing more. Checkpoints in flight finish; their failures (a sandbox disposed
+   * mid-snapshot, say) are no longer reported, their saves still are.
+   */
   close(): void {
     this.#closed = true;
   }
@@ -90,7 +93,7 @@ export class Checkpointer {
       const tooLarge = checkpoint.skipped.filter((variable) => variable.tooLarge);
       if (tooLarge.length > 0 && !this.#closed) this.#events.skipped(tooLarge);
       const summary = await this.#artifacts.saveCheckpoint(checkpoint.input);
-      if (!this.#closed) this.#events.saved(summary, iteration, Date.now() - startedAt);
+      this.#events.saved(summary, iteration, Date.now() - startedAt);
     } catch (error) {
       this.#digests = {};
       if (!this.#closed) this.#events.failed(error);

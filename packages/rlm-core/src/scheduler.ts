@@ -1323,8 +1323,12 @@ export class Scheduler {
     this.#calls.delete(call.id);
     this.#hostVariables.delete(call.id);
     if (call.ownsSandbox && call.sandbox) {
-      call.sandbox
-        .dispose()
+      const sandbox = call.sandbox;
+      // The root's last checkpoint snapshot, if one is being taken, finishes first.
+      const snapshot =
+        call.parentId === undefined ? this.#checkpointer?.snapshotTaken() : undefined;
+      (snapshot ?? Promise.resolve())
+        .then(() => sandbox.dispose())
         .catch(() => {})
         .finally(() => this.#releaseChildSlot(call.id));
     } else if (call.sandbox) {
