@@ -1,10 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import {
   type FakeMessagesServer,
   type FakeReply,
@@ -12,13 +11,13 @@ import {
   startFakeMessagesServer,
 } from '@rlm/core/testing';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 
 /**
  * Checkpoints end to end: the built bin as real processes against the fake Messages API, a real
  * SQLite store, SIGKILL at several points, then `--resume`.
  */
 
-const run = promisify(execFile);
 const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
 
 let root: string;
@@ -95,22 +94,6 @@ async function serve(replies: readonly FakeReply[]): Promise<FakeMessagesServer>
   const server = await startFakeMessagesServer({ replies });
   servers.push(server);
   return server;
-}
-
-/** Checkpoints committed in the store file, read by a connection of its own. */
-async function checkpointCount(file: string): Promise<number> {
-  if (!existsSync(file)) return 0;
-  const { stdout } = await run('sqlite3', [
-    file,
-    "SELECT COUNT(*) FROM rlm_index WHERE key LIKE 'rlm:checkpoint:%'",
-  ]).catch(() => ({ stdout: '0' }));
-  return Number(stdout.trim());
-}
-
-async function waitForCheckpoints(file: string, count: number): Promise<void> {
-  while ((await checkpointCount(file)) < count) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const repl = (code: string) => fakeText(`\`\`\`repl\n${code}\n\`\`\``);
