@@ -1,6 +1,6 @@
 import type { Sandbox, VariableSnapshotEntry } from '@rlm/core';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { digestOf } from './checkpoint-variables.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CheckpointVariables, digestOf } from './checkpoint-variables.js';
 import { createSesSandbox } from './create-ses-sandbox.js';
 
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).
@@ -191,4 +191,74 @@ test('bad options and names are refused with a SandboxError, nothing left waitin
     'garbage',
   ]);
   expect((await sandbox.execute('1 + 1')).output).toBe('2');
+});
+
+describe('what is serialised again', () => {
+  /** A worker's variables and a CheckpointVariables over them, run step by step. */
+  function harness() {
+    const variables = new Map<string, unknown>();
+    const checkpoints = new CheckpointVariables();
+    let previous: Record<string, string> = {};
+    const valueOf = (name: string) => variables.get(name);
+    return {
+      variables,
+      checkpoints,
+      /** An execution naming `names` that runs `body`. */
+      step(names: string[], body: () => void, everything = false, captured: string[] = []) {
+        checkpoints.beforeExecution({ names, everything }, valueOf);
+        body();
+        checkpoints.afterExecution(
+          { captured: new Set(captured), capturesDynamically: false },
+          valueOf,
+        );
+      },
+      /** Snapshots and returns how many values were serialised. */
+      snapshot(): number {
+        const before = checkpoints.serializations;
+        const { entries } = checkpoints.snapshot(variables, {
+          maxBytesPerVariable: 64 * mebibyte,
+          previousDigests: previous,
+        });
+        previous = digests(entries);
+        return checkpoints.serializations - before;
+      },
+    };
+  }
+
+  test('a large array no execution names is serialised once over 10 steps', () => {
+    const run = harness();
+    run.step(['words', 'counts'], () => {
+      run.variables.set('words', 'lorem ipsum '.repeat(100_000).split(' '));
+      run.variables.set('counts', new Map([['lorem', 100_000]]));
+    });
+    expect(run.snapshot()).toBe(2);
+    for (let step = 1; step <= 10; step += 1) {
+      run.step(['step'], () => run.variables.set('step', step));
+      expect(run.snapshot()).toBe(1);
+    }
+  });
+
+  test('a change through an alias, a closure or a dynamic reach is serialised again', () => {
+    const run = harness();
+    run.step(['words', 'alias'], () => {
+      const words = ['a'];
+      run.variables.set('words', words);
+      run.variables.set('alias', words);
+    });
+    run.step(['add'], () => run.variables.set('add', () => {}), false, ['words']);
+    run.variables.set('other', { n: 1 });
+    expect(run.snapshot()).toBe(4);
+    // Through the alias only: `words` is in its group, and so is `add`, which names it.
+    run.step(['alias'], () => (run.variables.get('alias') as string[]).push('b'));
+    expect(run.snapshot()).toBe(3);
+    // Through a closure that names `words`: calling any function marks what functions name.
+    run.step(['add'], () => (run.variables.get('words') as string[]).push('c'), false, ['words']);
+    expect(run.snapshot()).toBe(3);
+    // `globalThis`, `eval` or a guest helper: everything is serialised again.
+    run.step([], () => {}, true);
+    expect(run.snapshot()).toBe(4);
+    // Nothing named: nothing serialised.
+    run.step([], () => {});
+    expect(run.snapshot()).toBe(0);
+  });
 });

@@ -20,18 +20,85 @@ export function digestOf(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** What an execution's code names, for {@link CheckpointVariables.beforeExecution}. */
+export interface ExecutionNames {
+  /** The writable variables its code names (in functions too), declarations included. */
+  readonly names: Iterable<string>;
+  /**
+   * It may reach any variable: it used `eval`, `Function`, `globalThis` or top-level `this`, or
+   * called a guest helper (code that is not rewritten).
+   */
+  readonly everything: boolean;
+}
+
+/** The state after an execution, for {@link CheckpointVariables.afterExecution}. */
+export interface ExecutionAfter {
+  /** Variables that functions made by any execution name (they change when those run). */
+  readonly captured: ReadonlySet<string>;
+  /** Whether some function made by an execution reaches variables dynamically. */
+  readonly capturesDynamically: boolean;
+}
+
 /**
  * Checkpoint snapshots of model variables, taken inside the worker. Each value is copied without
  * running guest code twice (see {@link copyForTransfer}, which also sizes it against the cap
  * before anything is serialised), serialised by structured clone, and hashed. A variable whose
- * digest matches the caller's `previousDigests` is reported unchanged, without bytes; a
- * primitive identical to the one last snapshotted (strings are immutable) is not serialised or
- * hashed again at all. Objects are always serialised again: code can mutate them through any
- * alias, so only their bytes tell.
+ * digest matches the caller's `previousDigests` is reported unchanged, without bytes.
+ *
+ * Some are not even serialised again: a primitive identical to the one last snapshotted
+ * (strings are immutable), and an object, identical too, that no execution since could have
+ * reached. Reach is tracked conservatively from the names each execution's code names: the
+ * object-valued variables named in one execution form one group for good (one may now hold the
+ * other), and naming any of a group marks the whole group; naming an object or a function also
+ * links and marks every variable some function names (a closure may run); reaching variables
+ * dynamically, or through a guest helper, marks everything.
  */
 export class CheckpointVariables {
-  /** Primitives as last snapshotted or restored, with their digest. */
-  readonly #primitives = new Map<string, { readonly value: unknown; readonly digest: string }>();
+  /** Values as last snapshotted (or primitives restored), with their digest. */
+  readonly #known = new Map<string, { readonly value: unknown; readonly digest: string }>();
+  /** Union-find parents of the groups of names named together. */
+  readonly #groups = new Map<string, string>();
+  /** Group roots marked since the last snapshot. */
+  readonly #marked = new Set<string>();
+  #everythingMarked = false;
+  #pending:
+    | { readonly names: string[]; readonly objectsBefore: string[]; readonly everything: boolean }
+    | undefined;
+  /** Values serialised, over this object's life (what an unchanged value saves). */
+  serializations = 0;
+
+  /** Notes what an execution's code names, before it runs. */
+  beforeExecution(execution: ExecutionNames, valueOf: (name: string) => unknown): void {
+    const names = [...new Set(execution.names)];
+    this.#pending = {
+      names,
+      objectsBefore: names.filter((name) => !isPrimitive(valueOf(name))),
+      everything: execution.everything,
+    };
+  }
+
+  /**
+   * Marks what the execution noted by {@link beforeExecution} could have changed, and links the
+   * object-valued variables it named (before or after it ran) into one group for good.
+   */
+  afterExecution(after: ExecutionAfter, valueOf: (name: string) => unknown): void {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending === undefined) return;
+    const objectsNow = pending.names.filter((name) => !isPrimitive(valueOf(name)));
+    const touchesObjects = pending.objectsBefore.length > 0 || objectsNow.length > 0;
+    if (pending.everything || (touchesObjects && after.capturesDynamically)) {
+      this.#everythingMarked = true;
+      return;
+    }
+    if (!touchesObjects) return;
+    // A function it called may change, or link, whatever some function names.
+    const linked = [...pending.objectsBefore, ...objectsNow, ...after.captured];
+    const [first, ...rest] = linked;
+    if (first === undefined) return;
+    for (const name of rest) this.#union(first, name);
+    this.#marked.add(this.#root(first));
+  }
 
   /** Snapshots `variables` (name, value), sorted by name. */
   snapshot(
@@ -45,14 +112,20 @@ export class CheckpointVariables {
     for (const [name, value] of sorted) {
       seen.add(name);
       const previous = request.previousDigests[name];
-      const known = this.#primitives.get(name);
-      if (known !== undefined && Object.is(known.value, value) && known.digest === previous) {
+      const known = this.#known.get(name);
+      if (
+        known !== undefined &&
+        Object.is(known.value, value) &&
+        known.digest === previous &&
+        (isPrimitive(value) || !this.#mayHaveChanged(name))
+      ) {
         entries.push({ name, state: 'unchanged', digest: known.digest });
         continue;
       }
+      this.serializations += 1;
       const serialized = this.#serialize(value, request.maxBytesPerVariable);
       if (!serialized.ok) {
-        this.#primitives.delete(name);
+        this.#known.delete(name);
         entries.push({
           name,
           state: 'skipped',
@@ -63,11 +136,7 @@ export class CheckpointVariables {
       }
       const { bytes } = serialized;
       const digest = digestOf(bytes);
-      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
-        this.#primitives.set(name, { value, digest });
-      } else {
-        this.#primitives.delete(name);
-      }
+      this.#known.set(name, { value, digest });
       if (digest === previous) {
         entries.push({ name, state: 'unchanged', digest });
         continue;
@@ -75,17 +144,39 @@ export class CheckpointVariables {
       entries.push({ name, state: 'saved', bytes, digest });
       if (ownsBuffer(bytes)) buffers.push(bytes.buffer as ArrayBuffer);
     }
-    for (const name of this.#primitives.keys()) if (!seen.has(name)) this.#primitives.delete(name);
+    for (const name of this.#known.keys()) if (!seen.has(name)) this.#known.delete(name);
+    this.#marked.clear();
+    this.#everythingMarked = false;
     return { entries, buffers };
+  }
+
+  #mayHaveChanged(name: string): boolean {
+    return this.#everythingMarked || this.#marked.has(this.#root(name));
+  }
+
+  #root(name: string): string {
+    let root = name;
+    for (let parent = this.#groups.get(root); parent !== undefined && parent !== root; ) {
+      root = parent;
+      parent = this.#groups.get(root);
+    }
+    if (root !== name) this.#groups.set(name, root);
+    return root;
+  }
+
+  #union(a: string, b: string): void {
+    const rootA = this.#root(a);
+    const rootB = this.#root(b);
+    if (rootA === rootB) return;
+    this.#groups.set(rootB, rootA);
+    // A marked group stays marked once merged.
+    if (this.#marked.delete(rootB)) this.#marked.add(rootA);
   }
 
   /** Remembers a primitive restored from `bytes`, so the next snapshot need not serialise it. */
   restored(name: string, value: unknown, bytes: Uint8Array): void {
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
-      this.#primitives.set(name, { value, digest: digestOf(bytes) });
-    } else {
-      this.#primitives.delete(name);
-    }
+    if (isPrimitive(value)) this.#known.set(name, { value, digest: digestOf(bytes) });
+    else this.#known.delete(name);
   }
 
   #serialize(
@@ -115,6 +206,10 @@ export class CheckpointVariables {
       };
     }
   }
+}
+
+function isPrimitive(value: unknown): boolean {
+  return value === null || (typeof value !== 'object' && typeof value !== 'function');
 }
 
 function ownsBuffer(bytes: Uint8Array): boolean {

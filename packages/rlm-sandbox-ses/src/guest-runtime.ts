@@ -119,8 +119,11 @@ export class GuestRuntime {
     kindOf: (name: string) => this.#kindOf(name),
     isCaptured: (name: string) => this.#capturesDynamically || this.#captured.has(name),
   };
+  /** Guest helpers run code the REPL rewrite does not see: a call may reach any variable. */
+  readonly #guestHelperNames: ReadonlySet<string>;
   /** Checkpoint snapshots of the model's variables (see `Sandbox.snapshotVariables`). */
   readonly #checkpoints = new CheckpointVariables();
+  readonly #valueOf = (name: string): unknown => this.#cells.get(name)?.v;
   /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
   readonly #captured = new Set<string>();
   #capturesDynamically = false;
@@ -214,6 +217,7 @@ export class GuestRuntime {
       const call = { [name]: (...args: unknown[]) => this.#callHost(name, args) }[name];
       this.#defineFixed(name, harden(call as (...args: unknown[]) => Promise<unknown>));
     }
+    this.#guestHelperNames = new Set(Object.keys(setup.guestHelpers));
     for (const [name, source] of Object.entries(setup.guestHelpers)) {
       this.#defineFixed(name, harden(this.#compartment.evaluate(`(${source})`)));
     }
@@ -500,6 +504,19 @@ export class GuestRuntime {
         const meta = this.#meta.get(name) ?? this.#createVariableFor(name);
         meta.isConst = kind === 'const';
       }
+      this.#checkpoints.beforeExecution(
+        {
+          // Read-only values are hardened; host functions and print copy what they get.
+          names: [...rewrite.names, ...rewrite.declarations.keys()].filter((name) => {
+            const meta = this.#meta.get(name);
+            return meta === undefined || (meta.owner !== 'fixed' && !meta.readOnly);
+          }),
+          everything:
+            rewrite.reachesDynamically ||
+            [...rewrite.names].some((name) => this.#guestHelperNames.has(name)),
+        },
+        this.#valueOf,
+      );
       const completion: Promise<{ v: unknown } | undefined> = this.#compartment.evaluate(
         rewrite.source,
         { __moduleShimLexicals__: this.#lexicals },
@@ -511,6 +528,10 @@ export class GuestRuntime {
     } finally {
       this.#endExecution();
     }
+    this.#checkpoints.afterExecution(
+      { captured: this.#captured, capturesDynamically: this.#capturesDynamically },
+      this.#valueOf,
+    );
     this.#adoptGlobals();
     const snapshot = this.#takeSnapshot();
     this.#post({
