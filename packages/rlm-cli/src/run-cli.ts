@@ -183,9 +183,12 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       maxDepth: cli.maxDepth,
       maxIterations: cli.maxIterations,
       prices: cli.prices,
-      ...(cli.maxCostUsd === undefined ? {} : { budget: { maxCostUsd: cli.maxCostUsd } }),
       execTimeoutMs: cli.execTimeoutMs,
-      budget: cli.budget,
+      // One budget: the default and flagged limits with --max-cost (a later `budget` key would drop it).
+      budget: {
+        ...cli.budget,
+        ...(cli.maxCostUsd === undefined ? {} : { maxCostUsd: cli.maxCostUsd }),
+      },
       maxCodeBlocksPerResponse: cli.maxCodeBlocks,
       maxResponseChars: cli.maxResponseChars,
       quotas: cli.quotas,
