@@ -1,6 +1,12 @@
 import { deserialize } from 'node:v8';
 import { createMemoryArtifactStore } from '@rlm/artifacts';
-import { type ArtifactStore, type CheckpointInput, createRLM, type RlmEvent } from '@rlm/core';
+import {
+  type ArtifactStore,
+  type CheckpointInput,
+  createRLM,
+  type RlmEvent,
+  type SandboxFactory,
+} from '@rlm/core';
 import { createScriptedModel } from '@rlm/core/testing';
 import { expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
@@ -105,4 +111,38 @@ test('a failed checkpoint only warns: the run answers, the next checkpoint is wr
   expect(latest?.iteration).toBe(2);
   // After the failure nothing was assumed written: `words` is in the second checkpoint.
   expect(deserialize(latest!.serializedVariables.words!)).toEqual(['a', 'b', 'c']);
+});
+
+test('a sandbox without snapshotVariables is checkpointed as JSON data; the rest is named lost, with the reason', async () => {
+  const artifacts = createMemoryArtifactStore();
+  // The real SES sandbox, seen through the narrow interface only (no snapshot methods).
+  const jsonOnly: SandboxFactory = async (options) => {
+    const sandbox = await sandboxFactory(options);
+    return {
+      execute: (code, executeOptions) => sandbox.execute(code, executeOptions),
+      listVariables: () => sandbox.listVariables(),
+      getVariable: (name) => sandbox.getVariable(name),
+      setVariables: (values, setOptions) => sandbox.setVariables(values, setOptions),
+      dispose: () => sandbox.dispose(),
+      [Symbol.asyncDispose]: () => sandbox.dispose(),
+    };
+  };
+  const crashing = createScriptedModel([
+    repl('const rows = [{ id: 1 }];\nconst seen = new Set([1]);'),
+    { error: new Error('process crashed') },
+  ]);
+  await using first = createRLM({ llm: crashing, sandbox: jsonOnly, artifacts });
+  await expect(first.query('json only', 'ctx')).rejects.toThrow('process crashed');
+
+  const resumed = createScriptedModel([
+    (request) => {
+      expect(JSON.stringify(request.messages)).toContain(
+        'Variables lost (they could not be saved): seen (not JSON data)',
+      );
+      return repl('SUBMIT(rows[0].id)');
+    },
+  ]);
+  await using second = createRLM({ llm: resumed, sandbox: jsonOnly, artifacts });
+  const result = await second.query('json only', 'ctx', { resume: true });
+  expect(result).toMatchObject({ answer: 1, resumedFrom: 1 });
 });
