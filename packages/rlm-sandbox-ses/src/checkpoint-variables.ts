@@ -191,7 +191,10 @@ export class CheckpointVariables {
       tooLarge: true,
     } as const;
     try {
-      const copy = copyForTransfer(value, maxBytes);
+      // The copy's count is an estimate (16 bytes a string where a clone takes a few, a character
+      // one byte where a two-byte one takes two): it bounds the work at twice the cap, and the
+      // clone's real length decides.
+      const copy = copyForTransfer(value, maxBytes * 2);
       if (!copy.ok) {
         return copy.tooLarge ? tooLarge : { ok: false, reason: copy.problem, tooLarge: false };
       }
