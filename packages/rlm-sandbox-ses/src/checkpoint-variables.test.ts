@@ -199,17 +199,17 @@ describe('what is serialised again', () => {
     const variables = new Map<string, unknown>();
     const checkpoints = new CheckpointVariables();
     let previous: Record<string, string> = {};
-    const valueOf = (name: string) => variables.get(name);
+    const readVariable = (name: string) => variables.get(name);
     return {
       variables,
       checkpoints,
       /** An execution naming `names` that runs `body`. */
       step(names: string[], body: () => void, everything = false, captured: string[] = []) {
-        checkpoints.beforeExecution({ names, everything }, valueOf);
+        checkpoints.beforeExecution({ names, everything }, readVariable);
         body();
         checkpoints.afterExecution(
           { captured: new Set(captured), capturesDynamically: false },
-          valueOf,
+          readVariable,
         );
       },
       /** Snapshots and returns how many values were serialised. */

@@ -68,11 +68,11 @@ export class CheckpointVariables {
   serializations = 0;
 
   /** Notes what an execution's code names, before it runs. */
-  beforeExecution(execution: ExecutionNames, valueOf: (name: string) => unknown): void {
+  beforeExecution(execution: ExecutionNames, readVariable: (name: string) => unknown): void {
     const names = [...new Set(execution.names)];
     this.#pending = {
       names,
-      objectsBefore: names.filter((name) => !isPrimitive(valueOf(name))),
+      objectsBefore: names.filter((name) => !isPrimitive(readVariable(name))),
       everything: execution.everything,
     };
   }
@@ -81,11 +81,11 @@ export class CheckpointVariables {
    * Marks what the execution noted by {@link beforeExecution} could have changed, and links the
    * object-valued variables it named (before or after it ran) into one group for good.
    */
-  afterExecution(after: ExecutionAfter, valueOf: (name: string) => unknown): void {
+  afterExecution(after: ExecutionAfter, readVariable: (name: string) => unknown): void {
     const pending = this.#pending;
     this.#pending = undefined;
     if (pending === undefined) return;
-    const objectsNow = pending.names.filter((name) => !isPrimitive(valueOf(name)));
+    const objectsNow = pending.names.filter((name) => !isPrimitive(readVariable(name)));
     const touchesObjects = pending.objectsBefore.length > 0 || objectsNow.length > 0;
     if (pending.everything || (touchesObjects && after.capturesDynamically)) {
       this.#everythingMarked = true;

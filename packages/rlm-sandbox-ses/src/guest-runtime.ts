@@ -123,7 +123,7 @@ export class GuestRuntime {
   readonly #guestHelperNames: ReadonlySet<string>;
   /** Checkpoint snapshots of the model's variables (see `Sandbox.snapshotVariables`). */
   readonly #checkpoints = new CheckpointVariables();
-  readonly #valueOf = (name: string): unknown => this.#cells.get(name)?.v;
+  readonly #readVariable = (name: string): unknown => this.#cells.get(name)?.v;
   /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
   readonly #captured = new Set<string>();
   #capturesDynamically = false;
@@ -515,7 +515,7 @@ export class GuestRuntime {
             rewrite.reachesDynamically ||
             [...rewrite.names].some((name) => this.#guestHelperNames.has(name)),
         },
-        this.#valueOf,
+        this.#readVariable,
       );
       const completion: Promise<{ v: unknown } | undefined> = this.#compartment.evaluate(
         rewrite.source,
@@ -530,7 +530,7 @@ export class GuestRuntime {
     }
     this.#checkpoints.afterExecution(
       { captured: this.#captured, capturesDynamically: this.#capturesDynamically },
-      this.#valueOf,
+      this.#readVariable,
     );
     this.#adoptGlobals();
     const snapshot = this.#takeSnapshot();
