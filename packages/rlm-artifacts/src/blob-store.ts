@@ -255,6 +255,14 @@ export class BlobStore {
     return meta.encoding === 'text' ? Buffer.from(encoded, 'utf8') : Buffer.from(encoded, 'base64');
   }
 
+  /** The id of the committed blob whose full SHA-256 is `sha256` (hex), or `undefined`. */
+  async findBySha256(sha256: string): Promise<string | undefined> {
+    const id = sha256.slice(0, 12);
+    if (!idPattern.test(id)) return undefined;
+    const meta = this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta));
+    return meta?.sha256 === sha256 ? id : undefined;
+  }
+
   async has(id: string): Promise<boolean> {
     if (this.#known(id) !== undefined) return true;
     return idPattern.test(id) && (await this.#index.has(metaKey(id)));

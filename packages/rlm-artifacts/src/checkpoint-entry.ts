@@ -29,8 +29,19 @@ export interface CheckpointEntry {
   readonly variableNames: readonly string[];
   /** Variable name to the blob id of its value's JSON. */
   readonly variables: Readonly<Record<string, string>>;
+  /**
+   * Variable name to the blob of its value serialised by the sandbox, and that value's digest
+   * as the sandbox reported it. Absent in checkpoints written before sandboxes serialised.
+   */
+  readonly serialized?: Readonly<Record<string, SerializedBlob>>;
   readonly budget: CheckpointBudget;
   readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** Where a sandbox-serialised variable is stored. */
+export interface SerializedBlob {
+  readonly blob: string;
+  readonly digest: string;
 }
 
 /** Points at the newest checkpoint of a run. */
@@ -48,6 +59,15 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
     expectString(variables, name);
   }
   const budget = expectObject(entry, 'budget');
+  let serialized: Record<string, SerializedBlob> | undefined;
+  if (entry.serialized !== undefined) {
+    serialized = {};
+    const stored = expectObject(entry, 'serialized');
+    for (const name of Object.keys(stored)) {
+      const item = expectObject(stored, name);
+      serialized[name] = { blob: expectString(item, 'blob'), digest: expectString(item, 'digest') };
+    }
+  }
   return {
     kind: 'rlm.checkpoint',
     version: entryVersion,
@@ -61,6 +81,7 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
     transcript: expectStringArray(entry, 'transcript'),
     variableNames: expectStringArray(entry, 'variableNames'),
     variables: variables as Record<string, string>,
+    ...(serialized === undefined ? {} : { serialized }),
     budget: {
       inputTokens: expectCount(budget, 'inputTokens'),
       outputTokens: expectCount(budget, 'outputTokens'),

@@ -5,6 +5,7 @@ import {
   type CheckpointEntry,
   type CheckpointHead,
   decodeCheckpointEntry,
+  type SerializedBlob,
   decodeCheckpointHead,
   summarizeCheckpoint,
 } from './checkpoint-entry.js';
@@ -46,6 +47,21 @@ export class CheckpointStore {
       const ref = await this.#blobs.storeJson(toJson(value, `variable ${JSON.stringify(name)}`));
       variables[name] = ref.id;
     }
+    const serialized: Record<string, SerializedBlob> = {};
+    for (const [name, item] of Object.entries(input.serializedVariables ?? {})) {
+      if (item.bytes !== undefined) {
+        serialized[name] = { blob: (await this.#blobs.store(item.bytes)).id, digest: item.digest };
+        continue;
+      }
+      // Unchanged: the blob an earlier checkpoint wrote for these bytes, found by their hash.
+      const blob = await this.#blobs.findBySha256(item.digest);
+      if (blob === undefined) {
+        throw new ArtifactValueError(
+          `@rlm/artifacts: variable ${JSON.stringify(name)} is marked unchanged, but no stored blob has its digest; save its bytes`,
+        );
+      }
+      serialized[name] = { blob, digest: item.digest };
+    }
     const headKey = this.#headKey(input.runKey);
     return this.#lock.run(headKey, async () => {
       const head = await this.#index.read(headKey, decodeCheckpointHead);
@@ -62,6 +78,7 @@ export class CheckpointStore {
         transcript,
         variableNames: [...input.variableNames],
         variables,
+        ...(Object.keys(serialized).length === 0 ? {} : { serialized }),
         budget: {
           inputTokens: input.budget.inputTokens,
           outputTokens: input.budget.outputTokens,
@@ -175,10 +192,27 @@ export class CheckpointStore {
     for (const [name, id] of Object.entries(entry.variables)) {
       variables[name] = await this.#blobs.loadJson(id, key);
     }
+    const serializedVariables: Record<string, Uint8Array> = {};
+    const serializedDigests: Record<string, string> = {};
+    for (const [name, { blob, digest }] of Object.entries(entry.serialized ?? {})) {
+      try {
+        serializedVariables[name] = await this.#blobs.loadBytes(blob);
+      } catch (error) {
+        if (!ArtifactNotFoundError.isInstance(error)) throw error;
+        const storedKey = this.#index.storedKey(key);
+        throw new ArtifactCorruptError(
+          `@rlm/artifacts: the checkpoint at key "${storedKey}" refers to blob ${blob}, which is missing`,
+          { key: storedKey, cause: error },
+        );
+      }
+      serializedDigests[name] = digest;
+    }
     return {
       ...summarizeCheckpoint(entry),
       transcript,
       variables,
+      serializedVariables,
+      serializedDigests,
       budget: entry.budget,
       metadata: entry.metadata,
     };
@@ -213,6 +247,24 @@ function validate(input: CheckpointInput): void {
     throw invalid('"variableNames" must be an array of strings');
   }
   if (!isPlainObject(input.variables)) throw invalid('"variables" must be a plain object');
+  if (input.serializedVariables !== undefined) {
+    if (!isPlainObject(input.serializedVariables)) {
+      throw invalid('"serializedVariables" must be a plain object when given');
+    }
+    for (const [name, item] of Object.entries(input.serializedVariables)) {
+      if (Object.hasOwn(input.variables, name)) {
+        throw invalid(
+          `variable ${JSON.stringify(name)} is in both "variables" and "serializedVariables"`,
+        );
+      }
+      if (!isPlainObject(item) || typeof item.digest !== 'string' || item.digest.length === 0) {
+        throw invalid(`"serializedVariables.${name}" must have a non-empty "digest" string`);
+      }
+      if (item.bytes !== undefined && !(item.bytes instanceof Uint8Array)) {
+        throw invalid(`"serializedVariables.${name}.bytes" must be a Uint8Array when given`);
+      }
+    }
+  }
   if (!isPlainObject(input.budget)) throw invalid('"budget" must be an object');
   for (const field of ['inputTokens', 'outputTokens', 'modelCalls'] as const) {
     if (!Number.isSafeInteger(input.budget[field]) || input.budget[field] < 0) {

@@ -58,6 +58,9 @@ export function createCliRlm(
     maxCodeBlocksPerResponse: cli.maxCodeBlocks,
     maxResponseChars: cli.maxResponseChars,
     quotas: cli.quotas,
+    ...(cli.checkpointMaxVariableBytes === undefined
+      ? {}
+      : { checkpointMaxVariableBytes: cli.checkpointMaxVariableBytes }),
     tools: parts.tools,
     ...(cli.toolStore
       ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }

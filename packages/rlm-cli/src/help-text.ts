@@ -83,6 +83,10 @@ Storage and tools:
       --max-artifacts <n>      artifacts model code may store per query (default 10000)
       --store-errors <policy>  fail: a run during which the store failed exits 3 after
                                its answer; warn: only say so (default fail)
+      --checkpoint-max-variable-bytes <n>
+                               a variable larger than this serialised is named but not
+                               saved in checkpoints (a warning says so); suffixes K, M, G
+                               (default 256M)
       --resume                 continue the latest checkpoint of the same query and context
       --tools <module>         host tools: a module exporting \`tools\`, an array of
                                { name, description, inputSchema, execute }

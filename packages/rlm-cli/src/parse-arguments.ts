@@ -105,6 +105,11 @@ export interface CliOptions {
     readonly artifactCount: number | undefined;
   };
   /**
+   * `--checkpoint-max-variable-bytes` (byte suffixes allowed): most bytes one variable may take
+   * serialised in a checkpoint; `undefined` keeps the core's default (256 MiB).
+   */
+  readonly checkpointMaxVariableBytes: number | undefined;
+  /**
    * `--json`: one JSON line per query, `{ answer, iterations, depthReached, usage, durationMs }`,
    * or `{ error, usage, ... }` for a failure.
    */
@@ -217,6 +222,7 @@ const optionDefinitions = {
   'max-retries': { type: 'string' },
   'max-retry-wait': { type: 'string' },
   'max-artifact-bytes': { type: 'string' },
+  'checkpoint-max-variable-bytes': { type: 'string' },
   'max-artifacts': { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
@@ -405,6 +411,13 @@ export function parseArguments(
             : parseByteCount(values['max-artifact-bytes'], '--max-artifact-bytes'),
         artifactCount: optionalInteger(values['max-artifacts'], '--max-artifacts'),
       },
+      checkpointMaxVariableBytes:
+        values['checkpoint-max-variable-bytes'] === undefined
+          ? undefined
+          : parseByteCount(
+              values['checkpoint-max-variable-bytes'],
+              '--checkpoint-max-variable-bytes',
+            ),
       json: values.json ?? false,
       quiet: values.quiet ?? false,
       storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),

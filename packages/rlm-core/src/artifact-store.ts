@@ -93,9 +93,24 @@ export interface CheckpointInput {
   readonly variableNames: readonly string[];
   /** The values of the JSON-serializable variables, by name. */
   readonly variables: Readonly<Record<string, unknown>>;
+  /**
+   * Variables serialised by the sandbox (see `Sandbox.snapshotVariables`), by name; a name
+   * here must not also be in `variables`. `bytes` absent: unchanged since an earlier
+   * checkpoint, whose stored blob with that SHA-256 is referenced instead of written again (the
+   * save rejects with `ArtifactValueError` when no stored blob has it).
+   */
+  readonly serializedVariables?: Readonly<Record<string, SerializedVariableInput>>;
   readonly budget: CheckpointBudget;
   /** Extra JSON data for the caller (depth, model ids, ...). Defaults to `{}`. */
   readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** One sandbox-serialised variable of a {@link CheckpointInput}. */
+export interface SerializedVariableInput {
+  /** SHA-256 of the bytes, in lowercase hex, as the sandbox computed it. */
+  readonly digest: string;
+  /** The serialised value; absent when unchanged since the newest checkpoint. */
+  readonly bytes?: Uint8Array;
 }
 
 /** A checkpoint without its transcript and variable values. */
@@ -118,6 +133,10 @@ export interface CheckpointSummary {
 export interface Checkpoint extends CheckpointSummary {
   readonly transcript: readonly Message[];
   readonly variables: Readonly<Record<string, unknown>>;
+  /** Variables serialised by the sandbox, as bytes to hand back to `Sandbox.restoreVariables`. */
+  readonly serializedVariables: Readonly<Record<string, Uint8Array>>;
+  /** The digest of each of `serializedVariables`, as given when it was saved. */
+  readonly serializedDigests: Readonly<Record<string, string>>;
   readonly budget: CheckpointBudget;
   readonly metadata: Readonly<Record<string, unknown>>;
 }

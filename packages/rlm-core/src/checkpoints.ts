@@ -1,4 +1,10 @@
-import type { ArtifactStore, Checkpoint, CheckpointSummary } from './artifact-store.js';
+import type {
+  ArtifactStore,
+  Checkpoint,
+  CheckpointInput,
+  CheckpointSummary,
+  SerializedVariableInput,
+} from './artifact-store.js';
 import type { Budget } from './budget.js';
 import type { CallState } from './call-state.js';
 import { measurePlainData, type PlainDataLimits } from './bridge/measure-plain-data.js';
@@ -12,20 +18,136 @@ const checkpointValueLimits: PlainDataLimits = {
   strict: true,
 };
 
+/** Default of `checkpointMaxVariableBytes`: 256 MiB serialised per variable. */
+export const defaultCheckpointMaxVariableBytes = 256 * 1024 * 1024;
+
 /** What a call needs to continue where a checkpoint left off. */
 export interface ResumeState {
   readonly iteration: number;
   readonly transcript: readonly Message[];
   readonly variables: Readonly<Record<string, unknown>>;
+  /** Variables the sandbox serialised, to hand back to `Sandbox.restoreVariables`. */
+  readonly serializedVariables: Readonly<Record<string, Uint8Array>>;
+  /** The digest of each of `serializedVariables`. */
+  readonly serializedDigests: Readonly<Record<string, string>>;
   /** Variables that existed at the checkpoint but could not be saved. */
   readonly lost: readonly string[];
+  /** Why each lost variable was not saved, where known (`a function`, `too large`, ...). */
+  readonly lostReasons: Readonly<Record<string, string>>;
   readonly checkpoint: CheckpointSummary;
 }
 
+/** A variable a checkpoint names but does not save, and why. */
+export interface SkippedVariable {
+  readonly name: string;
+  readonly reason: string;
+  /** Over the per-variable size cap (reported in a warning event). */
+  readonly tooLarge: boolean;
+}
+
+/** A checkpoint whose values are taken, ready to be saved. */
+export interface PreparedCheckpoint {
+  readonly input: CheckpointInput;
+  readonly skipped: readonly SkippedVariable[];
+  /** The digest of every serialised variable, for the next snapshot's `previousDigests`. */
+  readonly digests: Readonly<Record<string, string>>;
+}
+
+/** Options of {@link prepareCheckpoint}. */
+export interface PrepareCheckpointOptions {
+  readonly runKey: string;
+  readonly budget: Budget;
+  readonly startedAt: number;
+  /** Names the host set (the context, history): restored from the query, not saved. */
+  readonly hostVariables: ReadonlySet<string>;
+  /** Most bytes one variable's serialised form may take; larger ones are skipped. */
+  readonly maxVariableBytes: number;
+  /** Digests of the variables in the run's newest saved checkpoint. */
+  readonly previousDigests: Readonly<Record<string, string>>;
+}
+
 /**
- * Saves the call's state after an executed step: the full transcript, the iteration, every
- * model-made variable's name and the values that are JSON data (functions, class instances,
- * Maps, cycles and the like are named but not saved), and the budget used.
+ * Takes the call's state after an executed step: the full transcript, the iteration, every
+ * model-made variable's name and value, and the budget used. A sandbox with
+ * `snapshotVariables` serialises every variable in one batch, inside itself (structured clone:
+ * Maps, Sets, Dates, cycles, typed arrays...), and sends only what changed; with any other
+ * sandbox, the values that are JSON data are read one by one. Functions, class instances and
+ * values over `maxVariableBytes` are named but not saved, with the reason.
+ */
+export async function prepareCheckpoint(
+  call: CallState,
+  options: PrepareCheckpointOptions,
+): Promise<PreparedCheckpoint> {
+  const transcript = [...call.messages];
+  const budget = { ...options.budget.usage, elapsedMs: Date.now() - options.startedAt };
+  const iteration = call.iteration;
+  const sandbox = call.sandbox;
+  const skipped: SkippedVariable[] = [];
+  const values: Record<string, unknown> = {};
+  const serializedVariables: Record<string, SerializedVariableInput> = {};
+  const digests: Record<string, string> = {};
+  let variableNames: string[];
+  if (sandbox?.snapshotVariables) {
+    const entries = await sandbox.snapshotVariables({
+      exclude: [...options.hostVariables],
+      maxBytesPerVariable: options.maxVariableBytes,
+      previousDigests: options.previousDigests,
+    });
+    variableNames = [];
+    for (const entry of entries) {
+      if (options.hostVariables.has(entry.name)) continue;
+      variableNames.push(entry.name);
+      if (entry.state === 'skipped') {
+        skipped.push({ name: entry.name, reason: entry.reason, tooLarge: entry.tooLarge });
+        continue;
+      }
+      digests[entry.name] = entry.digest;
+      serializedVariables[entry.name] =
+        entry.state === 'saved'
+          ? { digest: entry.digest, bytes: entry.bytes }
+          : { digest: entry.digest };
+    }
+  } else {
+    const listed = call.variables!.cached.variables.filter(
+      (variable) => !options.hostVariables.has(variable.name),
+    );
+    variableNames = listed.map((variable) => variable.name);
+    for (const variable of listed) {
+      if (variable.type === 'function') {
+        skipped.push({ name: variable.name, reason: 'a function', tooLarge: false });
+        continue;
+      }
+      try {
+        const value = await call.variables!.read(variable.name);
+        if (isJsonData(value)) values[variable.name] = value;
+        else skipped.push({ name: variable.name, reason: 'not JSON data', tooLarge: false });
+      } catch {
+        skipped.push({ name: variable.name, reason: 'not readable', tooLarge: false });
+      }
+    }
+  }
+  return {
+    input: {
+      runKey: options.runKey,
+      callId: call.id,
+      iteration,
+      transcript,
+      variableNames,
+      variables: values,
+      serializedVariables,
+      budget,
+      metadata: {
+        depth: call.depth,
+        skipped: Object.fromEntries(skipped.map((item) => [item.name, item.reason])),
+      },
+    },
+    skipped,
+    digests,
+  };
+}
+
+/**
+ * Saves the call's state after an executed step (see {@link prepareCheckpoint}) in one go.
  *
  * @param hostVariables names the host set (the context, history): restored from the query, not saved.
  */
@@ -37,31 +159,15 @@ export async function takeCheckpoint(
     readonly budget: Budget;
     readonly startedAt: number;
     readonly hostVariables: ReadonlySet<string>;
+    readonly maxVariableBytes?: number;
   },
 ): Promise<CheckpointSummary> {
-  const listed = call.variables!.cached.variables.filter(
-    (variable) => !options.hostVariables.has(variable.name),
-  );
-  const values: Record<string, unknown> = {};
-  for (const variable of listed) {
-    if (variable.type === 'function') continue;
-    try {
-      const value = await call.variables!.read(variable.name);
-      if (isJsonData(value)) values[variable.name] = value;
-    } catch {
-      // Not readable or not cloneable: named in variableNames, so it is reported lost on resume.
-    }
-  }
-  return options.artifacts.saveCheckpoint({
-    runKey: options.runKey,
-    callId: call.id,
-    iteration: call.iteration,
-    transcript: call.messages,
-    variableNames: listed.map((variable) => variable.name),
-    variables: values,
-    budget: { ...options.budget.usage, elapsedMs: Date.now() - options.startedAt },
-    metadata: { depth: call.depth },
+  const prepared = await prepareCheckpoint(call, {
+    ...options,
+    maxVariableBytes: options.maxVariableBytes ?? defaultCheckpointMaxVariableBytes,
+    previousDigests: {},
   });
+  return options.artifacts.saveCheckpoint(prepared.input);
 }
 
 /** Reads what a checkpoint restores. */
@@ -70,19 +176,39 @@ export function resumeStateOf(checkpoint: Checkpoint): ResumeState {
     iteration: checkpoint.iteration,
     transcript: checkpoint.transcript,
     variables: checkpoint.variables,
-    lost: checkpoint.variableNames.filter((name) => !(name in checkpoint.variables)),
+    serializedVariables: checkpoint.serializedVariables,
+    serializedDigests: checkpoint.serializedDigests,
+    lost: checkpoint.variableNames.filter(
+      (name) => !(name in checkpoint.variables) && !(name in checkpoint.serializedVariables),
+    ),
+    lostReasons: skippedReasons(checkpoint.metadata.skipped),
     checkpoint,
   };
 }
 
+/** The `skipped` metadata of a checkpoint: name -> reason; anything else is ignored. */
+function skippedReasons(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+}
+
 /** The note the model reads after a resume. */
 export function resumeNote(state: ResumeState): string {
-  const restored = Object.keys(state.variables);
+  const restored = [...Object.keys(state.variables), ...Object.keys(state.serializedVariables)]
+    .filter((name) => !state.lost.includes(name))
+    .sort();
+  const lost = state.lost.map((name) =>
+    state.lostReasons[name] === undefined ? name : `${name} (${state.lostReasons[name]})`,
+  );
   return [
     `The run was interrupted and has resumed after iteration ${state.iteration}.`,
     `Variables restored: ${restored.length > 0 ? restored.join(', ') : '(none)'}.`,
     state.lost.length > 0
-      ? `Variables lost (they could not be saved): ${state.lost.join(', ')}. Recompute them if you need them.`
+      ? `Variables lost (they could not be saved): ${lost.join(', ')}. Recompute them if you need them.`
       : 'No variables were lost.',
   ].join('\n');
 }

@@ -1,7 +1,11 @@
 import { defaultQuotas } from './quotas/artifact-quota.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { Budget } from './budget.js';
-import { type ResumeState, resumeStateOf } from './checkpoints.js';
+import {
+  defaultCheckpointMaxVariableBytes,
+  type ResumeState,
+  resumeStateOf,
+} from './checkpoints.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import type { ModelPrices } from './cost/model-prices.js';
 import { runPrices } from './cost/run-prices.js';
@@ -90,6 +94,10 @@ class RecursiveLanguageModel implements RLM {
       toolStore: settings.toolStore,
       largeAnswerChars: positiveInteger(settings.largeAnswerChars ?? 65_536, 'largeAnswerChars'),
       catalogChars: positiveInteger(settings.catalogChars ?? 4_000, 'catalogChars'),
+      checkpointMaxVariableBytes: positiveInteger(
+        settings.checkpointMaxVariableBytes ?? defaultCheckpointMaxVariableBytes,
+        'checkpointMaxVariableBytes',
+      ),
       quotas: {
         artifactBytes: positiveInteger(
           settings.quotas?.artifactBytes ?? defaultQuotas.artifactBytes,

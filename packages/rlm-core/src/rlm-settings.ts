@@ -159,6 +159,12 @@ export interface RLMSettings {
   /** Characters of the artifact catalog shown in the prompt. Default 4,000. */
   readonly catalogChars?: number;
   /**
+   * Most bytes one variable may take serialised in a checkpoint. A larger variable is named
+   * but not saved (a `checkpoint-variable-skipped` warning says so), and is lost on resume.
+   * Default 268,435,456 (256 MiB).
+   */
+  readonly checkpointMaxVariableBytes?: number;
+  /**
    * Tools that runs build and keep (e.g. `@rlm/toolstore`): model code gets
    * `delegate(role, contract)` and `tool(role).method(...)`, and the prompt a ranked
    * `<known_tools>` block.

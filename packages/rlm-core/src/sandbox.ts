@@ -120,6 +120,42 @@ export interface SetVariablesOptions {
   readonly readOnly?: boolean;
 }
 
+/** Options of {@link Sandbox.snapshotVariables}. */
+export interface SnapshotVariablesOptions {
+  /** Names not to snapshot (the host's own variables: the context, the history). */
+  readonly exclude?: readonly string[];
+  /**
+   * Most bytes one variable's serialised form may take. A larger variable is skipped (reported
+   * with `tooLarge: true`), never half-written. Sized before anything is serialised.
+   */
+  readonly maxBytesPerVariable: number;
+  /**
+   * Each variable's digest in the last snapshot the caller kept. A variable whose digest is the
+   * same is reported `unchanged`, without its bytes; one the sandbox knows has not changed (an
+   * identical primitive) is not even serialised again.
+   */
+  readonly previousDigests?: Readonly<Record<string, string>>;
+}
+
+/** One variable in a {@link Sandbox.snapshotVariables} answer. */
+export type VariableSnapshotEntry =
+  /** `bytes`: the structured clone in V8's serialization format; `digest`: SHA-256 hex of them. */
+  | {
+      readonly name: string;
+      readonly state: 'saved';
+      readonly bytes: Uint8Array;
+      readonly digest: string;
+    }
+  /** Same digest as in `previousDigests`: the caller's earlier bytes still hold. */
+  | { readonly name: string; readonly state: 'unchanged'; readonly digest: string }
+  /** Not saved: `reason` says why in words (`a function`, `a class instance`, `too large`). */
+  | {
+      readonly name: string;
+      readonly state: 'skipped';
+      readonly reason: string;
+      readonly tooLarge: boolean;
+    };
+
 export interface Sandbox extends AsyncDisposable {
   /**
    * Runs model code. Top-level declarations persist to later calls, as in a REPL. Never
@@ -138,6 +174,19 @@ export interface Sandbox extends AsyncDisposable {
     values: Readonly<Record<string, unknown>>,
     options?: SetVariablesOptions,
   ): Promise<void>;
+  /**
+   * Optional. Snapshots every model variable in one batch, serialised inside the sandbox with
+   * structured clone, so Map, Set, Date, RegExp, typed arrays, ArrayBuffer, BigInt, cycles,
+   * sparse arrays, -0 and NaN survive. Functions and class instances are skipped, with the
+   * reason. Sorted by name. Sandboxes without it are checkpointed through `getVariable`
+   * (JSON data only).
+   */
+  snapshotVariables?(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]>;
+  /**
+   * Optional, with `snapshotVariables`: defines model variables from bytes it produced,
+   * deserialised inside the sandbox. Resolves with the names that could not be restored.
+   */
+  restoreVariables?(bytesByName: Readonly<Record<string, Uint8Array>>): Promise<string[]>;
   /** Releases the environment. Idempotent; later calls reject with `SandboxError`. */
   dispose(): Promise<void>;
 }

@@ -17,7 +17,8 @@ import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { Budget } from './budget.js';
 import { type CallUsage, CallUsageLedger } from './cost/call-usage-ledger.js';
 import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
-import { type ResumeState, resumeNote, takeCheckpoint } from './checkpoints.js';
+import { Checkpointer } from './checkpointer.js';
+import { type ResumeState, resumeNote } from './checkpoints.js';
 import { describeContext, measure } from './describe-context.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
@@ -93,6 +94,7 @@ export interface ResolvedSettings {
   readonly toolStore: DurableToolStore | undefined;
   readonly largeAnswerChars: number;
   readonly catalogChars: number;
+  readonly checkpointMaxVariableBytes: number;
   readonly quotas: Required<QuotaSettings>;
   readonly maxConcurrentChildren: number;
 }
@@ -221,6 +223,8 @@ export class Scheduler {
   #depthReached = 0;
   #rootHostFunctions: Record<string, HostFunction> | undefined;
   readonly #hostVariables = new Map<string, ReadonlySet<string>>();
+  /** The root call's checkpoints, when the run has storage. */
+  #checkpointer: Checkpointer | undefined;
   readonly #durableTools: DurableToolSession | undefined;
   readonly #callUsage = new CallUsageLedger();
   #knownTools: Promise<string> | undefined;
@@ -493,45 +497,82 @@ export class Scheduler {
   }
 
   /** Restores a checkpoint's transcript, iteration and variables into a starting call. */
-  async #resume(call: CallState, state: ResumeState): Promise<void> {
-    await call.variables!.injectAll(state.variables);
+  async #resume(call: CallState, resumed: ResumeState): Promise<void> {
+    await call.variables!.injectAll(resumed.variables);
+    const serializedNames = Object.keys(resumed.serializedVariables);
+    let unrestored: string[] = [];
+    if (serializedNames.length > 0) {
+      unrestored = call.sandbox?.restoreVariables
+        ? await call.sandbox.restoreVariables(resumed.serializedVariables)
+        : serializedNames;
+    }
+    const state: ResumeState =
+      unrestored.length === 0
+        ? resumed
+        : {
+            ...resumed,
+            lost: [...resumed.lost, ...unrestored],
+            lostReasons: {
+              ...resumed.lostReasons,
+              ...Object.fromEntries(
+                unrestored.map((name) => [name, 'this sandbox could not restore it']),
+              ),
+            },
+          };
+    if (call.parentId === undefined) {
+      this.#checkpointerFor(call)?.resumeFrom(resumed.serializedDigests);
+    }
     call.messages.splice(0, call.messages.length, ...state.transcript);
     call.iteration = state.iteration;
     appendMessage(call.messages, { role: 'user', content: resumeNote(state) });
     this.#emit(call, {
       type: 'resumed',
       iteration: state.iteration,
-      restored: Object.keys(state.variables),
+      restored: [...Object.keys(state.variables), ...serializedNames].filter(
+        (name) => !unrestored.includes(name),
+      ),
       lost: state.lost,
     });
   }
 
-  /** Saves a checkpoint of the root call after an executed step; a failure only warns. */
-  async #checkpoint(call: CallState): Promise<void> {
+  /**
+   * Starts a checkpoint of the root call after an executed step, off the critical path (see
+   * {@link Checkpointer}); a failure only warns.
+   */
+  #checkpoint(call: CallState): void {
     const storage = this.#resources.storage;
-    if (!storage || call.parentId !== undefined) return;
-    const startedAt = Date.now();
-    try {
-      const summary = await takeCheckpoint(call, {
-        artifacts: storage.artifacts,
-        runKey: storage.runKey,
-        budget: this.#resources.budget,
-        startedAt: this.#resources.startedAt,
-        hostVariables: this.#hostVariables.get(call.id) ?? new Set(),
-      });
-      this.#emit(call, {
-        type: 'checkpoint',
-        iteration: call.iteration,
-        checkpointId: summary.id,
-        durationMs: Date.now() - startedAt,
-      });
-    } catch (error) {
-      this.#emit(call, {
-        type: 'warning',
-        code: 'checkpoint-failed',
-        message: `Could not save a checkpoint: ${errorMessage(error)}`,
-      });
-    }
+    const checkpointer = this.#checkpointerFor(call);
+    if (!storage || !checkpointer) return;
+    checkpointer.start(call, {
+      runKey: storage.runKey,
+      budget: this.#resources.budget,
+      startedAt: this.#resources.startedAt,
+      hostVariables: this.#hostVariables.get(call.id) ?? new Set(),
+      maxVariableBytes: this.#settings.checkpointMaxVariableBytes,
+    });
+  }
+
+  /** The root call's checkpointer (made on first use), or `undefined` without storage. */
+  #checkpointerFor(call: CallState): Checkpointer | undefined {
+    const storage = this.#resources.storage;
+    if (!storage || call.parentId !== undefined) return undefined;
+    this.#checkpointer ??= new Checkpointer(storage.artifacts, {
+      saved: (summary, iteration, durationMs) =>
+        this.#emit(call, { type: 'checkpoint', iteration, checkpointId: summary.id, durationMs }),
+      skipped: (variables) =>
+        this.#emit(call, {
+          type: 'warning',
+          code: 'checkpoint-variable-skipped',
+          message: `Not saved in the checkpoint (over checkpointMaxVariableBytes, ${this.#settings.checkpointMaxVariableBytes} bytes): ${variables.map((variable) => variable.name).join(', ')}`,
+        }),
+      failed: (error) =>
+        this.#emit(call, {
+          type: 'warning',
+          code: 'checkpoint-failed',
+          message: `Could not save a checkpoint: ${errorMessage(error)}`,
+        }),
+    });
+    return this.#checkpointer;
   }
 
   /** Refreshes the call's variable listing and publishes the outcome. */
@@ -1014,6 +1055,8 @@ export class Scheduler {
       });
     }
     this.#spawn(call, async () => {
+      // The checkpoint of the step before ran during the model call; its snapshot must be taken.
+      if (call.parentId === undefined) await this.#checkpointer?.snapshotTaken();
       const outputs: string[] = [];
       for (const [index, block] of plan.run.entries()) {
         if (call.done || call.pendingFinal) break;
@@ -1078,7 +1121,7 @@ export class Scheduler {
     }
     this.#spawn(call, async () => {
       await this.#syncVariables(call, 'code-executed');
-      await this.#checkpoint(call);
+      this.#checkpoint(call);
       return { type: 'GenerateStep', callId: call.id };
     });
   }
@@ -1242,12 +1285,27 @@ export class Scheduler {
       ...(artifact ? { artifact } : {}),
     });
     this.#release(call, new Error('the query finished'));
-    call.settlement.resolve({
-      answer,
-      source,
-      iterations: call.iteration,
-      ...(artifact ? { artifact } : {}),
-    });
+    this.#afterCheckpoints(call, () =>
+      call.settlement.resolve({
+        answer,
+        source,
+        iterations: call.iteration,
+        ...(artifact ? { artifact } : {}),
+      }),
+    );
+  }
+
+  /**
+   * Settles a call: the root once the checkpoint in flight, if any, is saved (so the store is
+   * not closed under it); a child at once.
+   */
+  #afterCheckpoints(call: CallState, settle: () => void): void {
+    if (call.parentId !== undefined || this.#checkpointer === undefined) {
+      settle();
+      return;
+    }
+    this.#checkpointer.close();
+    void this.#checkpointer.saved().then(settle);
   }
 
   /**
@@ -1278,7 +1336,7 @@ export class Scheduler {
       ...(call.parentId === undefined ? { callUsage: this.#callUsage.entries } : {}),
     });
     this.#release(call, final);
-    call.settlement.reject(final);
+    this.#afterCheckpoints(call, () => call.settlement.reject(final));
   }
 
   /**
@@ -1298,8 +1356,12 @@ export class Scheduler {
     this.#calls.delete(call.id);
     this.#hostVariables.delete(call.id);
     if (call.ownsSandbox && call.sandbox) {
-      call.sandbox
-        .dispose()
+      const sandbox = call.sandbox;
+      // The root's last checkpoint snapshot, if one is being taken, finishes first.
+      const snapshot =
+        call.parentId === undefined ? this.#checkpointer?.snapshotTaken() : undefined;
+      (snapshot ?? Promise.resolve())
+        .then(() => sandbox.dispose())
         .catch(() => {})
         .finally(() => this.#releaseChildSlot(call.id));
     } else if (call.sandbox) {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deserialize } from 'node:v8';
 import { createSqliteArtifactStore } from '@rlm/artifacts';
 import { createRLM, hashContext, ModelCallError, type RlmEvent, runKey } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/core/anthropic';
@@ -399,7 +400,9 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
           expect((await reopened.loadCheckpoint(key, summary.id)).id).toBe(summary.id);
         }
         const latest = await reopened.latestCheckpoint(key);
-        expect(latest).toMatchObject({ iteration: 1, variables: { total: 42 } });
+        expect(latest).toMatchObject({ iteration: 1, variableNames: ['total'] });
+        // Serialised inside the sandbox (structured clone), not as JSON.
+        expect(deserialize(latest!.serializedVariables.total!)).toBe(42);
 
         await using resumed = createRLM({
           llm: modelFor(resumedServer),

@@ -39,6 +39,19 @@ describe('copyForTransfer', () => {
     expect(size(words, 1e8)).toBeGreaterThan(2_400_000);
   });
 
+  test('keeps the holes of a sparse array', () => {
+    const sparse: unknown[] = [];
+    sparse[0] = undefined;
+    sparse[5] = 'x';
+    const copy = copyForTransfer(sparse, 1e6);
+    expect(copy.ok).toBe(true);
+    const copied = (copy as { value: unknown[] }).value;
+    expect(copied).toHaveLength(6);
+    expect(0 in copied).toBe(true);
+    expect(1 in copied).toBe(false);
+    expect(copied[5]).toBe('x');
+  });
+
   test('copies plain data, keeping shared and cyclic objects shared and counted once', () => {
     const shared = { name: 'shared' };
     const cyclic: Record<string, unknown> = { a: shared, b: shared, list: [shared] };

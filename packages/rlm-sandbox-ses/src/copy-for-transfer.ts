@@ -210,9 +210,11 @@ export function copyForTransfer(
     if (Array.isArray(item)) {
       const target = copy as unknown[];
       for (let index = 0; index < target.length; index += 1) {
-        const found = entry(item[index]);
+        const element = item[index];
+        const found = entry(element);
         if (found === undefined || total > limit) break;
-        target[index] = found.copy;
+        // A hole stays a hole (the copy starts with holes), so sparse arrays come back sparse.
+        if (element !== undefined || index in item) target[index] = found.copy;
       }
     } else if (types.isMap(item)) {
       const target = copy as Map<unknown, unknown>;

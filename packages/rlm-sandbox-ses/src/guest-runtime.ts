@@ -6,6 +6,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
+import { CheckpointVariables } from './checkpoint-variables.js';
 import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
@@ -118,6 +119,11 @@ export class GuestRuntime {
     kindOf: (name: string) => this.#kindOf(name),
     isCaptured: (name: string) => this.#capturesDynamically || this.#captured.has(name),
   };
+  /** Guest helpers run code the REPL rewrite does not see: a call may reach any variable. */
+  readonly #guestHelperNames: ReadonlySet<string>;
+  /** Checkpoint snapshots of the model's variables (see `Sandbox.snapshotVariables`). */
+  readonly #checkpoints = new CheckpointVariables();
+  readonly #readVariable = (name: string): unknown => this.#cells.get(name)?.v;
   /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
   readonly #captured = new Set<string>();
   #capturesDynamically = false;
@@ -224,6 +230,7 @@ export class GuestRuntime {
       );
     }
     const helperLexicals = { __moduleShimLexicals__: Object.freeze(helperScope) };
+    this.#guestHelperNames = new Set(Object.keys(setup.guestHelpers));
     for (const [name, source] of Object.entries(setup.guestHelpers)) {
       this.#defineFixed(name, harden(this.#compartment.evaluate(`(${source})`, helperLexicals)));
     }
@@ -277,6 +284,39 @@ export class GuestRuntime {
             throw new Error(failures.map((failure) => failure.message).join('; '));
           }
           return undefined;
+        });
+        return;
+      case 'snapshot-variables': {
+        const exclude = new Set(message.exclude);
+        const variables: [string, unknown][] = [];
+        for (const [name, meta] of this.#meta) {
+          if (meta.owner !== 'fixed' && !exclude.has(name)) {
+            variables.push([name, this.#cells.get(name)?.v]);
+          }
+        }
+        const { entries, buffers } = this.#checkpoints.snapshot(variables, message);
+        const answer: WorkerMessage = { type: 'variables-snapshot', id: message.id, entries };
+        this.#port.postMessage(answer, buffers);
+        return;
+      }
+      case 'restore-variables':
+        this.#reply(message.id, () => {
+          const records = message.variables.map(
+            ({ name, bytes }): VariableRecord => ({
+              name,
+              value: bytes,
+              owner: 'model',
+              readOnly: false,
+              isConst: false,
+              serialized: true,
+            }),
+          );
+          const failed = new Set(this.#setVariables(records).map((failure) => failure.name));
+          for (const { name, bytes } of message.variables) {
+            if (!failed.has(name))
+              this.#checkpoints.restored(name, this.#cells.get(name)?.v, bytes);
+          }
+          return [...failed];
         });
         return;
       case 'host-result': {
@@ -486,6 +526,19 @@ export class GuestRuntime {
         const meta = this.#meta.get(name) ?? this.#createVariableFor(name);
         meta.isConst = kind === 'const';
       }
+      this.#checkpoints.beforeExecution(
+        {
+          // Read-only values are hardened; host functions and print copy what they get.
+          names: [...rewrite.names, ...rewrite.declarations.keys()].filter((name) => {
+            const meta = this.#meta.get(name);
+            return meta === undefined || (meta.owner !== 'fixed' && !meta.readOnly);
+          }),
+          everything:
+            rewrite.reachesDynamically ||
+            [...rewrite.names].some((name) => this.#guestHelperNames.has(name)),
+        },
+        this.#readVariable,
+      );
       const completion: Promise<{ v: unknown } | undefined> = this.#compartment.evaluate(
         rewrite.source,
         { __moduleShimLexicals__: this.#lexicals },
@@ -497,6 +550,10 @@ export class GuestRuntime {
     } finally {
       this.#endExecution();
     }
+    this.#checkpoints.afterExecution(
+      { captured: this.#captured, capturesDynamically: this.#capturesDynamically },
+      this.#readVariable,
+    );
     this.#adoptGlobals();
     const snapshot = this.#takeSnapshot();
     this.#post({

@@ -88,6 +88,10 @@ export interface ReplRewrite {
   readonly source: string;
   /** Top-level names the code declares, which become persisted variables. */
   readonly declarations: ReadonlyMap<string, DeclarationKind>;
+  /** Persisted variables and protected names the code names (in functions too). */
+  readonly names: ReadonlySet<string>;
+  /** Whether the code reaches variables without naming them (`eval`, `Function`, `globalThis`, top-level `this`). */
+  readonly reachesDynamically: boolean;
 }
 
 const sesPatterns = [
@@ -263,6 +267,8 @@ class Rewriter {
   thisDepth = 0;
   /** The code awaits at top level or reaches variables dynamically (`eval`, `globalThis`...). */
   dynamic = false;
+  /** The code reaches variables without naming them (`eval`, `globalThis`, `this`...). */
+  reachesDynamically = false;
   /** A function or class of this code reaches variables dynamically. */
   capturesDynamically = false;
 
@@ -303,6 +309,7 @@ class Rewriter {
   /** Notes code that reaches variables without naming them. */
   markDynamic(): void {
     this.dynamic = true;
+    this.reachesDynamically = true;
     if (this.functionDepth > 0) this.capturesDynamically = true;
   }
 
@@ -956,6 +963,8 @@ export function rewriteReplCode(code: string, scope: ReplScope): ReplRewrite {
     declarations: rewriter.declarations,
     captured: rewriter.captured,
     capturesDynamically: rewriter.capturesDynamically,
+    names: rewriter.cells,
+    reachesDynamically: rewriter.reachesDynamically,
   };
 }
 

@@ -10,7 +10,9 @@ import {
   type SandboxLimits,
   type SandboxOptions,
   type SetVariablesOptions,
+  type SnapshotVariablesOptions,
   type VariableInfo,
+  type VariableSnapshotEntry,
 } from '@rlm/core';
 import { describeBytes } from './describe-bytes.js';
 import { ExecutionClock } from './execution-clock.js';
@@ -63,7 +65,17 @@ interface WorkerState {
 type RequestMessage =
   | { readonly type: 'list' }
   | { readonly type: 'get'; readonly name: string }
-  | { readonly type: 'set'; readonly variables: readonly VariableRecord[] };
+  | { readonly type: 'set'; readonly variables: readonly VariableRecord[] }
+  | {
+      readonly type: 'snapshot-variables';
+      readonly exclude: readonly string[];
+      readonly maxBytesPerVariable: number;
+      readonly previousDigests: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly type: 'restore-variables';
+      readonly variables: readonly { readonly name: string; readonly bytes: Uint8Array }[];
+    };
 
 /** How an execution ended, seen from the host. */
 type Outcome =
@@ -248,6 +260,41 @@ export class SesSandbox implements Sandbox {
       this.#hostVariables.set(name, { value, readOnly });
       this.#snapshot.delete(name);
     }
+  }
+
+  /**
+   * Snapshots every model variable in one message to the worker, which copies, serialises
+   * (structured clone) and hashes each one itself; only changed variables' bytes cross, moved
+   * rather than copied. Runs between executions, in order with them.
+   */
+  snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
+    if (!(Number.isSafeInteger(options.maxBytesPerVariable) && options.maxBytesPerVariable > 0)) {
+      return Promise.reject(
+        new SandboxError(
+          `@rlm/sandbox-ses: maxBytesPerVariable must be a positive integer of bytes, got ${options.maxBytesPerVariable}`,
+        ),
+      );
+    }
+    return this.#request({
+      type: 'snapshot-variables',
+      exclude: [...(options.exclude ?? [])],
+      maxBytesPerVariable: options.maxBytesPerVariable,
+      previousDigests: { ...options.previousDigests },
+    }) as Promise<VariableSnapshotEntry[]>;
+  }
+
+  /** Defines model variables from `snapshotVariables` bytes, decoded inside the worker. */
+  async restoreVariables(bytesByName: Readonly<Record<string, Uint8Array>>): Promise<string[]> {
+    const variables = Object.entries(bytesByName).map(([name, bytes]) => ({ name, bytes }));
+    for (const { name, bytes } of variables) {
+      if (!isIdentifierName(name) || this.#isFixedName(name) || !(bytes instanceof Uint8Array)) {
+        throw new SandboxError(
+          `@rlm/sandbox-ses: cannot restore ${JSON.stringify(name)}: give an identifier that is not a host function, with the Uint8Array snapshotVariables made`,
+        );
+      }
+    }
+    if (variables.length === 0) return [];
+    return (await this.#request({ type: 'restore-variables', variables })) as string[];
   }
 
   /** Host functions, guest helpers, `print` and `console`: names no variable can take. */
@@ -537,6 +584,14 @@ export class SesSandbox implements Sandbox {
             }),
           );
         }
+        return;
+      }
+      case 'variables-snapshot': {
+        const request = this.#requests.get(message.id);
+        if (request === undefined) return;
+        this.#requests.delete(message.id);
+        clearTimeout(request.watchdog);
+        request.resolve(message.entries);
         return;
       }
       case 'call':

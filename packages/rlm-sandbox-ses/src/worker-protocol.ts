@@ -7,6 +7,8 @@
  * {@link HostMessage}.
  */
 
+import type { VariableSnapshotEntry } from '@rlm/core';
+
 /** `workerData` of the sandbox worker. */
 export interface WorkerStart {
   /** V8's code cache of SES, made by an earlier worker of this process, if any. */
@@ -60,6 +62,20 @@ export type HostMessage =
   | { readonly type: 'list'; readonly id: number }
   | { readonly type: 'get'; readonly id: number; readonly name: string }
   | { readonly type: 'set'; readonly id: number; readonly variables: readonly VariableRecord[] }
+  /** Asks for a `variables-snapshot` (see `Sandbox.snapshotVariables`). */
+  | {
+      readonly type: 'snapshot-variables';
+      readonly id: number;
+      readonly exclude: readonly string[];
+      readonly maxBytesPerVariable: number;
+      readonly previousDigests: Readonly<Record<string, string>>;
+    }
+  /** Defines model variables from snapshot bytes; the reply lists the names not restored. */
+  | {
+      readonly type: 'restore-variables';
+      readonly id: number;
+      readonly variables: readonly { readonly name: string; readonly bytes: Uint8Array }[];
+    }
   | {
       readonly type: 'host-result';
       readonly id: number;
@@ -112,6 +128,12 @@ export type WorkerMessage =
     }
   /** The worker's ArrayBuffer memory, which V8's heap limit does not count. */
   | { readonly type: 'memory'; readonly arrayBufferBytes: number }
+  /** The answer to `snapshot-variables`; the bytes are moved, not copied. */
+  | {
+      readonly type: 'variables-snapshot';
+      readonly id: number;
+      readonly entries: readonly VariableSnapshotEntry[];
+    }
   /** `value`: the value the host asked for. */
   | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: Transferred }
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly message: string }

@@ -7,6 +7,7 @@ import { computeBenchmark } from './compute-benchmark.js';
 import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
 import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
+import { largeCheckpointBenchmark } from './large-checkpoint-benchmark.js';
 import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
 import { quickjsBenchmark } from './quickjs-benchmark.js';
@@ -16,6 +17,7 @@ import { traceViewerBenchmark } from './trace-viewer-benchmark.js';
 export const benchmarks: readonly Benchmark[] = [
   artifactStoreBenchmark,
   checkpointBenchmark,
+  largeCheckpointBenchmark,
   promptGrowthBenchmark,
   promptCachingBenchmark,
   coldStartBenchmark,

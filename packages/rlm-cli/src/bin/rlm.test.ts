@@ -11,6 +11,7 @@ import {
   fakeText,
   startFakeMessagesServer,
 } from '@rlm/core/testing';
+import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
 /** End to end: the built bin as a real subprocess against the fake Messages API. */
@@ -351,7 +352,14 @@ describe('rlm (built bin)', () => {
     });
     const crashed = await spawnRlm(args, server.url, {
       cwd: workdir,
-      onStderr: { text: '● step 3', act: (send) => send('SIGKILL') },
+      // The checkpoint after step 2 is written while step 3's model call runs: kill once it is.
+      onStderr: {
+        text: '● step 3',
+        act: (send) =>
+          void waitForCheckpoints(path.join(workdir, 'state/rlm.sqlite'), 2).then(() =>
+            send('SIGKILL'),
+          ),
+      },
     });
     expect(crashed.signal).toBe('SIGKILL');
     // Step 3 had started (its request may not have been sent yet) when the process died.

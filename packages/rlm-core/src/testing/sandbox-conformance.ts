@@ -41,7 +41,8 @@ const testTimeoutMs = 15_000;
 /**
  * Registers the adapter-neutral contract of `Sandbox` as tests: REPL persistence, output
  * capture, errors as values, timeouts and aborts, host functions (concurrency, error
- * crossing), protected names, variable listing and copying, read-only variables, disposal.
+ * crossing), protected names, variable listing and copying, read-only variables, checkpoint
+ * snapshots and restores (for adapters that implement them), disposal.
  * Adapters run it first, then their own tests.
  */
 export function runSandboxConformance(
@@ -385,6 +386,50 @@ export function runSandboxConformance(
         expect((await sandbox.execute('fixed')).output).toBe('updated by host');
         await expectSandboxError(sandbox.setVariables({ bad: () => 1 }));
       }));
+
+    test('snapshotVariables (when implemented): structured clones that restoreVariables brings back; unchanged ones send no bytes', async () => {
+      const source = await createSandbox({ hostFunctions: {} });
+      const target = await createSandbox({ hostFunctions: {} });
+      try {
+        if (!source.snapshotVariables || !target.restoreVariables) return;
+        await source.setVariables({ context: 'host' }, { readOnly: true });
+        await source.execute(
+          "const counts = new Map([['a', 1]]);\nconst when = new Date(0);\nconst helper = () => 1;",
+        );
+        const first = await source.snapshotVariables({
+          exclude: ['context'],
+          maxBytesPerVariable: 1024 * 1024,
+        });
+        expect(first.map((entry) => `${entry.name}:${entry.state}`)).toEqual([
+          'counts:saved',
+          'helper:skipped',
+          'when:saved',
+        ]);
+        const bytes: Record<string, Uint8Array> = {};
+        const digests: Record<string, string> = {};
+        for (const entry of first) {
+          if (entry.state === 'saved') {
+            bytes[entry.name] = entry.bytes;
+            digests[entry.name] = entry.digest;
+          }
+        }
+        const again = await source.snapshotVariables({
+          exclude: ['context'],
+          maxBytesPerVariable: 1024 * 1024,
+          previousDigests: digests,
+        });
+        expect(again.filter((entry) => entry.state === 'saved')).toEqual([]);
+        expect(await target.restoreVariables(bytes)).toEqual([]);
+        const check = await target.execute(
+          "[counts instanceof Map && counts.get('a'), when instanceof Date && when.getTime()].join()",
+        );
+        expect(check.output).toBe('1,0');
+        await expectSandboxError(source.snapshotVariables({ maxBytesPerVariable: -1 }));
+      } finally {
+        await source.dispose();
+        await target.dispose();
+      }
+    });
 
     test('dispose is idempotent and later calls reject with SandboxError', async () => {
       const sandbox = await createSandbox({ hostFunctions: {} });

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import type { CheckpointInput, SerializedVariableInput } from '@rlm/core';
+import { Keyv } from 'keyv';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createArtifactStore } from './create-artifact-store.js';
+import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
+import { ArtifactValueError } from './errors/artifact-value-error.js';
+
+let directory: string;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'rlm-checkpoint-store-'));
+});
+
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+}, 60_000);
+
+function serialized(value: unknown, sendBytes = true): SerializedVariableInput {
+  const bytes = serialize(value);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  return sendBytes ? { digest, bytes } : { digest };
+}
+
+function checkpoint(
+  iteration: number,
+  serializedVariables: Record<string, SerializedVariableInput>,
+): CheckpointInput {
+  return {
+    runKey: 'run',
+    callId: 'root',
+    iteration,
+    transcript: [{ role: 'user', content: `step ${iteration}` }],
+    variableNames: [...Object.keys(serializedVariables), 'helper'],
+    variables: {},
+    serializedVariables,
+    budget: {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      modelCalls: iteration,
+      elapsedMs: 0,
+    },
+  };
+}
+
+test('sandbox-serialised variables round trip through a SQLite file, every clone type intact', async () => {
+  const path = join(directory, 'round-trip.sqlite');
+  const cyclic: Record<string, unknown> = { name: 'loop' };
+  cyclic.self = cyclic;
+  const sparse: unknown[] = [];
+  sparse[3] = 'x';
+  const values: Record<string, unknown> = {
+    counts: new Map([
+      ['a', 1],
+      ['b', 2],
+    ]),
+    tags: new Set(['x', 'y']),
+    when: new Date(86_400_000),
+    pattern: /ab+c/gi,
+    bytes: new Uint8Array([1, 2, 3]),
+    buffer: new ArrayBuffer(8),
+    big: 12345678901234567890n,
+    cyclic,
+    sparse,
+    negativeZero: -0,
+    notANumber: Number.NaN,
+  };
+  {
+    await using store = await createSqliteArtifactStore({ path });
+    await store.saveCheckpoint(
+      checkpoint(
+        1,
+        Object.fromEntries(
+          Object.entries(values).map(([name, value]) => [name, serialized(value)]),
+        ),
+      ),
+    );
+  }
+  await using reopened = await createSqliteArtifactStore({ path });
+  const latest = await reopened.latestCheckpoint('run');
+  expect(latest).toBeDefined();
+  const restored = Object.fromEntries(
+    Object.entries(latest!.serializedVariables).map(([name, bytes]) => [name, deserialize(bytes)]),
+  );
+  expect(restored.counts).toEqual(values.counts);
+  expect(restored.tags).toEqual(values.tags);
+  expect((restored.when as Date).getTime()).toBe(86_400_000);
+  expect(String(restored.pattern)).toBe('/ab+c/gi');
+  expect(restored.bytes).toEqual(new Uint8Array([1, 2, 3]));
+  expect((restored.buffer as ArrayBuffer).byteLength).toBe(8);
+  expect(restored.big).toBe(12345678901234567890n);
+  const loop = restored.cyclic as Record<string, unknown>;
+  expect(loop.self).toBe(loop);
+  expect(restored.sparse as unknown[]).toHaveLength(4);
+  expect(1 in (restored.sparse as unknown[])).toBe(false);
+  expect(Object.is(restored.negativeZero, -0)).toBe(true);
+  expect(restored.notANumber).toBeNaN();
+  expect(latest!.serializedDigests.counts).toBe(serialized(values.counts).digest);
+  expect(latest!.variableNames).toContain('helper');
+});
+
+test('an unchanged variable references its earlier blob: nothing of it is written again', async () => {
+  const content = new Map<string, unknown>();
+  await using store = createArtifactStore({
+    keyv: new Keyv({ store: new Map(), namespace: 'rlm' }),
+    blobKeyv: new Keyv({ store: content, namespace: 'rlm' }),
+  });
+  const large = 'word '.repeat(200_000).split(' ');
+  await store.saveCheckpoint(checkpoint(1, { words: serialized(large) }));
+  const chunksAfterFirst = content.size;
+  const writes: string[] = [];
+  const originalSet = content.set.bind(content);
+  content.set = (key: string, value: unknown) => {
+    writes.push(key);
+    return originalSet(key, value);
+  };
+  for (let iteration = 2; iteration <= 10; iteration += 1) {
+    await store.saveCheckpoint(checkpoint(iteration, { words: serialized(large, false) }));
+  }
+  // Only each step's new transcript message was written (one chunk each), never the array.
+  expect(writes.length).toBe(9);
+  expect(content.size - chunksAfterFirst).toBe(9);
+  const latest = await store.latestCheckpoint('run');
+  expect(latest!.iteration).toBe(10);
+  expect(deserialize(latest!.serializedVariables.words!)).toEqual(large);
+  const wordsBlob = createHash('sha256').update(serialize(large)).digest('hex').slice(0, 12);
+  expect(writes.some((key) => key.includes(wordsBlob))).toBe(false);
+});
+
+test('an unchanged variable whose bytes were never stored is refused, naming it', async () => {
+  await using store = createArtifactStore({ keyv: new Keyv({ store: new Map() }) });
+  const error = await store
+    .saveCheckpoint(checkpoint(1, { ghost: serialized({ never: 'stored' }, false) }))
+    .catch((caught: unknown) => caught);
+  expect(ArtifactValueError.isInstance(error)).toBe(true);
+  expect((error as Error).message).toContain('"ghost"');
+  expect(await store.latestCheckpoint('run')).toBeUndefined();
+});

@@ -1,0 +1,200 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type FakeMessagesServer,
+  type FakeReply,
+  fakeText,
+  startFakeMessagesServer,
+} from '@rlm/core/testing';
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
+
+/**
+ * Checkpoints end to end: the built bin as real processes against the fake Messages API, a real
+ * SQLite store, SIGKILL at several points, then `--resume`.
+ */
+
+const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
+
+let root: string;
+const servers: FakeMessagesServer[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
+  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-checkpoints-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+interface RunResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function spawnRlm(
+  args: readonly string[],
+  server: FakeMessagesServer,
+  cwd: string,
+): {
+  readonly done: Promise<RunResult>;
+  stderrContains(text: string): Promise<void>;
+  kill(): void;
+} {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: {
+      PATH: process.env.PATH,
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      ANTHROPIC_BASE_URL: server.url,
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdin.end('');
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  let finished = false;
+  void done.then(() => {
+    finished = true;
+  });
+  return {
+    done,
+    stderrContains: async (text) => {
+      while (!stderr.includes(text)) {
+        if (finished) throw new Error(`exited before printing ${JSON.stringify(text)}: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+async function serve(replies: readonly FakeReply[]): Promise<FakeMessagesServer> {
+  const server = await startFakeMessagesServer({ replies });
+  servers.push(server);
+  return server;
+}
+
+const repl = (code: string) => fakeText(`\`\`\`repl\n${code}\n\`\`\``);
+
+test('a Map, a Set, a Date, a cycle and a BigInt survive SIGKILL after a checkpoint and --resume; a function is named lost, with the reason', {
+  timeout: 120_000,
+}, async () => {
+  const directory = await mkdtemp(path.join(root, 'types-'));
+  const file = path.join(directory, 'rlm.sqlite');
+  const args = ['Count the words', '--store', file];
+  const first = await serve([
+    repl(
+      [
+        "const counts = new Map([['a', 1], ['b', 2]]);",
+        'const seen = new Set([1, 2]);',
+        'const when = new Date(86400000);',
+        "const loop = { name: 'loop' }; loop.self = loop;",
+        'const big = 2n ** 70n;',
+        'const helper = (x) => x + 1;',
+        'print(counts.size)',
+      ].join('\n'),
+    ),
+    { ...fakeText('FINAL(never sent)'), delayMs: 120_000 },
+  ]);
+  const running = spawnRlm(args, first, directory);
+  await running.stderrContains('● step 2');
+  await waitForCheckpoints(file, 1);
+  running.kill();
+  expect((await running.done).signal).toBe('SIGKILL');
+
+  const second = await serve([
+    repl(
+      'const summary = JSON.stringify([counts instanceof Map, counts.get("b"), seen.has(2), when.getTime(), loop.self === loop, String(big)]);\nprint(summary)',
+    ),
+    fakeText('FINAL_VAR(summary)'),
+  ]);
+  const resumed = await spawnRlm([...args, '--resume'], second, directory).done;
+  expect(resumed.code).toBe(0);
+  expect(JSON.parse(resumed.stdout)).toEqual([true, 2, true, 86_400_000, true, String(2n ** 70n)]);
+  const note = JSON.stringify(second.requests[0]!.body);
+  expect(note).toContain('resumed after iteration 1');
+  expect(note).toContain('Variables restored: big, counts, loop, seen, when.');
+  expect(note).toContain('helper (a function)');
+});
+
+test('SIGKILL at several points while a large checkpoint is taken and written: --resume always finishes from a whole checkpoint', {
+  timeout: 300_000,
+}, async () => {
+  for (const delayMs of [0, 150, 600]) {
+    const directory = await mkdtemp(path.join(root, `kill-${delayMs}-`));
+    const file = path.join(directory, 'rlm.sqlite');
+    const args = ['Keep the words', '--store', file];
+    const server = await serve([
+      repl('const small = new Map([["kept", 42]]);\nprint(small.size)'),
+      repl("const words = 'lorem ipsum dolor '.repeat(400000).split(' ');\nprint(words.length)"),
+      { ...fakeText('FINAL(never sent)'), delayMs: 120_000 },
+    ]);
+    const running = spawnRlm(args, server, directory);
+    await running.stderrContains('● step 3');
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    running.kill();
+    expect((await running.done).signal).toBe('SIGKILL');
+
+    const resume = await serve([
+      repl('const answer = String(small.get("kept"));\nprint(answer)'),
+      fakeText('FINAL_VAR(answer)'),
+    ]);
+    const resumed = await spawnRlm([...args, '--resume'], resume, directory).done;
+    expect({ delayMs, code: resumed.code, stdout: resumed.stdout }).toEqual({
+      delayMs,
+      code: 0,
+      stdout: '42\n',
+    });
+    // From the step-1 checkpoint or the step-2 one, whichever was whole when killed.
+    expect(JSON.stringify(resume.requests[0]!.body)).toMatch(/resumed after iteration [12]/);
+  }
+});
+
+test('--checkpoint-max-variable-bytes: a larger variable is named, skipped with a warning, lost on resume; the rest is kept', {
+  timeout: 120_000,
+}, async () => {
+  const directory = await mkdtemp(path.join(root, 'cap-'));
+  const file = path.join(directory, 'rlm.sqlite');
+  const args = ['Cap the variables', '--store', file, '--checkpoint-max-variable-bytes', '64K'];
+  const first = await serve([
+    repl("const large = 'x'.repeat(200000);\nconst small = 'kept';\nprint(large.length)"),
+    { ...fakeText('FINAL(never sent)'), delayMs: 120_000 },
+  ]);
+  const running = spawnRlm(args, first, directory);
+  await running.stderrContains('Not saved in the checkpoint');
+  await waitForCheckpoints(file, 1);
+  running.kill();
+  const killed = await running.done;
+  expect(killed.stderr).toMatch(
+    /⚠ Not saved in the checkpoint \(over checkpointMaxVariableBytes, 65536 bytes\): large/,
+  );
+
+  const second = await serve([fakeText('FINAL_VAR(small)')]);
+  const resumed = await spawnRlm([...args, '--resume'], second, directory).done;
+  expect(resumed).toMatchObject({ code: 0, stdout: 'kept\n' });
+  expect(JSON.stringify(second.requests[0]!.body)).toContain(
+    'large (larger than the checkpoint limit of 65536 bytes)',
+  );
+});

@@ -1,0 +1,148 @@
+import { deserialize } from 'node:v8';
+import { createMemoryArtifactStore } from '@rlm/artifacts';
+import {
+  type ArtifactStore,
+  type CheckpointInput,
+  createRLM,
+  type RlmEvent,
+  type SandboxFactory,
+} from '@rlm/core';
+import { createScriptedModel } from '@rlm/core/testing';
+import { expect, test } from 'vitest';
+import { sandboxFactory } from './sandbox-under-test.js';
+
+/**
+ * Checkpoints off the critical path, through the real SES sandbox and a real artifact store:
+ * the save after step N overlaps the model call of step N+1, the snapshot still shows step N,
+ * and a failed save only warns.
+ */
+
+const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+
+/** `store` with its `saveCheckpoint` replaced, in every scoped view too. */
+function withSave(
+  store: ArtifactStore,
+  save: (input: CheckpointInput) => ReturnType<ArtifactStore['saveCheckpoint']>,
+): ArtifactStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'saveCheckpoint') return save;
+      // The run works on a scoped view; checkpoints are shared by all scopes.
+      if (property === 'scoped') return (scope: string) => withSave(target.scoped(scope), save);
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+async function collect(stream: AsyncIterable<RlmEvent>): Promise<RlmEvent[]> {
+  const events: RlmEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+test('the save after step 1 overlaps the model call of step 2; the snapshot still shows step 1', async () => {
+  const store = createMemoryArtifactStore();
+  let releaseSave!: () => void;
+  const saveGate = new Promise<void>((resolve) => {
+    releaseSave = resolve;
+  });
+  let saved = 0;
+  let runKey = '';
+  // Every save waits until the model is asked for step 3: were the loop waiting for saves,
+  // the model would never be asked for step 2.
+  const artifacts = withSave(store, async (input) => {
+    runKey = input.runKey;
+    await saveGate;
+    const summary = await store.saveCheckpoint(input);
+    saved += 1;
+    return summary;
+  });
+  let savedBeforeStep2: number | undefined;
+  const llm = createScriptedModel([
+    repl('var total = new Map([["step", 1]]);'),
+    () => {
+      savedBeforeStep2 = saved;
+      return repl('total.set("step", 2);');
+    },
+    () => {
+      releaseSave();
+      return repl('SUBMIT(total.get("step"))');
+    },
+  ]);
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  const events = await collect(rlm.queryStream('q', 'ctx'));
+  expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 2 });
+  // The model was asked for step 2 before the step-1 checkpoint was written.
+  expect(savedBeforeStep2).toBe(0);
+  const checkpoints = events.filter((event) => event.type === 'checkpoint');
+  expect(checkpoints.map((event) => event.iteration)).toEqual([1, 2]);
+  const [second, first] = await store.listCheckpoints(runKey);
+  expect(first?.iteration).toBe(1);
+  const firstCheckpoint = await store.loadCheckpoint(first!.runKey, first!.id);
+  // Step 2 ran only after the step-1 snapshot was taken: it shows step 1.
+  expect(deserialize(firstCheckpoint.serializedVariables.total!)).toEqual(new Map([['step', 1]]));
+  const secondCheckpoint = await store.loadCheckpoint(second!.runKey, second!.id);
+  expect(deserialize(secondCheckpoint.serializedVariables.total!)).toEqual(new Map([['step', 2]]));
+});
+
+test('a failed checkpoint only warns: the run answers, the next checkpoint is written whole', async () => {
+  const store = createMemoryArtifactStore();
+  let saves = 0;
+  let runKey = '';
+  const artifacts = withSave(store, async (input) => {
+    runKey = input.runKey;
+    saves += 1;
+    if (saves === 1) throw new Error('disk full');
+    return store.saveCheckpoint(input);
+  });
+  const llm = createScriptedModel([
+    repl('var words = "a b c".split(" ");'),
+    repl('var more = 1;'),
+    repl('SUBMIT(words.length + more)'),
+  ]);
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  const events = await collect(rlm.queryStream('q', 'ctx'));
+  expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 4 });
+  expect(
+    events.filter((event) => event.type === 'warning' && event.code === 'checkpoint-failed'),
+  ).toEqual([expect.objectContaining({ message: 'Could not save a checkpoint: disk full' })]);
+  const latest = await store.latestCheckpoint(runKey);
+  expect(latest?.iteration).toBe(2);
+  // After the failure nothing was assumed written: `words` is in the second checkpoint.
+  expect(deserialize(latest!.serializedVariables.words!)).toEqual(['a', 'b', 'c']);
+});
+
+test('a sandbox without snapshotVariables is checkpointed as JSON data; the rest is named lost, with the reason', async () => {
+  const artifacts = createMemoryArtifactStore();
+  // The real SES sandbox, seen through the narrow interface only (no snapshot methods).
+  const jsonOnly: SandboxFactory = async (options) => {
+    const sandbox = await sandboxFactory(options);
+    return {
+      execute: (code, executeOptions) => sandbox.execute(code, executeOptions),
+      listVariables: () => sandbox.listVariables(),
+      getVariable: (name) => sandbox.getVariable(name),
+      setVariables: (values, setOptions) => sandbox.setVariables(values, setOptions),
+      dispose: () => sandbox.dispose(),
+      [Symbol.asyncDispose]: () => sandbox.dispose(),
+    };
+  };
+  const crashing = createScriptedModel([
+    repl('const rows = [{ id: 1 }];\nconst seen = new Set([1]);'),
+    { error: new Error('process crashed') },
+  ]);
+  await using first = createRLM({ llm: crashing, sandbox: jsonOnly, artifacts });
+  await expect(first.query('json only', 'ctx')).rejects.toThrow('process crashed');
+
+  const resumed = createScriptedModel([
+    (request) => {
+      expect(JSON.stringify(request.messages)).toContain(
+        'Variables lost (they could not be saved): seen (not JSON data)',
+      );
+      return repl('SUBMIT(rows[0].id)');
+    },
+  ]);
+  await using second = createRLM({ llm: resumed, sandbox: jsonOnly, artifacts });
+  const result = await second.query('json only', 'ctx', { resume: true });
+  expect(result).toMatchObject({ answer: 1, resumedFrom: 1 });
+});
