@@ -55,6 +55,12 @@ export interface SesSandboxConfig {
 /** A running worker and what the host knows of it. */
 interface WorkerState {
   readonly worker: Worker;
+  /**
+   * Its executions' output, shared memory of this worker alone: a worker that is being
+   * terminated (a timeout, a memory fault) may still write for a moment, and must never write
+   * into the output of the next worker's execution.
+   */
+  readonly output: OutputBuffer;
   /** Resolves with the variables the worker could not restore, once it is ready. */
   readonly ready: Promise<string[]>;
   markReady(unrestored: string[]): void;
@@ -132,7 +138,6 @@ export class SesSandbox implements Sandbox {
   readonly #guestHelpers: Readonly<Record<string, string>>;
   readonly #limits: SandboxLimits;
   readonly #config: SesSandboxConfig;
-  readonly #output: OutputBuffer;
   /** Bytes one value may take to leave the worker: the setting, at most the memory limit. */
   readonly #transferLimitBytes: number;
   /** Bytes of the arguments of the current worker's host calls not yet settled. */
@@ -165,7 +170,6 @@ export class SesSandbox implements Sandbox {
     this.#guestHelpers = { ...options.guestHelpers };
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
     this.#config = config;
-    this.#output = OutputBuffer.create(this.#limits.maxOutputChars);
     this.#transferLimitBytes = Math.min(
       config.transferLimitBytes,
       this.#limits.memoryMb * mebibyte,
@@ -353,13 +357,13 @@ export class SesSandbox implements Sandbox {
         ),
       );
       // A worker held by code an earlier execution left running never resets it.
-      this.#output.reset();
+      state.output.reset();
       this.#post(state, { type: 'execute', id, code });
     });
     for (const cleanup of cleanups) cleanup();
     this.#execution = undefined;
     if (outcome.kind === 'disposed') throw disposedError();
-    const output = this.#output.read();
+    const output = state.output.read();
     if (outcome.kind === 'executed') {
       if (outcome.arrayBufferBytes <= memoryLimitBytes) {
         const error = boundError(outcome.error, this.#limits.maxOutputChars);
@@ -486,8 +490,9 @@ export class SesSandbox implements Sandbox {
 
   #ensureWorker(): WorkerState {
     if (this.#current) return this.#current;
+    const output = OutputBuffer.create(this.#limits.maxOutputChars);
     const setup: WorkerSetup = {
-      outputBuffer: this.#output.buffer,
+      outputBuffer: output.buffer,
       hostFunctionNames: Object.keys(this.#hostFunctions),
       internalHostFunctionNames: Object.keys(this.#internalHostFunctions),
       isolatedEvaluatorName,
@@ -510,7 +515,7 @@ export class SesSandbox implements Sandbox {
       () => pool.prepareSpare(memoryMb),
       () => undefined,
     );
-    const state: WorkerState = { worker, ready, markReady, failStart };
+    const state: WorkerState = { worker, output, ready, markReady, failStart };
     this.#current = state;
     worker.on('message', (message: WorkerMessage) => {
       if (this.#current === state) this.#onMessage(state, message);
