@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { type FakeMessagesServer, fakeText, startFakeMessagesServer } from '@rlm/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
@@ -67,6 +68,21 @@ async function startRedis(): Promise<string> {
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
   });
   return `redis://127.0.0.1:${port}`;
+}
+
+/** Resolves once a key matching `pattern` exists in the Redis at `url`. */
+async function waitForRedisKey(url: string, pattern: string): Promise<void> {
+  for (;;) {
+    const { stdout } = await promisify(execFile)('redis-cli', [
+      '-u',
+      url,
+      '--scan',
+      '--pattern',
+      pattern,
+    ]);
+    if (stdout.trim() !== '') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () => {
@@ -154,8 +170,10 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
         const turns = request.messages.length;
         if (turns === 1) return fakeText('```repl\nconst half = 21\nprint("stored")\n```');
         if (turns === 3 && !firstReached) {
-          // The first worker has checkpointed step 1: kill it in the middle of step 2.
+          // Step 1's checkpoint is written while this call runs: once it is in the shared
+          // store, kill the first worker in the middle of step 2.
           firstReached = true;
+          await waitForRedisKey(queue, '*checkpoint*');
           killFirstWorker();
           return { kind: 'hang' };
         }

@@ -1,17 +1,23 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { promisify } from 'node:util';
+import sqlite3 from 'sqlite3';
 
-const run = promisify(execFile);
-
-/** Checkpoints committed in a SQLite store file, read by a connection of its own (`sqlite3`). */
+/** Checkpoints committed in a SQLite store file, read by a connection of its own. */
 export async function checkpointCount(file: string): Promise<number> {
   if (!existsSync(file)) return 0;
-  const { stdout } = await run('sqlite3', [
-    file,
-    "SELECT COUNT(*) FROM rlm_index WHERE key LIKE 'rlm:checkpoint:%'",
-  ]).catch(() => ({ stdout: '0' }));
-  return Number(stdout.trim());
+  return new Promise((resolve) => {
+    const database = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (openError) => {
+      if (openError) {
+        resolve(0);
+        return;
+      }
+      database.get(
+        "SELECT COUNT(*) AS count FROM rlm_index WHERE key LIKE 'rlm:checkpoint:%'",
+        (queryError: Error | null, row: { count: number } | undefined) => {
+          database.close(() => resolve(queryError || !row ? 0 : row.count));
+        },
+      );
+    });
+  });
 }
 
 /**
