@@ -222,7 +222,9 @@ export function runModelConformance(
         const pending = server.createModel({ maxRetries: 2 }).generate(ask, {
           signal: controller.signal,
         });
-        setTimeout(() => controller.abort(reason), 100);
+        // Abort once the request is in flight, however slow the machine.
+        while (server.requestCount() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        controller.abort(reason);
         expect(await rejection(pending)).toBe(reason);
         expect(server.requestCount()).toBe(1);
         const early = new AbortController();
