@@ -1,0 +1,1 @@
+export { type ReplRewrite, rewriteReplCode } from './rewrite-repl-code.js';
