@@ -1,1 +1,1 @@
-export { type ReplRewrite, rewriteReplCode } from './rewrite-repl-code.js';
+export { createQuickJsSandbox } from './create-quickjs-sandbox.js';

@@ -1,0 +1,249 @@
+/**
+ * The source of the kit that runs inside QuickJS: a function expression, called once per
+ * context with the host's raw callbacks, returning the functions the host calls (formatting,
+ * variable listing and copying, host function wrappers). It holds the only references to the
+ * raw callbacks; nothing of it is a global. It captures the intrinsics it uses before any model
+ * code runs, so model code that replaces `JSON` or `Object.keys` later cannot reach into it.
+ */
+export const guestKitSource = String.raw`(function (write, sleep) {
+  'use strict';
+  const g = globalThis;
+  const { defineProperty, getOwnPropertyNames, getOwnPropertyDescriptor, keys, create } = Object;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const call = Function.prototype.call.bind(Function.prototype.call);
+  const stringify = JSON.stringify;
+  const parseJson = JSON.parse;
+  const isArray = Array.isArray;
+  const ErrorType = Error;
+  const TypeErrorType = TypeError;
+  const StringType = String;
+  const reservedNames = create(null);
+  const readOnly = create(null);
+  let baseline = create(null);
+  let maxChars = 1e6;
+
+  const own = (object, name) => call(hasOwn, object, name);
+  const clip = (text, limit) => (text.length > limit ? text.slice(0, limit) + '…' : text);
+
+  function describeError(error) {
+    try {
+      if (error instanceof ErrorType) {
+        let name = StringType(error.name);
+        let message = StringType(error.message);
+        // QuickJS quotes the name; V8 (and so SES) does not, and callers match on that.
+        message = message.replace(/^'([^']*)' is not defined$/, '$1 is not defined');
+        if (name === 'InternalError' && message === 'stack overflow') {
+          name = 'RangeError';
+          message = 'Maximum call stack size exceeded (stack overflow)';
+        }
+        return clip(name + ': ' + message, maxChars);
+      }
+      return clip('Uncaught ' + format(error, 0), maxChars);
+    } catch {
+      return 'Uncaught exception (unprintable)';
+    }
+  }
+
+  function format(value, depth) {
+    if (typeof value === 'string') return depth === 0 ? value : stringify(value);
+    if (typeof value === 'function') return '[Function ' + (value.name || 'anonymous') + ']';
+    if (typeof value === 'symbol' || typeof value === 'bigint') {
+      return typeof value === 'bigint' ? StringType(value) + 'n' : value.toString();
+    }
+    if (value === null || typeof value !== 'object') return StringType(value);
+    if (value instanceof ErrorType) return describeError(value);
+    if (depth > 3) return isArray(value) ? '[Array]' : '[Object]';
+    let length = 0;
+    const parts = [];
+    const push = (text) => {
+      length += text.length;
+      parts.push(text);
+      return length < maxChars && parts.length < 1000;
+    };
+    if (isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (!push(format(value[i], depth + 1))) break;
+      }
+      return '[' + parts.join(', ') + ']';
+    }
+    for (const key of keys(value)) {
+      if (!push(key + ': ' + format(value[key], depth + 1))) break;
+    }
+    return parts.length === 0 ? '{}' : '{ ' + parts.join(', ') + ' }';
+  }
+
+  const show = (value) => clip(format(value, 0), maxChars);
+  const print = (...values) => {
+    let text = '';
+    for (let i = 0; i < values.length; i++) text += (i === 0 ? '' : ' ') + show(values[i]);
+    write(text);
+  };
+
+  function protect(name, value) {
+    reservedNames[name] = true;
+    defineProperty(g, name, { value, writable: false, enumerable: false, configurable: false });
+  }
+
+  function hostFunction(raw) {
+    return async (...values) => {
+      let text;
+      try {
+        text = stringify(values);
+      } catch (error) {
+        throw new ErrorType('arguments must be plain data: ' + describeError(error));
+      }
+      const reply = parseJson(await raw(text === undefined ? '[]' : text));
+      if (own(reply, 'error')) throw new ErrorType(reply.error);
+      return reply.value;
+    };
+  }
+
+  function copyable(key, value) {
+    const kind = typeof value;
+    if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
+      throw new TypeErrorType('a ' + kind + ' cannot be copied out of the sandbox');
+    }
+    return value;
+  }
+
+  function typeOf(value) {
+    if (value === null) return 'null';
+    if (isArray(value)) return 'array';
+    return typeof value;
+  }
+
+  function sizeOf(value) {
+    if (typeof value === 'string' || isArray(value)) return value.length;
+    if (value !== null && typeof value === 'object') return keys(value).length;
+    return 0;
+  }
+
+  const timers = create(null);
+  let nextTimer = 0;
+  const setTimeout = (callback, ms, ...rest) => {
+    const id = ++nextTimer;
+    timers[id] = true;
+    sleep(Number(ms) > 0 ? Number(ms) : 0).then(() => {
+      if (!timers[id]) return;
+      delete timers[id];
+      if (typeof callback === 'function') callback(...rest);
+    });
+    return id;
+  };
+  const clearTimeout = (id) => {
+    delete timers[id];
+  };
+
+  return {
+    installBase() {
+      protect('print', print);
+      const consoleObject = Object.freeze({ log: print, info: print, warn: print, error: print, debug: print });
+      protect('console', consoleObject);
+      protect('setTimeout', setTimeout);
+      protect('clearTimeout', clearTimeout);
+    },
+    installHostFunction(name, raw) {
+      protect(name, hostFunction(raw));
+    },
+    wrapHostFunction: hostFunction,
+    isolatedEvaluator(raw) {
+      return (source, globals) => {
+        const text = stringify(globals === undefined ? {} : globals);
+        const reply = parseJson(raw(StringType(source), text === undefined ? '{}' : text));
+        if (own(reply, 'error')) throw new ErrorType(reply.error);
+        return reply.value;
+      };
+    },
+    installHelper(name, value) {
+      protect(name, value);
+    },
+    seal(limit) {
+      maxChars = limit;
+      baseline = create(null);
+      for (const name of getOwnPropertyNames(g)) baseline[name] = true;
+    },
+    prepare(names) {
+      for (const name of names) {
+        if (reservedNames[name] || readOnly[name]) continue;
+        const descriptor = getOwnPropertyDescriptor(g, name);
+        if (descriptor === undefined) {
+          defineProperty(g, name, { value: undefined, writable: true, enumerable: true, configurable: true });
+        }
+      }
+    },
+    forget(names) {
+      for (const name of names) {
+        if (baseline[name] || reservedNames[name] || readOnly[name]) continue;
+        try { delete g[name]; } catch {}
+      }
+    },
+    result(box) {
+      if (box === undefined || box === null || box.v === undefined) return undefined;
+      return show(box.v);
+    },
+    describeError,
+    names() {
+      const found = [];
+      for (const name of getOwnPropertyNames(g)) {
+        if (!baseline[name] && !reservedNames[name]) found.push(name);
+      }
+      return found.sort().join('\n');
+    },
+    describe(name) {
+      let value;
+      if (readOnly[name]) value = readOnly[name].value;
+      else {
+        const descriptor = getOwnPropertyDescriptor(g, name);
+        if (descriptor === undefined) return '';
+        if (!own(descriptor, 'value')) return stringify({ name, type: 'accessor', size: 0, preview: '[getter]' });
+        value = descriptor.value;
+      }
+      let type = 'unknown';
+      let size = 0;
+      let preview = '';
+      try { type = typeOf(value); } catch {}
+      try { size = sizeOf(value); } catch {}
+      try { preview = clip(format(value, 2), 100); } catch { preview = '[unprintable]'; }
+      return stringify({ name, type, size, preview });
+    },
+    copy(name) {
+      let value;
+      if (readOnly[name]) value = readOnly[name].value;
+      else {
+        if (baseline[name] || reservedNames[name] || !own(g, name)) return '{"missing":true}';
+        value = g[name];
+      }
+      const kind = typeof value;
+      if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
+        throw new TypeErrorType('a ' + kind + ' cannot be copied out of the sandbox');
+      }
+      const text = stringify(value, copyable);
+      return text === undefined ? '{}' : '{"value":' + text + '}';
+    },
+    assign(text, asReadOnly) {
+      const values = parseJson(text);
+      for (const name of keys(values)) {
+        if (reservedNames[name] || (baseline[name] && !readOnly[name])) {
+          throw new TypeErrorType(name + ' is a built-in or protected name');
+        }
+        const value = values[name];
+        if (readOnly[name]) {
+          readOnly[name].value = value;
+        } else if (asReadOnly) {
+          const cell = { value };
+          readOnly[name] = cell;
+          defineProperty(g, name, {
+            get: () => cell.value,
+            set: () => {
+              throw new TypeErrorType("'" + name + "' is read-only");
+            },
+            enumerable: true,
+            configurable: false,
+          });
+        } else {
+          defineProperty(g, name, { value, writable: true, enumerable: true, configurable: true });
+        }
+      }
+    },
+  };
+})`;
