@@ -84,15 +84,65 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     defineProperty(g, name, { value, writable: false, enumerable: false, configurable: false });
   }
 
+  const DateType = Date;
+  const toISOString = Date.prototype.toISOString;
+  const getTime = Date.prototype.getTime;
+  const isFiniteNumber = Number.isFinite;
+  const arrayJoin = Array.prototype.join;
+  const join = (parts, separator) => call(arrayJoin, parts, separator);
+
+  // JSON text of plain data, read without running any code of the guest's: own enumerable data
+  // properties only (no getters, toJSON, toString or valueOf), errors as name and message.
+  function encode(value, depth) {
+    const kind = typeof value;
+    if (kind === 'string') return stringify(value);
+    if (kind === 'number') return isFiniteNumber(value) ? StringType(value) : 'null';
+    if (kind === 'boolean') return value ? 'true' : 'false';
+    if (value === null || kind === 'undefined') return 'null';
+    if (kind !== 'object') throw new TypeErrorType('a ' + kind + ' cannot be passed to the host');
+    if (depth > 200) throw new TypeErrorType('the data is nested too deeply for the host');
+    if (isArray(value)) {
+      const parts = [];
+      const length = getOwnPropertyDescriptor(value, 'length').value;
+      for (let i = 0; i < length; i++) {
+        const descriptor = getOwnPropertyDescriptor(value, i);
+        parts[parts.length] = descriptor !== undefined && own(descriptor, 'value') ? encode(descriptor.value, depth + 1) : 'null';
+      }
+      return '[' + join(parts, ',') + ']';
+    }
+    if (value instanceof DateType) {
+      return isFiniteNumber(call(getTime, value)) ? stringify(call(toISOString, value)) : 'null';
+    }
+    const parts = [];
+    if (value instanceof ErrorType) {
+      const fields = ['name', 'message'];
+      for (let i = 0; i < fields.length; i++) {
+        const key = fields[i];
+        const descriptor = getOwnPropertyDescriptor(value, key) ?? getOwnPropertyDescriptor(ErrorType.prototype, key);
+        const field = descriptor !== undefined && own(descriptor, 'value') ? descriptor.value : undefined;
+        if (typeof field === 'string') parts[parts.length] = stringify(key) + ':' + stringify(field);
+      }
+      return '{' + join(parts, ',') + '}';
+    }
+    const names = getOwnPropertyNames(value);
+    for (let i = 0; i < names.length; i++) {
+      const key = names[i];
+      const descriptor = getOwnPropertyDescriptor(value, key);
+      if (!descriptor.enumerable || !own(descriptor, 'value') || descriptor.value === undefined) continue;
+      parts[parts.length] = stringify(key) + ':' + encode(descriptor.value, depth + 1);
+    }
+    return '{' + join(parts, ',') + '}';
+  }
+
   function hostFunction(raw) {
     return async (...values) => {
       let text;
       try {
-        text = stringify(values);
+        text = encode(values, 0);
       } catch (error) {
         throw new ErrorType('arguments must be plain data: ' + describeError(error));
       }
-      const reply = parseJson(await raw(text === undefined ? '[]' : text));
+      const reply = parseJson(await raw(text));
       if (own(reply, 'error')) throw new ErrorType(reply.error);
       return reply.value;
     };

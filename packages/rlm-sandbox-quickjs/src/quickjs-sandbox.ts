@@ -23,8 +23,9 @@ import { rewriteReplCode } from './rewrite-repl-code.js';
 
 /** Jobs run between two looks at the execution's promise. */
 const jobBatch = 256;
-/** Stack QuickJS may use before it throws a stack overflow, in bytes. */
-const maxStackBytes = 512 * 1024;
+/** Stack QuickJS may use before it throws a stack overflow, in bytes: its frames also take the
+ * host thread's own stack, which must not run out first. */
+const maxStackBytes = 256 * 1024;
 
 type KitFunction =
   | 'installBase'

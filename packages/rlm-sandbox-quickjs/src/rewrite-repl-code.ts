@@ -175,7 +175,7 @@ export function rewriteReplCode(code: string): ReplRewrite {
       edits.push({
         start: statement.start,
         end: statement.end,
-        text: `return { v: (${code.slice(expression.start, expression.end)}) };`,
+        text: `return { __proto__: null, v: (${code.slice(expression.start, expression.end)}) };`,
       });
     }
   }
