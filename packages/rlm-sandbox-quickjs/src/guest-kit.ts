@@ -79,9 +79,18 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     write(text);
   };
 
+  // An accessor, not a read-only data property: QuickJS lets Object.defineProperty replace a
+  // non-configurable data property of the global object, but not a non-configurable accessor.
   function protect(name, value) {
     reservedNames[name] = true;
-    defineProperty(g, name, { value, writable: false, enumerable: false, configurable: false });
+    defineProperty(g, name, {
+      get: () => value,
+      set: () => {
+        throw new TypeErrorType("'" + name + "' is read-only");
+      },
+      enumerable: false,
+      configurable: false,
+    });
   }
 
   const DateType = Date;

@@ -111,7 +111,7 @@ export class QuickJsSandbox implements Sandbox {
         false,
       );
     });
-    const factory = this.unwrap(context.evalCode(guestKitSource, 'rlm-kit.js'));
+    const factory = this.unwrap(context.evalCode(guestKitSource, 'rlm-kit'));
     const kit = this.unwrap(context.callFunction(factory, context.undefined, write, sleep));
     for (const handle of [factory, write, sleep]) handle.dispose();
     this.withDeadline(this.limits.timeoutMs, () => {
@@ -134,7 +134,7 @@ export class QuickJsSandbox implements Sandbox {
         const maker = this.unwrap(
           context.evalCode(
             `(function (${names}) { 'use strict'; return (${source}\n); })`,
-            `rlm-helper-${name}.js`,
+            `rlm-helper-${name}`,
           ),
         );
         const helper = this.unwrap(
@@ -241,7 +241,7 @@ export class QuickJsSandbox implements Sandbox {
       prepare.dispose();
       if (prepared.error) return failure(prepared.error);
       const toJson = prepared.value;
-      const result = isolated.evalCode(source, 'rlm-isolated.js', { type: 'global' });
+      const result = isolated.evalCode(source, 'rlm-isolated', { type: 'global' });
       if (result.error) {
         toJson.dispose();
         return failure(result.error);
@@ -390,7 +390,7 @@ export class QuickJsSandbox implements Sandbox {
       names.dispose();
       runFor(() => this.callKit(this.kit, 'prepare', list));
       const evaluated = runFor(() =>
-        this.context.evalCode(rewrite.source, 'rlm-repl.js', { type: 'global' }),
+        this.context.evalCode(rewrite.source, 'rlm-repl', { type: 'global' }),
       );
       if (evaluated.error) {
         const message = this.interrupted ? undefined : this.errorText(this.kit, evaluated.error);
