@@ -219,7 +219,16 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     seal(limit) {
       maxChars = limit;
       baseline = create(null);
-      for (const name of getOwnPropertyNames(g)) baseline[name] = true;
+      const names = getOwnPropertyNames(g);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        baseline[name] = true;
+        // The built-ins (JSON, Math, Object, ...) cannot be replaced for later executions.
+        const descriptor = getOwnPropertyDescriptor(g, name);
+        if (!reservedNames[name] && descriptor.configurable && own(descriptor, 'value')) {
+          protect(name, descriptor.value);
+        }
+      }
     },
     prepare(names) {
       for (const name of names) {
