@@ -8,7 +8,8 @@
 export const guestKitSource = String.raw`(function (write, sleep) {
   'use strict';
   const g = globalThis;
-  const { defineProperty, getOwnPropertyNames, getOwnPropertyDescriptor, keys, create } = Object;
+  const { defineProperty, getOwnPropertyNames, getOwnPropertyDescriptor, getPrototypeOf, keys, create } =
+    Object;
   const hasOwn = Object.prototype.hasOwnProperty;
   const call = Function.prototype.call.bind(Function.prototype.call);
   const stringify = JSON.stringify;
@@ -127,7 +128,11 @@ export const guestKitSource = String.raw`(function (write, sleep) {
       const fields = ['name', 'message'];
       for (let i = 0; i < fields.length; i++) {
         const key = fields[i];
-        const descriptor = getOwnPropertyDescriptor(value, key) ?? getOwnPropertyDescriptor(ErrorType.prototype, key);
+        let descriptor;
+        for (let from = value, depth = 0; from !== null && descriptor === undefined && depth < 16; depth++) {
+          descriptor = getOwnPropertyDescriptor(from, key);
+          from = getPrototypeOf(from);
+        }
         const field = descriptor !== undefined && own(descriptor, 'value') ? descriptor.value : undefined;
         if (typeof field === 'string') parts[parts.length] = stringify(key) + ':' + stringify(field);
       }

@@ -1,0 +1,72 @@
+import { describe, expect, test } from 'vitest';
+import { createQuickJsSandbox } from './create-quickjs-sandbox.js';
+
+const createSandbox = createQuickJsSandbox();
+
+describe('createQuickJsSandbox', () => {
+  test('after running out of memory, the names that execution made are gone and memory is back', async () => {
+    await using sandbox = await createSandbox({
+      hostFunctions: {},
+      limits: { memoryMb: 16, timeoutMs: 15_000 },
+    });
+    await sandbox.execute('const kept = "kept"');
+    const bomb = await sandbox.execute(
+      'const hoard = [];\nwhile (true) hoard.push({ text: "x".repeat(64) + hoard.length });',
+    );
+    expect(bomb.error).toMatch(/out of memory/);
+    const names = (await sandbox.listVariables()).map((variable) => variable.name);
+    expect(names).toEqual(['kept']);
+    const again = await sandbox.execute('const big = "y".repeat(4 * 2 ** 20); big.length');
+    expect(again.error).toBeUndefined();
+    expect(again.output).toBe(String(4 * 2 ** 20));
+  });
+
+  test('each sandbox has memory of its own: one running out leaves the other working', async () => {
+    await using first = await createSandbox({ hostFunctions: {}, limits: { memoryMb: 16 } });
+    await using second = await createSandbox({ hostFunctions: {}, limits: { memoryMb: 16 } });
+    await second.execute('const list = Array.from({ length: 1000 }, (_, i) => i)');
+    const bomb = await first.execute(
+      'const hoard = []; for (;;) hoard.push(new ArrayBuffer(2 ** 22));',
+    );
+    expect(bomb.error).toMatch(/memory|allocation/i);
+    expect((await second.execute('list.reduce((sum, n) => sum + n, 0)')).output).toBe('499500');
+  });
+
+  test('a host call that settles after its execution timed out never resumes that code', async () => {
+    let release!: (value: string) => void;
+    const late = () =>
+      new Promise<string>((resolve) => {
+        release = resolve;
+      });
+    await using sandbox = await createSandbox({
+      hostFunctions: { late },
+      limits: { timeoutMs: 200, hostWaitMs: 200 },
+    });
+    const result = await sandbox.execute('resumed = await late(); "finished"');
+    expect(result.error).toMatch(/timed out/);
+    release('too late');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await sandbox.execute('typeof resumed')).output).toBe('undefined');
+    expect((await sandbox.execute('"next"')).output).toBe('next');
+  });
+
+  test('values reach host functions as plain data: class instances lose their methods, errors keep name and message', async () => {
+    const received: unknown[] = [];
+    const record = async (...values: unknown[]) => {
+      received.push(...values);
+      return null;
+    };
+    await using sandbox = await createSandbox({ hostFunctions: { record } });
+    const result = await sandbox.execute(`
+      class Point { constructor() { this.x = 1; } toJSON() { return 'coerced'; } }
+      await record(new Point(), new TypeError('bad'), [1, undefined, 'a'], { nested: { deep: true } });
+    `);
+    expect(result.error).toBeUndefined();
+    expect(received).toEqual([
+      { x: 1 },
+      { name: 'TypeError', message: 'bad' },
+      [1, null, 'a'],
+      { nested: { deep: true } },
+    ]);
+  });
+});
