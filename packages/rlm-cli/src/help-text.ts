@@ -78,6 +78,8 @@ Storage and tools:
       --store-errors <policy>  fail: a run during which the store failed exits 3 after
                                its answer; warn: only say so (default fail)
       --resume                 continue the latest checkpoint of the same query and context
+      --sandbox <name>         where model code runs: ses (SES in a worker thread) or
+                               quickjs (QuickJS in WebAssembly) (default ses)
       --tools <module>         host tools: a module exporting \`tools\`, an array of
                                { name, description, inputSchema, execute }
       --toolstore <dir>        durable tools built by runs (default $RLM_TOOLSTORE, else

@@ -9,6 +9,7 @@ import {
   runKey,
 } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/core/anthropic';
+import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
 import { createToolStore, runToolsCommand } from '@rlm/toolstore';
@@ -168,7 +169,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     rlm = createConfiguredRLM({
       llm: createModel(cli.model),
       subLlm: cli.subModel && createModel(cli.subModel),
-      sandbox: createSesSandbox(),
+      sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
       // Piped and interactive queries form one session: context_0..n, variables, history.
       persistent: true,
       maxDepth: cli.maxDepth,
