@@ -182,6 +182,28 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     return 0;
   }
 
+  function setVariable(name, value, asReadOnly) {
+    if (reservedNames[name] || (baseline[name] && !readOnly[name])) {
+      throw new TypeErrorType(name + ' is a built-in or protected name');
+    }
+    if (readOnly[name]) {
+      readOnly[name].value = value;
+    } else if (asReadOnly) {
+      const cell = { value };
+      readOnly[name] = cell;
+      defineProperty(g, name, {
+        get: () => cell.value,
+        set: () => {
+          throw new TypeErrorType("'" + name + "' is read-only");
+        },
+        enumerable: true,
+        configurable: false,
+      });
+    } else {
+      defineProperty(g, name, { value, writable: true, enumerable: true, configurable: true });
+    }
+  }
+
   const timers = create(null);
   let nextTimer = 0;
   const setTimeout = (callback, ms, ...rest) => {
@@ -295,28 +317,9 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     },
     assign(text, asReadOnly) {
       const values = parseJson(text);
-      for (const name of keys(values)) {
-        if (reservedNames[name] || (baseline[name] && !readOnly[name])) {
-          throw new TypeErrorType(name + ' is a built-in or protected name');
-        }
-        const value = values[name];
-        if (readOnly[name]) {
-          readOnly[name].value = value;
-        } else if (asReadOnly) {
-          const cell = { value };
-          readOnly[name] = cell;
-          defineProperty(g, name, {
-            get: () => cell.value,
-            set: () => {
-              throw new TypeErrorType("'" + name + "' is read-only");
-            },
-            enumerable: true,
-            configurable: false,
-          });
-        } else {
-          defineProperty(g, name, { value, writable: true, enumerable: true, configurable: true });
-        }
-      }
+      const names = keys(values);
+      for (let i = 0; i < names.length; i++) setVariable(names[i], values[names[i]], asReadOnly);
     },
+    assignOne: setVariable,
   };
 })`;

@@ -41,7 +41,8 @@ type KitFunction =
   | 'names'
   | 'describe'
   | 'copy'
-  | 'assign';
+  | 'assign'
+  | 'assignOne';
 
 class OutputBuffer {
   private text = '';
@@ -379,16 +380,7 @@ export class QuickJsSandbox implements Sandbox {
     };
     let promise: QuickJSHandle | undefined;
     try {
-      const names = this.context.newString(rewrite.globals.join('\n'));
-      const namesArray = this.unwrap(
-        this.context.evalCode('(text) => text === "" ? [] : text.split("\\n")'),
-      );
-      const list = this.unwrap(
-        this.context.callFunction(namesArray, this.context.undefined, names),
-      );
-      namesArray.dispose();
-      names.dispose();
-      runFor(() => this.callKit(this.kit, 'prepare', list));
+      runFor(() => this.callKit(this.kit, 'prepare', this.namesHandle(rewrite.globals)));
       const evaluated = runFor(() =>
         this.context.evalCode(rewrite.source, 'rlm-repl', { type: 'global' }),
       );
@@ -519,23 +511,34 @@ export class QuickJsSandbox implements Sandbox {
     options: SetVariablesOptions = {},
   ): Promise<void> {
     this.assertOpen();
+    // Strings (a context, typically) go in as strings: no JSON text to build and parse.
+    const strings = Object.entries(values).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    );
+    const rest = Object.fromEntries(
+      Object.entries(values).filter(([, value]) => typeof value !== 'string'),
+    );
     let text: string;
     try {
-      structuredClone(values);
-      text = JSON.stringify(values);
+      text = JSON.stringify(rest, refuseCode);
     } catch (error) {
       throw new SandboxError('@rlm/sandbox-quickjs: variables must be plain data', {
         cause: error,
       });
     }
-    this.withDeadline(this.limits.timeoutMs, () =>
-      this.callKit(
-        this.kit,
-        'assign',
-        this.context.newString(text),
-        options.readOnly ? this.context.true : this.context.false,
-      ),
-    );
+    const readOnly = () => (options.readOnly ? this.context.true : this.context.false);
+    this.withDeadline(this.limits.timeoutMs, () => {
+      this.callKit(this.kit, 'assign', this.context.newString(text), readOnly());
+      for (const [name, value] of strings) {
+        this.callKit(
+          this.kit,
+          'assignOne',
+          this.context.newString(name),
+          this.context.newString(value),
+          readOnly(),
+        );
+      }
+    });
   }
 
   async dispose(): Promise<void> {
@@ -554,6 +557,15 @@ export class QuickJsSandbox implements Sandbox {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.dispose();
   }
+}
+
+/** A `JSON.stringify` replacer that refuses what is not data. */
+function refuseCode(this: unknown, key: string, value: unknown): unknown {
+  const kind = typeof value;
+  if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
+    throw new TypeError(`${key === '' ? 'the value' : key} is a ${kind}, not data`);
+  }
+  return value;
 }
 
 function describeHandle(context: QuickJSContext, handle: QuickJSHandle): string {
