@@ -50,7 +50,7 @@ describe('createQuickJsSandbox', () => {
     expect((await sandbox.execute('"next"')).output).toBe('next');
   });
 
-  test('values reach host functions as plain data: class instances lose their methods, errors keep name and message', async () => {
+  test('values reach host functions as data: no guest method runs, shared references stay shared', async () => {
     const received: unknown[] = [];
     const record = async (...values: unknown[]) => {
       received.push(...values);
@@ -59,14 +59,24 @@ describe('createQuickJsSandbox', () => {
     await using sandbox = await createSandbox({ hostFunctions: { record } });
     const result = await sandbox.execute(`
       class Point { constructor() { this.x = 1; } toJSON() { return 'coerced'; } }
-      await record(new Point(), new TypeError('bad'), [1, undefined, 'a'], { nested: { deep: true } });
+      const shared = { s: 1 };
+      const cycle = { name: 'loop' };
+      cycle.self = cycle;
+      await record(new Point(), new TypeError('bad'), [1, undefined, 2n], [shared, shared], cycle);
     `);
     expect(result.error).toBeUndefined();
-    expect(received).toEqual([
-      { x: 1 },
-      { name: 'TypeError', message: 'bad' },
-      [1, null, 'a'],
-      { nested: { deep: true } },
-    ]);
+    const [point, error, list, pair, cycle] = received as [
+      unknown,
+      Error,
+      unknown[],
+      unknown[],
+      { self: unknown },
+    ];
+    expect(point).toEqual({ x: 1 });
+    expect(Object.getPrototypeOf(point)).toBe(Object.prototype);
+    expect([error.name, error.message]).toEqual(['TypeError', 'bad']);
+    expect(list).toEqual([1, undefined, 2n]);
+    expect(pair[0]).toBe(pair[1]);
+    expect(cycle.self).toBe(cycle);
   });
 });

@@ -101,73 +101,107 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   const arrayJoin = Array.prototype.join;
   const join = (parts, separator) => call(arrayJoin, parts, separator);
 
-  // JSON text of plain data, read without running any code of the guest's: own enumerable data
-  // properties only (no getters, toJSON, toString or valueOf), errors as name and message.
-  function encode(value, depth) {
-    const kind = typeof value;
-    if (kind === 'string') return stringify(value);
-    if (kind === 'number') return isFiniteNumber(value) ? StringType(value) : 'null';
-    if (kind === 'boolean') return value ? 'true' : 'false';
-    if (value === null || kind === 'undefined') return 'null';
-    if (kind !== 'object') throw new TypeErrorType('a ' + kind + ' cannot be passed to the host');
-    if (depth > 200) throw new TypeErrorType('the data is nested too deeply for the host');
-    if (isArray(value)) {
-      const parts = [];
-      const length = getOwnPropertyDescriptor(value, 'length').value;
-      for (let i = 0; i < length; i++) {
-        const descriptor = getOwnPropertyDescriptor(value, i);
-        parts[parts.length] = descriptor !== undefined && own(descriptor, 'value') ? encode(descriptor.value, depth + 1) : 'null';
+  const MapType = Map;
+  const SetType = Set;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapForEach = Map.prototype.forEach;
+  const setForEach = Set.prototype.forEach;
+  const isMap = (value) => { try { call(Map.prototype.has, value, undefined); return true; } catch { return false; } };
+  const isSet = (value) => { try { call(Set.prototype.has, value, undefined); return true; } catch { return false; } };
+  const isDate = (value) => { try { call(getTime, value); return true; } catch { return false; } };
+  const bigintToString = BigInt.prototype.toString;
+  const maxObjects = 1000000;
+
+  // The JSON text of a value's graph, read without running any code of the guest's: own
+  // enumerable data properties only (no getter, toJSON, toString or valueOf), errors as name and
+  // message, dates, maps and sets by their internal slots. Shared and cyclic references stay
+  // references: { root, objects }, where an item is a JSON value, ["r", index] (an object),
+  // ["u"] (undefined), ["n", digits] (a bigint) or ["d", text] (NaN, Infinity, -Infinity, -0).
+  function encode(root) {
+    const seen = new MapType();
+    const objects = [];
+    function item(value) {
+      const kind = typeof value;
+      if (kind === 'string' || kind === 'boolean' || value === null) return stringify(value);
+      if (kind === 'number') {
+        if (value === 0 && 1 / value < 0) return '["d","-0"]';
+        return isFiniteNumber(value) ? StringType(value) : '["d",' + stringify(StringType(value)) + ']';
       }
-      return '[' + join(parts, ',') + ']';
-    }
-    if (value instanceof DateType) {
-      return isFiniteNumber(call(getTime, value)) ? stringify(call(toISOString, value)) : 'null';
-    }
-    const parts = [];
-    if (value instanceof ErrorType) {
-      const fields = ['name', 'message'];
-      for (let i = 0; i < fields.length; i++) {
-        const key = fields[i];
-        let descriptor;
-        for (let from = value, depth = 0; from !== null && descriptor === undefined && depth < 16; depth++) {
-          descriptor = getOwnPropertyDescriptor(from, key);
-          from = getPrototypeOf(from);
+      if (kind === 'undefined') return '["u"]';
+      if (kind === 'bigint') return '["n",' + stringify(call(bigintToString, value)) + ']';
+      if (kind !== 'object') throw new TypeErrorType('a ' + kind + ' is not data');
+      const known = call(mapGet, seen, value);
+      if (known !== undefined) return '["r",' + known + ']';
+      const index = objects.length;
+      if (index >= maxObjects) throw new TypeErrorType('it holds more than ' + maxObjects + ' objects');
+      call(mapSet, seen, value, index);
+      objects[index] = '';
+      let text;
+      if (isArray(value)) {
+        const parts = [];
+        const length = getOwnPropertyDescriptor(value, 'length').value;
+        for (let i = 0; i < length; i++) {
+          const descriptor = getOwnPropertyDescriptor(value, i);
+          parts[i] = descriptor !== undefined && own(descriptor, 'value') ? item(descriptor.value) : '["u"]';
         }
-        const field = descriptor !== undefined && own(descriptor, 'value') ? descriptor.value : undefined;
-        if (typeof field === 'string') parts[parts.length] = stringify(key) + ':' + stringify(field);
+        text = '["a",[' + join(parts, ',') + ']]';
+      } else if (isDate(value)) {
+        text = '["D",' + StringType(call(getTime, value)) + ']';
+      } else if (isMap(value)) {
+        const parts = [];
+        call(mapForEach, value, (entryValue, entryKey) => {
+          parts[parts.length] = '[' + item(entryKey) + ',' + item(entryValue) + ']';
+        });
+        text = '["M",[' + join(parts, ',') + ']]';
+      } else if (isSet(value)) {
+        const parts = [];
+        call(setForEach, value, (entry) => {
+          parts[parts.length] = item(entry);
+        });
+        text = '["S",[' + join(parts, ',') + ']]';
+      } else if (value instanceof ErrorType) {
+        const fields = [];
+        const names = ['name', 'message'];
+        for (let i = 0; i < names.length; i++) {
+          let descriptor;
+          for (let from = value, depth = 0; from !== null && descriptor === undefined && depth < 16; depth++) {
+            descriptor = getOwnPropertyDescriptor(from, names[i]);
+            from = getPrototypeOf(from);
+          }
+          const field = descriptor !== undefined && own(descriptor, 'value') ? descriptor.value : undefined;
+          fields[i] = stringify(typeof field === 'string' ? field : names[i] === 'name' ? 'Error' : '');
+        }
+        text = '["E",' + join(fields, ',') + ']';
+      } else {
+        const parts = [];
+        const names = getOwnPropertyNames(value);
+        for (let i = 0; i < names.length; i++) {
+          const descriptor = getOwnPropertyDescriptor(value, names[i]);
+          if (!descriptor.enumerable || !own(descriptor, 'value')) continue;
+          parts[parts.length] = '[' + stringify(names[i]) + ',' + item(descriptor.value) + ']';
+        }
+        text = '["o",[' + join(parts, ',') + ']]';
       }
-      return '{' + join(parts, ',') + '}';
+      objects[index] = text;
+      return '["r",' + index + ']';
     }
-    const names = getOwnPropertyNames(value);
-    for (let i = 0; i < names.length; i++) {
-      const key = names[i];
-      const descriptor = getOwnPropertyDescriptor(value, key);
-      if (!descriptor.enumerable || !own(descriptor, 'value') || descriptor.value === undefined) continue;
-      parts[parts.length] = stringify(key) + ':' + encode(descriptor.value, depth + 1);
-    }
-    return '{' + join(parts, ',') + '}';
+    const rootText = item(root);
+    return '{"root":' + rootText + ',"objects":[' + join(objects, ',') + ']}';
   }
 
-  function hostFunction(raw) {
+  function hostFunction(raw, name) {
     return async (...values) => {
       let text;
       try {
-        text = encode(values, 0);
+        text = encode(values);
       } catch (error) {
-        throw new ErrorType('arguments must be plain data: ' + describeError(error));
+        throw new ErrorType(name + ': arguments must be plain data (' + describeError(error) + ')');
       }
       const reply = parseJson(await raw(text));
       if (own(reply, 'error')) throw new ErrorType(reply.error);
       return reply.value;
     };
-  }
-
-  function copyable(key, value) {
-    const kind = typeof value;
-    if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
-      throw new TypeErrorType('a ' + kind + ' cannot be copied out of the sandbox');
-    }
-    return value;
   }
 
   function typeOf(value) {
@@ -229,7 +263,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
       protect('clearTimeout', clearTimeout);
     },
     installHostFunction(name, raw) {
-      protect(name, hostFunction(raw));
+      protect(name, hostFunction(raw, name));
     },
     wrapHostFunction: hostFunction,
     isolatedEvaluator(raw) {
@@ -308,12 +342,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
         if (baseline[name] || reservedNames[name] || !own(g, name)) return '{"missing":true}';
         value = g[name];
       }
-      const kind = typeof value;
-      if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
-        throw new TypeErrorType('a ' + kind + ' cannot be copied out of the sandbox');
-      }
-      const text = stringify(value, copyable);
-      return text === undefined ? '{}' : '{"value":' + text + '}';
+      return '{"value":' + encode(value) + '}';
     },
     assign(text, asReadOnly) {
       const values = parseJson(text);

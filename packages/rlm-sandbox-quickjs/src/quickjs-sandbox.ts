@@ -18,6 +18,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
+import { decodeGraph, type EncodedGraph } from './decode-graph.js';
 import { guestKitSource } from './guest-kit.js';
 import { rewriteReplCode } from './rewrite-repl-code.js';
 
@@ -124,7 +125,10 @@ export class QuickJsSandbox implements Sandbox {
       const helperScope: [string, QuickJSHandle][] = [];
       for (const [name, fn] of Object.entries(options.internalHostFunctions ?? {})) {
         const raw = this.rawHostFunction(name, fn);
-        helperScope.push([name, this.unwrapKit(kit, 'wrapHostFunction', raw)]);
+        helperScope.push([
+          name,
+          this.unwrapKit(kit, 'wrapHostFunction', raw, context.newString(name)),
+        ]);
       }
       const isolated = context.newFunction(isolatedEvaluatorName, (source, globals) =>
         this.evaluateIsolated(context.getString(source), context.getString(globals)),
@@ -169,7 +173,10 @@ export class QuickJsSandbox implements Sandbox {
   private rawHostFunction(name: string, fn: HostFunction): QuickJSHandle {
     return this.context.newFunction(name, (argumentsText) => {
       const text = this.context.getString(argumentsText);
-      return this.deferredReply(async () => fn(...(JSON.parse(text) as unknown[])), true);
+      return this.deferredReply(
+        async () => fn(...(decodeGraph(JSON.parse(text) as EncodedGraph) as unknown[])),
+        true,
+      );
     });
   }
 
@@ -501,9 +508,11 @@ export class QuickJsSandbox implements Sandbox {
 
   async getVariable(name: string): Promise<unknown> {
     const text = this.kitString('copy', this.context.newString(name));
-    const reply = JSON.parse(text) as { value?: unknown; missing?: boolean };
-    if (reply.missing) throw new SandboxError(`@rlm/sandbox-quickjs: no variable named ${name}`);
-    return reply.value;
+    const reply = JSON.parse(text) as { value?: EncodedGraph; missing?: boolean };
+    if (reply.missing || reply.value === undefined) {
+      throw new SandboxError(`@rlm/sandbox-quickjs: no variable named ${name}`);
+    }
+    return decodeGraph(reply.value);
   }
 
   async setVariables(
