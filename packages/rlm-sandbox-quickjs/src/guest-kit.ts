@@ -112,6 +112,59 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   const isDate = (value) => { try { call(getTime, value); return true; } catch { return false; } };
   const bigintToString = BigInt.prototype.toString;
   const maxObjects = 1000000;
+  // 256 MiB once copied: characters of strings, each counted at every place it appears.
+  const maxTransferCharacters = 128 * 1024 * 1024;
+  const tooLargeText =
+    'over 256 MiB once copied (a string counts in full at every place it appears); keep it in the sandbox and pass smaller pieces';
+  class TooLarge {}
+  const setAdd = Set.prototype.add;
+  const BigIntType = BigInt;
+  const specialNumbers = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
+
+  // The inverse of encode, for data the host sends (setVariables).
+  function decodeGraph(text) {
+    const graph = parseJson(text);
+    const objects = graph.objects;
+    const built = [];
+    for (let i = 0; i < objects.length; i++) {
+      const entry = objects[i];
+      const tag = entry[0];
+      if (tag === 'a') built[i] = [];
+      else if (tag === 'M') built[i] = new MapType();
+      else if (tag === 'S') built[i] = new SetType();
+      else if (tag === 'D') built[i] = new DateType(entry[1]);
+      else if (tag === 'E') {
+        const error = new ErrorType(entry[2]);
+        defineProperty(error, 'name', { value: entry[1], writable: true, enumerable: false, configurable: true });
+        built[i] = error;
+      } else built[i] = {};
+    }
+    const item = (value) => {
+      if (value === null || typeof value !== 'object') return value;
+      const tag = value[0];
+      if (tag === 'r') return built[value[1]];
+      if (tag === 'u') return undefined;
+      if (tag === 'n') return BigIntType(value[1]);
+      return specialNumbers[value[1]];
+    };
+    for (let i = 0; i < objects.length; i++) {
+      const tag = objects[i][0];
+      const payload = objects[i][1];
+      const target = built[i];
+      if (tag === 'a') {
+        for (let j = 0; j < payload.length; j++) target[j] = item(payload[j]);
+      } else if (tag === 'M') {
+        for (let j = 0; j < payload.length; j++) call(mapSet, target, item(payload[j][0]), item(payload[j][1]));
+      } else if (tag === 'S') {
+        for (let j = 0; j < payload.length; j++) call(setAdd, target, item(payload[j]));
+      } else if (tag === 'o') {
+        for (let j = 0; j < payload.length; j++) {
+          defineProperty(target, payload[j][0], { value: item(payload[j][1]), writable: true, enumerable: true, configurable: true });
+        }
+      }
+    }
+    return item(graph.root);
+  }
 
   // The JSON text of a value's graph, read without running any code of the guest's: own
   // enumerable data properties only (no getter, toJSON, toString or valueOf), errors as name and
@@ -121,9 +174,15 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   function encode(root) {
     const seen = new MapType();
     const objects = [];
+    let characters = 0;
     function item(value) {
       const kind = typeof value;
-      if (kind === 'string' || kind === 'boolean' || value === null) return stringify(value);
+      if (kind === 'string') {
+        characters += value.length;
+        if (characters > maxTransferCharacters) throw new TooLarge();
+        return stringify(value);
+      }
+      if (kind === 'boolean' || value === null) return stringify(value);
       if (kind === 'number') {
         if (value === 0 && 1 / value < 0) return '["d","-0"]';
         return isFiniteNumber(value) ? StringType(value) : '["d",' + stringify(StringType(value)) + ']';
@@ -196,6 +255,9 @@ export const guestKitSource = String.raw`(function (write, sleep) {
       try {
         text = encode(values);
       } catch (error) {
+        if (error instanceof TooLarge) {
+          throw new ErrorType(name + ': its arguments are too large to leave the sandbox: ' + tooLargeText);
+        }
         throw new ErrorType(name + ': arguments must be plain data (' + describeError(error) + ')');
       }
       const reply = parseJson(await raw(text));
@@ -342,10 +404,15 @@ export const guestKitSource = String.raw`(function (write, sleep) {
         if (baseline[name] || reservedNames[name] || !own(g, name)) return '{"missing":true}';
         value = g[name];
       }
-      return '{"value":' + encode(value) + '}';
+      try {
+        return '{"value":' + encode(value) + '}';
+      } catch (error) {
+        if (error instanceof TooLarge) throw new ErrorType('the value is too large to leave the sandbox: ' + tooLargeText);
+        throw error;
+      }
     },
     assign(text, asReadOnly) {
-      const values = parseJson(text);
+      const values = decodeGraph(text);
       const names = keys(values);
       for (let i = 0; i < names.length; i++) setVariable(names[i], values[names[i]], asReadOnly);
     },

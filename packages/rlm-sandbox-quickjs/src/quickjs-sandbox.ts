@@ -19,6 +19,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { decodeGraph, type EncodedGraph } from './decode-graph.js';
+import { encodeGraph } from './encode-graph.js';
 import { guestKitSource } from './guest-kit.js';
 import { rewriteReplCode } from './rewrite-repl-code.js';
 
@@ -529,7 +530,7 @@ export class QuickJsSandbox implements Sandbox {
     );
     let text: string;
     try {
-      text = JSON.stringify(rest, refuseCode);
+      text = encodeGraph(rest);
     } catch (error) {
       throw new SandboxError('@rlm/sandbox-quickjs: variables must be plain data', {
         cause: error,
@@ -566,15 +567,6 @@ export class QuickJsSandbox implements Sandbox {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.dispose();
   }
-}
-
-/** A `JSON.stringify` replacer that refuses what is not data. */
-function refuseCode(this: unknown, key: string, value: unknown): unknown {
-  const kind = typeof value;
-  if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
-    throw new TypeError(`${key === '' ? 'the value' : key} is a ${kind}, not data`);
-  }
-  return value;
 }
 
 function describeHandle(context: QuickJSContext, handle: QuickJSHandle): string {
