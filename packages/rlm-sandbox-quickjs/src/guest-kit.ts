@@ -171,7 +171,44 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   // message, dates, maps and sets by their internal slots. Shared and cyclic references stay
   // references: { root, objects }, where an item is a JSON value, ["r", index] (an object),
   // ["u"] (undefined), ["n", digits] (a bigint) or ["d", text] (NaN, Infinity, -Infinity, -0).
+  // Counts the characters a value's strings take once copied, each string at every place it
+  // appears, before anything is built: a value too large is refused at the cost of a walk.
+  function measure(root) {
+    const seen = new MapType();
+    const stack = [root];
+    let characters = 0;
+    const visit = (value) => {
+      stack[stack.length] = value;
+    };
+    while (stack.length > 0) {
+      const value = stack[stack.length - 1];
+      stack.length = stack.length - 1;
+      if (typeof value === 'string') {
+        characters += value.length;
+        if (characters > maxTransferCharacters) throw new TooLarge();
+        continue;
+      }
+      if (value === null || typeof value !== 'object' || call(mapGet, seen, value)) continue;
+      call(mapSet, seen, value, true);
+      if (isMap(value)) {
+        call(mapForEach, value, (entryValue, entryKey) => {
+          visit(entryKey);
+          visit(entryValue);
+        });
+      } else if (isSet(value)) {
+        call(setForEach, value, visit);
+      } else {
+        const names = getOwnPropertyNames(value);
+        for (let i = 0; i < names.length; i++) {
+          const descriptor = getOwnPropertyDescriptor(value, names[i]);
+          if (own(descriptor, 'value')) visit(descriptor.value);
+        }
+      }
+    }
+  }
+
   function encode(root) {
+    measure(root);
     const seen = new MapType();
     const objects = [];
     let characters = 0;
