@@ -366,12 +366,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     },
     wrapHostFunction: hostFunction,
     isolatedEvaluator(raw) {
-      return (source, globals) => {
-        const text = stringify(globals === undefined ? {} : globals);
-        const reply = parseJson(raw(StringType(source), text === undefined ? '{}' : text));
-        if (own(reply, 'error')) throw new ErrorType(reply.error);
-        return reply.value;
-      };
+      return (source, globals) => raw(StringType(source), globals);
     },
     installHelper(name, value) {
       protect(name, value);

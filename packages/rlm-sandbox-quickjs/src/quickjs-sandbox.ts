@@ -23,6 +23,8 @@ import { encodeGraph } from './encode-graph.js';
 import { guestKitSource } from './guest-kit.js';
 import { rewriteReplCode } from './rewrite-repl-code.js';
 
+/** Time leftover jobs of ended executions get before the next execution, in milliseconds. */
+const leftoverJobsMs = 50;
 /** Jobs run between two looks at the execution's promise. */
 const jobBatch = 256;
 /** Stack QuickJS may use before it throws a stack overflow, in bytes: its frames also take the
@@ -78,6 +80,7 @@ export class QuickJsSandbox implements Sandbox {
   private readonly context: QuickJSContext;
   private readonly kit: QuickJSHandle;
   private readonly deferreds = new Set<QuickJSDeferredPromise>();
+  private readonly isolatedContexts: QuickJSContext[] = [];
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private disposed = false;
   private deadline = Number.POSITIVE_INFINITY;
@@ -132,7 +135,7 @@ export class QuickJsSandbox implements Sandbox {
         ]);
       }
       const isolated = context.newFunction(isolatedEvaluatorName, (source, globals) =>
-        this.evaluateIsolated(context.getString(source), context.getString(globals)),
+        this.evaluateIsolated(context.getString(source), globals),
       );
       helperScope.push([isolatedEvaluatorName, this.unwrapKit(kit, 'isolatedEvaluator', isolated)]);
       for (const [name, source] of Object.entries(options.guestHelpers ?? {})) {
@@ -174,6 +177,12 @@ export class QuickJsSandbox implements Sandbox {
   private rawHostFunction(name: string, fn: HostFunction): QuickJSHandle {
     return this.context.newFunction(name, (argumentsText) => {
       const text = this.context.getString(argumentsText);
+      if (!this.running) {
+        // Code its execution left behind: the host is not called.
+        return this.deferredReply(async () => {
+          throw new Error(`${name} was called after its execution ended`);
+        }, false);
+      }
       return this.deferredReply(
         async () => fn(...(decodeGraph(JSON.parse(text) as EncodedGraph) as unknown[])),
         true,
@@ -227,43 +236,40 @@ export class QuickJsSandbox implements Sandbox {
     return deferred.handle;
   }
 
-  private evaluateIsolated(source: string, globalsText: string): QuickJSHandle {
+  /**
+   * Evaluates `source` in a new context of the same runtime (same heap, same limits) whose
+   * global object has the standard built-ins and the own properties of `globals`. Contexts of
+   * one runtime share their objects, so the completion value (a function, say) comes back as it
+   * is, and so does a thrown value.
+   */
+  private evaluateIsolated(
+    source: string,
+    globals: QuickJSHandle,
+  ): QuickJSHandle | { error: QuickJSHandle } {
     const isolated = this.runtime.newContext();
-    const reply = (text: string) => this.context.newString(text);
-    const failure = (error: QuickJSHandle) => {
-      const message = describeHandle(isolated, error);
-      error.dispose();
-      return reply(JSON.stringify({ error: message }));
-    };
     try {
-      // Names the scope lacks read as undefined, as they do in a SES compartment. The JSON
-      // encoder is taken before the source runs, which may replace `JSON`.
+      // Names the scope lacks read as undefined, as they do in a SES compartment.
       const prepare = this.unwrapIn(
         isolated,
         isolated.evalCode(
-          '(function (text) { const values = JSON.parse(text); for (const name of Object.keys(values)) globalThis[name] = values[name]; Object.setPrototypeOf(globalThis, new Proxy(Object.getPrototypeOf(globalThis), { has: () => true })); const stringify = JSON.stringify; return (value) => stringify({ value }); })',
+          '(function (values) { if (values !== null && typeof values === "object") for (const name of Object.keys(values)) globalThis[name] = values[name]; Object.setPrototypeOf(globalThis, new Proxy(Object.getPrototypeOf(globalThis), { has: () => true })); })',
         ),
       );
-      const globals = isolated.newString(globalsText);
       const prepared = isolated.callFunction(prepare, isolated.undefined, globals);
-      globals.dispose();
       prepare.dispose();
-      if (prepared.error) return failure(prepared.error);
-      const toJson = prepared.value;
+      if (prepared.error) return { error: prepared.error };
+      prepared.value.dispose();
       const result = isolated.evalCode(source, 'rlm-isolated', { type: 'global' });
-      if (result.error) {
-        toJson.dispose();
-        return failure(result.error);
-      }
-      const json = isolated.callFunction(toJson, isolated.undefined, result.value);
-      toJson.dispose();
-      result.value.dispose();
-      if (json.error) return failure(json.error);
-      const text = isolated.typeof(json.value) === 'string' ? isolated.getString(json.value) : '{}';
-      json.value.dispose();
-      return reply(text);
+      return result.error ? { error: result.error } : result.value;
     } finally {
-      isolated.dispose();
+      // Freed once the execution ends: the value handed back must outlive this call.
+      this.isolatedContexts.push(isolated);
+    }
+  }
+
+  private releaseIsolatedContexts(): void {
+    for (const isolated of this.isolatedContexts.splice(0)) {
+      if (isolated.alive) isolated.dispose();
     }
   }
 
@@ -366,6 +372,7 @@ export class QuickJsSandbox implements Sandbox {
     }
     const timeoutMs = options.timeoutMs ?? this.limits.timeoutMs;
     const wallLimitMs = Math.max(this.limits.hostWaitMs, timeoutMs);
+    this.drainLeftoverJobs();
     const output = new OutputBuffer(this.limits.maxOutputChars);
     this.output = output;
     this.generation++;
@@ -468,12 +475,26 @@ export class QuickJsSandbox implements Sandbox {
             : String(error),
       );
     } finally {
+      this.releaseIsolatedContexts();
       this.running = false;
       this.output = undefined;
       this.wake = undefined;
       options.signal?.removeEventListener('abort', onAbort);
       if (promise?.alive) promise.dispose();
     }
+  }
+
+  /**
+   * Runs what code of ended executions left in the job queue, for a short while and with its
+   * output dropped, so that it does not print into the next execution.
+   */
+  private drainLeftoverJobs(): void {
+    this.withDeadline(leftoverJobsMs, () => {
+      while (this.runtime.hasPendingJob() && !this.interrupted) {
+        const jobs = this.runtime.executePendingJobs(jobBatch);
+        if (jobs.error) jobs.error.dispose();
+      }
+    });
   }
 
   private namesHandle(names: readonly string[]): QuickJSHandle {
