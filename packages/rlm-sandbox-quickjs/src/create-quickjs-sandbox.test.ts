@@ -79,4 +79,33 @@ describe('createQuickJsSandbox', () => {
     expect(pair[0]).toBe(pair[1]);
     expect(cycle.self).toBe(cycle);
   });
+
+  test('setVariables and getVariable keep cycles, shared references, bigint, Map, Set and Date', async () => {
+    await using sandbox = await createSandbox({ hostFunctions: {} });
+    const shared = { s: 1 };
+    const cycle: Record<string, unknown> = { n: 10n };
+    cycle.self = cycle;
+    const value = {
+      pair: [shared, shared],
+      cycle,
+      map: new Map<unknown, unknown>([['k', shared]]),
+      set: new Set([1, 2]),
+      when: new Date(0),
+      nothing: undefined,
+      negativeZero: -0,
+    };
+    await sandbox.setVariables({ value });
+    const inside = await sandbox.execute(
+      '[value.pair[0] === value.pair[1], value.cycle.self === value.cycle, typeof value.cycle.n, value.map.get("k") === value.pair[0], value.set.has(2), value.when.getTime(), "nothing" in value, Object.is(value.negativeZero, -0)].join(" ")',
+    );
+    expect(inside.output).toBe('true true bigint true true 0 true true');
+    const copy = (await sandbox.getVariable('value')) as typeof value;
+    expect(copy.pair[0]).toBe(copy.pair[1]);
+    expect(copy.cycle.self).toBe(copy.cycle);
+    expect(copy.cycle.n).toBe(10n);
+    expect(copy.map.get('k')).toBe(copy.pair[0]);
+    expect([...copy.set]).toEqual([1, 2]);
+    expect(copy.when.getTime()).toBe(0);
+    expect(Object.is(copy.negativeZero, -0)).toBe(true);
+  });
 });
