@@ -108,4 +108,13 @@ describe('createQuickJsSandbox', () => {
     expect(copy.when.getTime()).toBe(0);
     expect(Object.is(copy.negativeZero, -0)).toBe(true);
   });
+
+  test('var in blocks and loops outside functions persists; a later `var x;` keeps x', async () => {
+    await using sandbox = await createSandbox({ hostFunctions: {} });
+    await sandbox.execute(
+      'var kept = 5; if (true) { var inBlock = 1; } for (var i = 0; i < 3; i++) {} for (var key of ["a", "b"]) {}',
+    );
+    await sandbox.execute('var kept;');
+    expect((await sandbox.execute('[kept, inBlock, i, key].join()')).output).toBe('5,1,3,b');
+  });
 });

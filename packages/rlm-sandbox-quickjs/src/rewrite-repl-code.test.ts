@@ -24,6 +24,17 @@ describe('rewriteReplCode', () => {
     expect([...globals].sort()).toEqual(['high', 'item', 'low', 'nested', 'total']);
   });
 
+  test('var in blocks outside functions persists too; var without a value keeps the old one', () => {
+    const { globals, source } = rewriteReplCode(
+      'var kept;\nif (true) { var inBlock = 1; }\nfor (var i = 0; i < 2; i++) {}\nfor (var key in {}) {}\nfunction f() { var local = 1; }',
+    );
+    expect([...globals].sort()).toEqual(['f', 'i', 'inBlock', 'kept', 'key']);
+    expect(source).not.toContain('kept = undefined');
+    expect(source).toContain('for (i = (0); i < 2; i++)');
+    expect(source).toContain('for (key in {})');
+    expect(source).toContain('var local = 1');
+  });
+
   test('the last expression statement becomes the resolved value, in a null-prototype box', () => {
     const { source } = rewriteReplCode('const x = 1;\nx + 1');
     expect(source).toContain('return { __proto__: null, v: (x + 1) };');

@@ -129,6 +129,58 @@ function collectAssignedNames(node: AnyNode, shadowed: ReadonlySet<string>, into
   for (const child of children(node)) collectAssignedNames(child, scope, into);
 }
 
+/** The declarators of a `var` with an initialiser, as assignments. */
+function varAssignments(declaration: AnyNode, code: string, names: string[]): string[] {
+  const parts: string[] = [];
+  for (const declarator of declaration.declarations as AnyNode[]) {
+    const id = declarator.id as Pattern & { start: number; end: number };
+    patternNames(id, names);
+    const init = declarator.init as AnyNode | null;
+    if (init) parts.push(`${code.slice(id.start, id.end)} = (${code.slice(init.start, init.end)})`);
+  }
+  return parts;
+}
+
+/**
+ * `var` declarations in blocks outside functions belong to the top level too: they become
+ * assignments to globals (a statement, a `for` initialiser, or a `for...in`/`for...of` target).
+ */
+function rewriteNestedVars(node: AnyNode, code: string, edits: Edit[], names: string[]): void {
+  if (functionTypes.has(node.type) || node.type === 'StaticBlock') return;
+  const isVar = (child: unknown): child is AnyNode =>
+    !!child &&
+    (child as AnyNode).type === 'VariableDeclaration' &&
+    (child as AnyNode).kind === 'var';
+  let skip: AnyNode | undefined;
+  if (node.type === 'ForStatement' && isVar(node.init)) {
+    skip = node.init;
+    edits.push({
+      start: skip.start,
+      end: skip.end,
+      text: varAssignments(skip, code, names).join(', '),
+    });
+  } else if (
+    (node.type === 'ForInStatement' || node.type === 'ForOfStatement') &&
+    isVar(node.left)
+  ) {
+    skip = node.left;
+    const id = (skip.declarations as AnyNode[])[0]!.id as Pattern & { start: number; end: number };
+    patternNames(id, names);
+    edits.push({ start: skip.start, end: skip.end, text: code.slice(id.start, id.end) });
+  } else if (isVar(node)) {
+    const parts = varAssignments(node, code, names);
+    edits.push({
+      start: node.start,
+      end: node.end,
+      text: parts.length === 0 ? 'void 0;' : `void (${parts.join(', ')});`,
+    });
+    return;
+  }
+  for (const child of children(node)) {
+    if (child !== skip) rewriteNestedVars(child, code, edits, names);
+  }
+}
+
 /**
  * Rewrites REPL code for one QuickJS execution: top-level `var`/`let`/`const`/`class`
  * declarations become assignments to globals (so they persist), top-level function
@@ -155,9 +207,16 @@ export function rewriteReplCode(code: string): ReplRewrite {
         patternNames(id, declared);
         const init = declarator.init as AnyNode | null;
         const target = code.slice(id.start, id.end);
-        parts.push(`${target} = ${init ? `(${code.slice(init.start, init.end)})` : 'undefined'}`);
+        // `var x;` keeps the value x has; `let x;` starts it over.
+        if (init || statement.kind !== 'var') {
+          parts.push(`${target} = ${init ? `(${code.slice(init.start, init.end)})` : 'undefined'}`);
+        }
       }
-      edits.push({ start: statement.start, end: statement.end, text: `;(${parts.join(', ')});` });
+      edits.push({
+        start: statement.start,
+        end: statement.end,
+        text: parts.length === 0 ? ';' : `;(${parts.join(', ')});`,
+      });
     } else if (statement.type === 'ClassDeclaration') {
       const name = (statement.id as { name: string }).name;
       declared.push(name);
@@ -179,6 +238,11 @@ export function rewriteReplCode(code: string): ReplRewrite {
       });
     }
   }
+  for (const statement of body) {
+    if (statement.type !== 'VariableDeclaration')
+      rewriteNestedVars(statement, code, edits, declared);
+  }
+  edits.sort((first, second) => first.start - second.start);
   const assigned = new Set<string>();
   for (const statement of body) collectAssignedNames(statement, new Set(), assigned);
   let rewritten = '';
