@@ -1,5 +1,6 @@
 import { type ArtifactStore, createRLM, type LanguageModel, type RLM } from '@rlm/core';
 import { createCliModel } from './create-cli-model.js';
+import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import { createToolStore } from '@rlm/toolstore';
 import type { CliOptions } from './parse-arguments.js';
@@ -45,7 +46,7 @@ export function createCliRlm(
   const settings: Parameters<typeof createRLM>[0] = {
     llm: models.llm,
     subLlm: models.subLlm,
-    sandbox: createSesSandbox(),
+    sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
     persistent: parts.persistent,
     maxDepth: cli.maxDepth,
     maxIterations: cli.maxIterations,

@@ -88,6 +88,8 @@ Storage and tools:
                                saved in checkpoints (a warning says so); suffixes K, M, G
                                (default 256M)
       --resume                 continue the latest checkpoint of the same query and context
+      --sandbox <name>         where model code runs: ses (SES in a worker thread) or
+                               quickjs (QuickJS in WebAssembly) (default ses)
       --tools <module>         host tools: a module exporting \`tools\`, an array of
                                { name, description, inputSchema, execute }
       --toolstore <dir>        durable tools built by runs (default $RLM_TOOLSTORE, else

@@ -55,6 +55,7 @@ describe('parseArguments', () => {
       storePath: '.rlm/rlm.sqlite',
       resume: false,
       storeErrors: 'fail',
+      sandbox: 'ses',
       toolsModule: undefined,
       outFile: undefined,
       toolStore: { root: '.rlm/tools', source: 'default' },
@@ -114,6 +115,8 @@ describe('parseArguments', () => {
       '--resume',
       '--store-errors',
       'warn',
+      '--sandbox',
+      'quickjs',
       '--tools',
       './tools.mjs',
       '-o',
@@ -157,6 +160,7 @@ describe('parseArguments', () => {
       storePath: 'state/x.sqlite',
       resume: true,
       storeErrors: 'warn',
+      sandbox: 'quickjs',
       toolsModule: './tools.mjs',
       outFile: 'answer.md',
       toolStore: { root: '/var/tools', source: '--toolstore' },
@@ -429,6 +433,12 @@ describe('parseArguments', () => {
     expect(priced.prices['claude-next-9']?.outputPerMillionUsd).toBe(3);
     // Without --max-cost an unpriced model is fine: its cost is reported as unknown.
     expect(run(['-m', 'anthropic:claude-next-9']).maxCostUsd).toBeUndefined();
+  });
+
+  test('--sandbox takes ses (the default) or quickjs', () => {
+    expect(run([]).sandbox).toBe('ses');
+    expect(run(['--sandbox', 'quickjs']).sandbox).toBe('quickjs');
+    expect(() => run(['--sandbox', 'v8'])).toThrow('--sandbox must be ses or quickjs (got "v8")');
   });
 
   test('--store-errors takes fail or warn', () => {

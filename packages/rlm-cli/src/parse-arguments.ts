@@ -122,6 +122,8 @@ export interface CliOptions {
   readonly resume: boolean;
   /** `--store-errors`: what a store failure during a run does to the exit code. */
   readonly storeErrors: StoreErrorPolicy;
+  /** `--sandbox`: the adapter model code runs in: SES in a worker thread, or QuickJS. */
+  readonly sandbox: SandboxChoice;
   /** `--tools`: a module exporting host tools. */
   readonly toolsModule: string | undefined;
   /**
@@ -229,6 +231,7 @@ const optionDefinitions = {
   store: { type: 'string' },
   'no-store': { type: 'boolean' },
   'store-errors': { type: 'string' },
+  sandbox: { type: 'string' },
   resume: { type: 'boolean' },
   tools: { type: 'string' },
   out: { type: 'string', short: 'o' },
@@ -423,6 +426,7 @@ export function parseArguments(
       storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),
       resume: values.resume ?? false,
       storeErrors: parseStoreErrorPolicy(values['store-errors']),
+      sandbox: parseSandboxChoice(values.sandbox),
       toolsModule: values.tools,
       outFile: values.out,
       traceFile: values.trace,
@@ -459,6 +463,14 @@ function isStoreCommand(before: readonly string[]): boolean {
     (before.length === 2 && before[0] === '--store') ||
     (before.length === 1 && before[0]!.startsWith('--store='))
   );
+}
+
+/** The sandbox adapters `--sandbox` chooses from. */
+export type SandboxChoice = 'ses' | 'quickjs';
+
+function parseSandboxChoice(text: string | undefined): SandboxChoice {
+  if (text === undefined || text === 'ses' || text === 'quickjs') return text ?? 'ses';
+  throw new UsageError(`--sandbox must be ses or quickjs (got ${JSON.stringify(text)})`);
 }
 
 function parseStoreErrorPolicy(text: string | undefined): StoreErrorPolicy {

@@ -24,6 +24,8 @@ test('every published package loads with require() as well as import', async () 
     '@rlm/toolstore',
     '@rlm/trace',
     '@rlm/openai',
+    '@rlm/ai-sdk',
+    '@rlm/sandbox-quickjs',
   ];
   const loaded = await node(
     `console.log(JSON.stringify(${JSON.stringify(names)}.map((name) => Object.keys(require(name)).length > 0)))`,

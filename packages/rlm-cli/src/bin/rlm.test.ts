@@ -195,6 +195,22 @@ describe('rlm (built bin)', () => {
     expect(report.usage.inputTokens).toBeGreaterThan(0);
   });
 
+  test('--sandbox quickjs runs the model code in QuickJS; the default is SES', async () => {
+    const file = await writeContext('sandbox.txt', 'text');
+    // SES gives compartments `harden`; QuickJS has no such global.
+    const script = () => [
+      fakeText('```repl\nconst found = [typeof harden, context.length].join(" ")\n```'),
+      fakeText('FINAL_VAR(found)'),
+    ];
+    const quickjs = await runRlm(['Which?', '-c', file, '-q', '--sandbox', 'quickjs'], script());
+    expect(quickjs).toMatchObject({ code: 0, stdout: 'undefined 4\n', stderr: '' });
+    const ses = await runRlm(['Which?', '-c', file, '-q'], script());
+    expect(ses).toMatchObject({ code: 0, stdout: 'function 4\n', stderr: '' });
+    const wrong = await runRlm(['Which?', '-c', file, '--sandbox', 'v8'], []);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--sandbox must be ses or quickjs (got "v8")');
+  });
+
   test('piped stdin: one answer per line, in order, state kept across queries', async () => {
     const file = await writeContext('words.txt', 'one two three four');
     const result = await runRlm(

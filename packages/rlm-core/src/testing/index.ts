@@ -48,6 +48,7 @@ export {
   type ConformanceAssertion,
   type ConformanceTestApi,
   runSandboxConformance,
+  type SandboxConformanceOptions,
 } from './sandbox-conformance.js';
 export {
   runSandboxSecuritySuite,

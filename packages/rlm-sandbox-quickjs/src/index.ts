@@ -1,0 +1,1 @@
+export { createQuickJsSandbox } from './create-quickjs-sandbox.js';

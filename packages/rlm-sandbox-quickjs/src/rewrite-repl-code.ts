@@ -1,0 +1,258 @@
+import { type Node, type Pattern, type Program, parse } from 'acorn';
+
+/** The result of {@link rewriteReplCode}. */
+export interface ReplRewrite {
+  /**
+   * A script whose completion value is a promise (an async function, called) that resolves to
+   * `{ v }` (the value of a last expression statement) or `undefined`. The code inside runs in
+   * strict mode; the wrapper keeps the lines of the original on line 1 onwards.
+   */
+  readonly source: string;
+  /**
+   * Names that become globals: top-level declarations and plain assignments to names no block
+   * declares, outside functions. They must exist (as writable globals) before the code runs.
+   */
+  readonly globals: readonly string[];
+}
+
+interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+type AnyNode = Node & Record<string, unknown>;
+
+const functionTypes = new Set([
+  'FunctionDeclaration',
+  'FunctionExpression',
+  'ArrowFunctionExpression',
+]);
+
+function patternNames(pattern: Pattern | null | undefined, into: string[]): void {
+  if (!pattern) return;
+  switch (pattern.type) {
+    case 'Identifier':
+      into.push(pattern.name);
+      break;
+    case 'ArrayPattern':
+      for (const element of pattern.elements) patternNames(element, into);
+      break;
+    case 'ObjectPattern':
+      for (const property of pattern.properties) {
+        patternNames(property.type === 'RestElement' ? property : property.value, into);
+      }
+      break;
+    case 'RestElement':
+      patternNames(pattern.argument, into);
+      break;
+    case 'AssignmentPattern':
+      patternNames(pattern.left, into);
+      break;
+    default:
+      // Member expressions write to an object, not a name.
+      break;
+  }
+}
+
+function blockDeclarations(statements: readonly AnyNode[]): string[] {
+  const names: string[] = [];
+  for (const statement of statements) {
+    if (statement.type === 'VariableDeclaration' && statement.kind !== 'var') {
+      for (const declarator of statement.declarations as AnyNode[]) {
+        patternNames(declarator.id as Pattern, names);
+      }
+    } else if (statement.type === 'ClassDeclaration' || statement.type === 'FunctionDeclaration') {
+      const id = statement.id as { name: string } | null;
+      if (id) names.push(id.name);
+    }
+  }
+  return names;
+}
+
+function children(node: AnyNode): AnyNode[] {
+  const found: AnyNode[] = [];
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'type' || key === 'start' || key === 'end') continue;
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        if (item && typeof item === 'object' && typeof item.type === 'string') found.push(item);
+      }
+    } else if (value && typeof value === 'object' && typeof (value as AnyNode).type === 'string') {
+      found.push(value as AnyNode);
+    }
+  }
+  return found;
+}
+
+/**
+ * Collects the names plain assignments outside functions write, unless a block around the
+ * assignment declares them (Node's REPL creates a global for such a name; strict mode inside
+ * functions still throws).
+ */
+function collectAssignedNames(node: AnyNode, shadowed: ReadonlySet<string>, into: Set<string>) {
+  if (functionTypes.has(node.type)) return;
+  let scope = shadowed;
+  const add = (names: readonly string[]) => {
+    if (names.length === 0) return;
+    scope = new Set([...scope, ...names]);
+  };
+  if (node.type === 'BlockStatement' || node.type === 'StaticBlock') {
+    add(blockDeclarations(node.body as AnyNode[]));
+  } else if (node.type === 'SwitchStatement') {
+    add(blockDeclarations((node.cases as AnyNode[]).flatMap((c) => c.consequent as AnyNode[])));
+  } else if (node.type === 'CatchClause' && node.param) {
+    const names: string[] = [];
+    patternNames(node.param as Pattern, names);
+    add(names);
+  } else if (
+    (node.type === 'ForStatement' ||
+      node.type === 'ForInStatement' ||
+      node.type === 'ForOfStatement') &&
+    (node.init ?? node.left) &&
+    ((node.init ?? node.left) as AnyNode).type === 'VariableDeclaration'
+  ) {
+    add(blockDeclarations([(node.init ?? node.left) as AnyNode]));
+  } else if (node.type === 'ClassExpression' || node.type === 'ClassDeclaration') {
+    // Class bodies are strict: their methods are functions, skipped below.
+  }
+  const writes: string[] = [];
+  if (node.type === 'AssignmentExpression' && node.operator === '=') {
+    patternNames(node.left as Pattern, writes);
+  } else if (
+    (node.type === 'ForInStatement' || node.type === 'ForOfStatement') &&
+    (node.left as AnyNode).type !== 'VariableDeclaration'
+  ) {
+    patternNames(node.left as Pattern, writes);
+  }
+  for (const name of writes) if (!scope.has(name)) into.add(name);
+  for (const child of children(node)) collectAssignedNames(child, scope, into);
+}
+
+/** The declarators of a `var` with an initialiser, as assignments. */
+function varAssignments(declaration: AnyNode, code: string, names: string[]): string[] {
+  const parts: string[] = [];
+  for (const declarator of declaration.declarations as AnyNode[]) {
+    const id = declarator.id as Pattern & { start: number; end: number };
+    patternNames(id, names);
+    const init = declarator.init as AnyNode | null;
+    if (init) parts.push(`${code.slice(id.start, id.end)} = (${code.slice(init.start, init.end)})`);
+  }
+  return parts;
+}
+
+/**
+ * `var` declarations in blocks outside functions belong to the top level too: they become
+ * assignments to globals (a statement, a `for` initialiser, or a `for...in`/`for...of` target).
+ */
+function rewriteNestedVars(node: AnyNode, code: string, edits: Edit[], names: string[]): void {
+  if (functionTypes.has(node.type) || node.type === 'StaticBlock') return;
+  const isVar = (child: unknown): child is AnyNode =>
+    !!child &&
+    (child as AnyNode).type === 'VariableDeclaration' &&
+    (child as AnyNode).kind === 'var';
+  let skip: AnyNode | undefined;
+  if (node.type === 'ForStatement' && isVar(node.init)) {
+    skip = node.init;
+    edits.push({
+      start: skip.start,
+      end: skip.end,
+      text: varAssignments(skip, code, names).join(', '),
+    });
+  } else if (
+    (node.type === 'ForInStatement' || node.type === 'ForOfStatement') &&
+    isVar(node.left)
+  ) {
+    skip = node.left;
+    const id = (skip.declarations as AnyNode[])[0]!.id as Pattern & { start: number; end: number };
+    patternNames(id, names);
+    edits.push({ start: skip.start, end: skip.end, text: code.slice(id.start, id.end) });
+  } else if (isVar(node)) {
+    const parts = varAssignments(node, code, names);
+    edits.push({
+      start: node.start,
+      end: node.end,
+      text: parts.length === 0 ? 'void 0;' : `void (${parts.join(', ')});`,
+    });
+    return;
+  }
+  for (const child of children(node)) {
+    if (child !== skip) rewriteNestedVars(child, code, edits, names);
+  }
+}
+
+/**
+ * Rewrites REPL code for one QuickJS execution: top-level `var`/`let`/`const`/`class`
+ * declarations become assignments to globals (so they persist), top-level function
+ * declarations are copied to globals, a last expression statement becomes the resolved value,
+ * and the whole runs inside a strict async function so that `await` works at the top level.
+ *
+ * @throws SyntaxError when the code does not parse.
+ */
+export function rewriteReplCode(code: string): ReplRewrite {
+  const program = parse(code, {
+    ecmaVersion: 'latest',
+    sourceType: 'script',
+    allowAwaitOutsideFunction: true,
+  }) as Program;
+  const edits: Edit[] = [];
+  const declared: string[] = [];
+  const functionNames: string[] = [];
+  const body = program.body as unknown as AnyNode[];
+  for (const [index, statement] of body.entries()) {
+    if (statement.type === 'VariableDeclaration') {
+      const parts: string[] = [];
+      for (const declarator of statement.declarations as AnyNode[]) {
+        const id = declarator.id as Pattern & { start: number; end: number };
+        patternNames(id, declared);
+        const init = declarator.init as AnyNode | null;
+        const target = code.slice(id.start, id.end);
+        // `var x;` keeps the value x has; `let x;` starts it over.
+        if (init || statement.kind !== 'var') {
+          parts.push(`${target} = ${init ? `(${code.slice(init.start, init.end)})` : 'undefined'}`);
+        }
+      }
+      edits.push({
+        start: statement.start,
+        end: statement.end,
+        text: parts.length === 0 ? ';' : `;(${parts.join(', ')});`,
+      });
+    } else if (statement.type === 'ClassDeclaration') {
+      const name = (statement.id as { name: string }).name;
+      declared.push(name);
+      edits.push({
+        start: statement.start,
+        end: statement.end,
+        text: `;(${name} = ${code.slice(statement.start, statement.end)});`,
+      });
+    } else if (statement.type === 'FunctionDeclaration') {
+      const name = (statement.id as { name: string }).name;
+      declared.push(name);
+      functionNames.push(name);
+    } else if (statement.type === 'ExpressionStatement' && index === body.length - 1) {
+      const expression = statement.expression as AnyNode;
+      edits.push({
+        start: statement.start,
+        end: statement.end,
+        text: `return { __proto__: null, v: (${code.slice(expression.start, expression.end)}) };`,
+      });
+    }
+  }
+  for (const statement of body) {
+    if (statement.type !== 'VariableDeclaration')
+      rewriteNestedVars(statement, code, edits, declared);
+  }
+  edits.sort((first, second) => first.start - second.start);
+  const assigned = new Set<string>();
+  for (const statement of body) collectAssignedNames(statement, new Set(), assigned);
+  let rewritten = '';
+  let position = 0;
+  for (const edit of edits) {
+    rewritten += code.slice(position, edit.start) + edit.text;
+    position = edit.end;
+  }
+  rewritten += code.slice(position);
+  const prologue = functionNames.map((name) => `globalThis.${name} = ${name};`).join(' ');
+  const source = `(async function () { 'use strict'; ${prologue}${rewritten}\n})()`;
+  return { source, globals: [...new Set([...declared, ...assigned])] };
+}
