@@ -5,14 +5,13 @@ import {
   UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
 import {
-  backoffDelayMs,
   formatDuration,
   isToolsRefusal,
   type LanguageModel,
   ModelCallError,
   type ModelCallErrorReason,
-  type ModelRetry,
   readRetryAfterMs,
+  retryModelCall,
 } from '@rlm/core';
 import {
   type CollectedStream,
@@ -152,25 +151,6 @@ function classify(error: unknown): Failure {
   };
 }
 
-/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 function checkSetting(name: string, value: number | undefined, minimum: number): void {
   if (value === undefined || (Number.isSafeInteger(value) && value >= minimum)) return;
   throw new ModelCallError(
@@ -284,62 +264,52 @@ export function createAISDKModel(
     async generate(request, options = {}) {
       const callOptions = toAISDKCallOptions(request, { maxTokens: settings.maxTokens });
       const { signal, onRetry } = options;
-      if (signal?.aborted) throw signal.reason;
-      const startedAt = Date.now();
-      const maxAttempts = maxRetries + 1;
-      for (let attempts = 1; ; attempts++) {
-        let error: unknown;
-        try {
-          return await attempt(callOptions, signal, options.onText);
-        } catch (caught) {
-          if (signal?.aborted) throw signal.reason;
-          error = caught;
-        }
-        const failure = classify(error);
-        const tried =
-          attempts === 1
-            ? `gave up after 1 attempt (${formatDuration(Date.now() - startedAt)})`
-            : `gave up after ${attempts} attempts over ${formatDuration(Date.now() - startedAt)}`;
-        const fail = (
-          message: string,
-          extra: Partial<ConstructorParameters<typeof ModelCallError>[1]> = {},
-        ) =>
-          new ModelCallError(scrub(`@rlm/ai-sdk: ${modelId} ${message}`, secrets), {
-            status: failure.status,
+      return retryModelCall({
+        attempt: () => attempt(callOptions, signal, options.onText),
+        judge: (error) => {
+          const failure = classify(error);
+          return {
+            failure,
             retryable: failure.retryable,
-            reason: failure.reason,
-            ...extra,
-          });
-        if (!failure.retryable) throw fail(`${failure.detail}.`);
-        if (attempts >= maxAttempts) {
-          throw fail(`${failure.detail}; ${tried}. Try again later or raise maxRetries.`, {
+            retryAfterMs: failure.retryAfterMs,
+            retry: {
+              reason: failure.reason,
+              ...(failure.status === undefined ? {} : { status: failure.status }),
+              detail: scrub(failure.detail, secrets),
+            },
+          };
+        },
+        giveUp: (_error, { failure }, { attempts, elapsedMs, refusedWait }) => {
+          const fail = (
+            message: string,
+            extra: Partial<ConstructorParameters<typeof ModelCallError>[1]> = {},
+          ) =>
+            new ModelCallError(scrub(`@rlm/ai-sdk: ${modelId} ${message}`, secrets), {
+              status: failure.status,
+              retryable: failure.retryable,
+              reason: failure.reason,
+              ...extra,
+            });
+          if (!failure.retryable) return fail(`${failure.detail}.`);
+          if (refusedWait) {
+            return fail(
+              `${failure.detail}, and asked to wait ${formatDuration(refusedWait.retryAfterMs)} before a retry, longer than maxRetryAfterMs (${refusedWait.maxRetryAfterMs} ms) allows. Try again later or raise maxRetryAfterMs.`,
+              { settings: ['maxRetryAfterMs'] },
+            );
+          }
+          const tried =
+            attempts === 1
+              ? `gave up after 1 attempt (${formatDuration(elapsedMs)})`
+              : `gave up after ${attempts} attempts over ${formatDuration(elapsedMs)}`;
+          return fail(`${failure.detail}; ${tried}. Try again later or raise maxRetries.`, {
             settings: failure.reason === 'timeout' ? ['timeoutMs', 'maxRetries'] : ['maxRetries'],
           });
-        }
-        const { retryAfterMs } = failure;
-        if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
-          throw fail(
-            `${failure.detail}, and asked to wait ${formatDuration(retryAfterMs)} before a retry, longer than maxRetryAfterMs (${maxRetryAfterMs} ms) allows. Try again later or raise maxRetryAfterMs.`,
-            { settings: ['maxRetryAfterMs'] },
-          );
-        }
-        const delayMs = retryAfterMs ?? backoffDelayMs(attempts);
-        const retry: ModelRetry = {
-          attempt: attempts + 1,
-          maxAttempts,
-          delayMs,
-          requestedByApi: retryAfterMs !== undefined,
-          reason: failure.reason,
-          ...(failure.status === undefined ? {} : { status: failure.status }),
-          detail: scrub(failure.detail, secrets),
-        };
-        try {
-          onRetry?.(retry);
-        } catch {
-          // Reporting a retry is best-effort.
-        }
-        await wait(delayMs, signal);
-      }
+        },
+        maxRetries,
+        maxRetryAfterMs,
+        signal,
+        onRetry,
+      });
     },
   };
 }

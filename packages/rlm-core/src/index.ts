@@ -45,5 +45,11 @@ export {
 export { runPrices } from './cost/run-prices.js';
 export { usageCostUsd } from './cost/usage-cost.js';
 export { formatDuration } from './format-duration.js';
+export {
+  type RetriedModelCall,
+  type RetryGiveUp,
+  type RetryVerdict,
+  retryModelCall,
+} from './retry-model-call.js';
 export { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
 export { isToolsRefusal } from './is-tools-refusal.js';

@@ -1,11 +1,11 @@
 import {
-  backoffDelayMs,
   formatDuration,
   type GenerateResult,
   type LanguageModel,
   ModelCallError,
-  type ModelRetry,
+  type RetryVerdict,
   readRetryAfterMs,
+  retryModelCall,
 } from '@rlm/core';
 import OpenAI from 'openai';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
@@ -94,14 +94,7 @@ export interface OpenAIModelSettings {
   readonly client?: OpenAI;
 }
 
-/** What the retry loop makes of a failed attempt. */
-interface Verdict {
-  readonly retryable: boolean;
-  readonly retryAfterMs: number | undefined;
-  readonly retry: Pick<ModelRetry, 'reason' | 'status' | 'detail'>;
-}
-
-function judge(error: unknown): Verdict {
+function judge(error: unknown): RetryVerdict {
   if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
     const detail =
       error instanceof AttemptTimeoutError
@@ -146,25 +139,6 @@ function judge(error: unknown): Verdict {
     };
   }
   return { retryable: false, retryAfterMs: undefined, retry: { reason: 'unknown', detail: '' } };
-}
-
-/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Calls `onText`, ignoring a throw: reporting text is best-effort. */
@@ -357,46 +331,16 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
         maxTokensParameter,
       });
       const { signal, onRetry } = options;
-      if (signal?.aborted) throw signal.reason;
-      const startedAt = Date.now();
-      const maxAttempts = maxRetries + 1;
-      for (let attempts = 1; ; attempts++) {
-        let failure: unknown;
-        try {
-          return await attempt(body, signal, options.onText);
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          failure = error;
-        }
-        const verdict = judge(failure);
-        const fail = (refusedWait?: { retryAfterMs: number; maxRetryAfterMs: number }) =>
-          toModelCallError(failure, {
-            secrets,
-            baseURL: client.baseURL,
-            timeoutMs,
-            attempts,
-            elapsedMs: Date.now() - startedAt,
-            ...(refusedWait ? { refusedWait } : {}),
-          });
-        if (!verdict.retryable || attempts >= maxAttempts) throw fail();
-        const { retryAfterMs } = verdict;
-        if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
-          throw fail({ retryAfterMs, maxRetryAfterMs });
-        }
-        const delayMs = retryAfterMs ?? backoffDelayMs(attempts);
-        try {
-          onRetry?.({
-            attempt: attempts + 1,
-            maxAttempts,
-            delayMs,
-            requestedByApi: retryAfterMs !== undefined,
-            ...verdict.retry,
-          });
-        } catch {
-          // Reporting a retry is best-effort.
-        }
-        await wait(delayMs, signal);
-      }
+      return retryModelCall({
+        attempt: () => attempt(body, signal, options.onText),
+        judge,
+        giveUp: (failure, _verdict, tried) =>
+          toModelCallError(failure, { secrets, baseURL: client.baseURL, timeoutMs, ...tried }),
+        maxRetries,
+        maxRetryAfterMs,
+        signal,
+        onRetry,
+      });
     },
   };
 }

@@ -1,12 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelCallError } from '../errors/model-call-error.js';
-import type { GenerateResult, LanguageModel, ModelRetry } from '../language-model.js';
+import type { GenerateResult, LanguageModel } from '../language-model.js';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { formatDuration } from '../format-duration.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
-import { backoffDelayMs, readRetryAfterMs } from '../retry-timing.js';
+import { type RetryVerdict, retryModelCall } from '../retry-model-call.js';
+import { readRetryAfterMs } from '../retry-timing.js';
 import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
 import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
 
@@ -81,15 +82,7 @@ export interface AnthropicModelSettings {
 /** How much later than `timeoutMs` the SDK's own timer fires, so that ours always wins. */
 const sdkTimeoutSlackMs = 1_000;
 
-/** What the retry loop makes of a failed attempt. */
-interface Verdict {
-  readonly retryable: boolean;
-  /** The wait the API asked for, if it said. */
-  readonly retryAfterMs: number | undefined;
-  readonly retry: Pick<ModelRetry, 'reason' | 'status' | 'detail'>;
-}
-
-function judge(error: unknown): Verdict {
+function judge(error: unknown): RetryVerdict {
   if (
     error instanceof AttemptTimeoutError ||
     error instanceof Anthropic.APIConnectionTimeoutError
@@ -150,25 +143,6 @@ function rootCause(error: unknown): string {
   while (current instanceof Error && current.cause instanceof Error) current = current.cause;
   const message = current instanceof Error ? current.message : String(current);
   return message.replace(/\s+/g, ' ').trim().slice(0, 120);
-}
-
-/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
@@ -247,12 +221,8 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
       const plain = toAnthropicRequest(request, { model, maxTokens });
       const body = promptCaching && !request.singleUse ? withCacheBreakpoints(plain) : plain;
       const { signal, onRetry } = options;
-      if (signal?.aborted) throw signal.reason;
-      const startedAt = Date.now();
-      const maxAttempts = maxRetries + 1;
-      for (let attempts = 1; ; attempts++) {
-        let failure: unknown;
-        try {
+      return retryModelCall({
+        attempt: async () => {
           const result = await attempt(body, signal);
           if (result.text !== '') {
             try {
@@ -263,39 +233,15 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
             }
           }
           return result;
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          failure = error;
-        }
-        const verdict = judge(failure);
-        const fail = (refusedWait?: { retryAfterMs: number; maxRetryAfterMs: number }) =>
-          toModelCallError(failure, {
-            secrets,
-            baseURL: client.baseURL,
-            timeoutMs,
-            attempts,
-            elapsedMs: Date.now() - startedAt,
-            ...(refusedWait ? { refusedWait } : {}),
-          });
-        if (!verdict.retryable || attempts >= maxAttempts) throw fail();
-        const { retryAfterMs } = verdict;
-        if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
-          throw fail({ retryAfterMs, maxRetryAfterMs });
-        }
-        const delayMs = retryAfterMs ?? backoffDelayMs(attempts);
-        try {
-          onRetry?.({
-            attempt: attempts + 1,
-            maxAttempts,
-            delayMs,
-            requestedByApi: retryAfterMs !== undefined,
-            ...verdict.retry,
-          });
-        } catch {
-          // Reporting a retry is best-effort.
-        }
-        await wait(delayMs, signal);
-      }
+        },
+        judge,
+        giveUp: (failure, _verdict, tried) =>
+          toModelCallError(failure, { secrets, baseURL: client.baseURL, timeoutMs, ...tried }),
+        maxRetries,
+        maxRetryAfterMs,
+        signal,
+        onRetry,
+      });
     },
   };
 }
