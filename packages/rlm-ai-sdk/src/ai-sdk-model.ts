@@ -12,6 +12,7 @@ import {
   type ModelCallErrorReason,
   readRetryAfterMs,
   retryModelCall,
+  scrubSecrets,
 } from '@rlm/core';
 import {
   type CollectedStream,
@@ -159,14 +160,6 @@ function checkSetting(name: string, value: number | undefined, minimum: number):
   );
 }
 
-function scrub(text: string, secrets: readonly string[]): string {
-  return secrets.reduce(
-    (scrubbed, secret) =>
-      secret.length >= 8 ? scrubbed.split(secret).join('[redacted]') : scrubbed,
-    text,
-  );
-}
-
 /**
  * Wraps a Vercel AI SDK language model (provider specification v2, what `ai@5` and its
  * providers implement: `@ai-sdk/openai`, `@ai-sdk/google`, `@ai-sdk/amazon-bedrock`,
@@ -275,7 +268,7 @@ export function createAISDKModel(
             retry: {
               reason: failure.reason,
               ...(failure.status === undefined ? {} : { status: failure.status }),
-              detail: scrub(failure.detail, secrets),
+              detail: scrubSecrets(failure.detail, secrets),
             },
           };
         },
@@ -284,7 +277,7 @@ export function createAISDKModel(
             message: string,
             extra: Partial<ConstructorParameters<typeof ModelCallError>[1]> = {},
           ) =>
-            new ModelCallError(scrub(`@rlm/ai-sdk: ${modelId} ${message}`, secrets), {
+            new ModelCallError(scrubSecrets(`@rlm/ai-sdk: ${modelId} ${message}`, secrets), {
               status: failure.status,
               retryable: failure.retryable,
               reason: failure.reason,

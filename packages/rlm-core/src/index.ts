@@ -16,6 +16,7 @@ export { hashContext, updateWithText } from './hash-context.js';
 export * from './normalize-conversation.js';
 export { defaultQuotas, type QuotaSettings } from './quotas/artifact-quota.js';
 export { runKey } from './run-key.js';
+export { scrubSecrets } from './scrub-secrets.js';
 export { textSlices } from './text-slices.js';
 export type * from './events.js';
 export type * from './language-model.js';

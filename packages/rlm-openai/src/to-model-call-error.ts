@@ -3,6 +3,7 @@ import {
   isToolsRefusal,
   ModelCallError,
   type ModelCallErrorReason,
+  scrubSecrets,
 } from '@rlm/core';
 import OpenAI from 'openai';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
@@ -148,19 +149,6 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   return new ModelCallError(`${prefix} the request failed: ${oneLine(message)}`);
 }
 
-const minimumSecretLength = 8;
-
-function scrub(text: string, secrets: ModelCallErrorContext['secrets']): string {
-  return secrets.reduce<string>(
-    // Shorter strings are placeholders (local servers need no key), not credentials.
-    (scrubbed, secret) =>
-      secret && secret.length >= minimumSecretLength
-        ? scrubbed.split(secret).join('[redacted]')
-        : scrubbed,
-    text,
-  );
-}
-
 /**
  * Turns whatever the SDK threw into a one-line `ModelCallError` naming the status, the API's
  * error type and message, and what to do. The SDK error is not attached as `cause` (it holds
@@ -168,7 +156,7 @@ function scrub(text: string, secrets: ModelCallErrorContext['secrets']): string 
  */
 export function toModelCallError(error: unknown, context: ModelCallErrorContext): ModelCallError {
   const described = describeFailure(error, context);
-  const message = scrub(described.message, context.secrets);
+  const message = scrubSecrets(described.message, context.secrets);
   if (message === described.message) return described;
   return new ModelCallError(message, {
     status: described.status,

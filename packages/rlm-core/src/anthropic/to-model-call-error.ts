@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { scrubSecrets } from '../scrub-secrets.js';
 import { ModelCallError, type ModelCallErrorReason } from '../errors/model-call-error.js';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { formatDuration } from '../format-duration.js';
@@ -145,20 +146,6 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   return new ModelCallError(`${prefix} the request failed: ${oneLine(message)}`);
 }
 
-const minimumSecretLength = 8;
-
-function scrub(text: string, secrets: ModelCallErrorContext['secrets']): string {
-  return secrets.reduce<string>(
-    // A secret shorter than this is a placeholder (tests, proxies), not a credential: blanking
-    // it would garble ordinary words ("x" in "max").
-    (scrubbed, secret) =>
-      secret && secret.length >= minimumSecretLength
-        ? scrubbed.split(secret).join('[redacted]')
-        : scrubbed,
-    text,
-  );
-}
-
 /**
  * Turns whatever the SDK threw into a one-line `ModelCallError` naming the status, the API's
  * error type and message, and what to do. The SDK error is not attached as `cause`: it holds
@@ -167,7 +154,7 @@ function scrub(text: string, secrets: ModelCallErrorContext['secrets']): string 
  */
 export function toModelCallError(error: unknown, context: ModelCallErrorContext): ModelCallError {
   const described = describeFailure(error, context);
-  const message = scrub(described.message, context.secrets);
+  const message = scrubSecrets(described.message, context.secrets);
   if (message === described.message) return described;
   return new ModelCallError(message, {
     status: described.status,
