@@ -1,13 +1,9 @@
 import type { ArtifactRef } from './artifact-store.js';
 import type { FinalSource } from './events.js';
 import type { Message, TextPart, ToolCallPart, ToolResultPart } from './language-model.js';
+import type { PendingFinal } from './loop/final-answer.js';
 import type { Sandbox } from './sandbox.js';
 import type { VariableSpace } from './variable-space.js';
-
-/** A final answer recorded during a step, resolved once the step's code has run. */
-export type PendingFinal =
-  | { readonly kind: 'value'; readonly value: unknown; readonly source: FinalSource }
-  | { readonly kind: 'variable'; readonly variable: string; readonly source: FinalSource };
 
 /** How a call's promise settles. */
 export interface CallSettlement {

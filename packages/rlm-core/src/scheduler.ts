@@ -6,7 +6,6 @@ import {
   BridgeRouter,
 } from './bridge/bridge-router.js';
 import { describeValue } from './bridge/describe-value.js';
-import { measurePlainData } from './bridge/measure-plain-data.js';
 import { readPrompt, readPrompts, toJsonText } from './bridge/read-prompt.js';
 import {
   artifactFunctionNames,
@@ -16,17 +15,15 @@ import {
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { Budget } from './budget.js';
 import { type CallUsage, CallUsageLedger } from './cost/call-usage-ledger.js';
-import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
+import { appendMessage, type CallState } from './call-state.js';
 import { Checkpointer } from './checkpointer.js';
 import { type ResumeState, resumeNote } from './checkpoints.js';
 import { describeContext, measure } from './describe-context.js';
 import { AbortedError } from './errors/aborted-error.js';
-import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { ModelCallError } from './errors/model-call-error.js';
-import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
+import type { NoFinalAnswerError } from './errors/no-final-answer-error.js';
 import type { FinalSource, RlmEvent } from './events.js';
 import { argumentsExcerpt, eventExcerpt } from './event-excerpt.js';
-import { findFinalAnswer } from './find-final-answer.js';
 import type {
   GenerateRequest,
   GenerateResult,
@@ -39,14 +36,11 @@ import type { JsonSchemaCheck } from './json-schema-check.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import { DurableToolSession, toolGuestHelper, toolPromptVersion } from './durable-tools.js';
 import type { HostToolRegistry } from './host-tools.js';
-import { parseResponse } from './parse-response.js';
-import { planCodeBlocks } from './plan-code-blocks.js';
 import { coreVersion } from './core-version.js';
 import {
   buildContextMessage,
   buildContinueMessage,
   buildExtractMessage,
-  buildResponseNotes,
   buildSystemPrompt,
   formatExecution,
 } from './prompts.js';
@@ -54,12 +48,19 @@ import { ArtifactQuota, type QuotaSettings } from './quotas/artifact-quota.js';
 import type { CommandQueueSettings } from './rlm-settings.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import type { HostFunction, Sandbox, SandboxFactory, SandboxLimits } from './sandbox.js';
+import { buildSubmitTool, submitToolName } from './submit-tool.js';
 import {
-  buildSubmitTool,
-  readSubmitCall,
-  type SubmitRequest,
-  submitToolName,
-} from './submit-tool.js';
+  type AnswerReading,
+  answerText,
+  extractFinal,
+  finalRecorderNames,
+  noFinalAnswer,
+  type PendingFinal,
+  readCodeFinal,
+  readFinalAnswer,
+  withPartialAnswer,
+} from './loop/final-answer.js';
+import { planStep, toolError } from './loop/plan-step.js';
 import { redactLargeOutput, truncateOutput } from './truncate-output.js';
 import {
   formatVariables,
@@ -131,18 +132,6 @@ export function internalHostFunctionNames(settings: ResolvedSettings): string[] 
   return settings.toolStore ? durableToolInternalNames : [];
 }
 
-/** Host functions that record a final answer instead of going through the bridge. */
-const finalRecorders: Readonly<Record<string, (arg: unknown) => PendingFinal | string>> = {
-  SUBMIT: (value) =>
-    value === undefined
-      ? 'SUBMIT(value) needs a value; got undefined'
-      : { kind: 'value', value, source: 'submit-code' },
-  FINAL_VAR: (name) =>
-    typeof name === 'string' && name.trim().length > 0
-      ? { kind: 'variable', variable: name, source: 'final-var' }
-      : `FINAL_VAR(name) needs the variable name as a string, e.g. FINAL_VAR("answer"); got ${describeValue(name)}`,
-};
-
 /** Functions written in JavaScript that every sandbox gets under these settings. */
 export function guestHelpersFor(settings: ResolvedSettings): Record<string, string> {
   return settings.toolStore ? { tool: toolGuestHelper } : {};
@@ -161,6 +150,8 @@ type Command =
       readonly toolResults: readonly ToolResultPart[];
       /** What the model is told about blocks that did not run (cut off, past the limit). */
       readonly notes: readonly string[];
+      /** The prose's FINAL answer, taken when the code recorded none. */
+      readonly fallbackFinal: PendingFinal | undefined;
     }
   | { readonly type: 'HandleBridgeCall'; readonly callId: string; readonly requestId: string }
   | { readonly type: 'BlockEnded'; readonly callId: string }
@@ -607,15 +598,15 @@ export class Scheduler {
   ): Record<string, HostFunction> {
     return Object.fromEntries(
       names.map((name) => {
-        const recordFinal = finalRecorders[name];
+        const recordsFinal = finalRecorderNames.includes(name);
         const hostFunction: HostFunction = (...args) => {
           const callId = resolveCallId();
           const call = callId ? this.#liveCall(callId) : undefined;
           if (!call) return Promise.reject(new Error(`${name}: no query is running`));
-          if (!recordFinal) return this.#openBridgeRequest(call, name, args);
+          if (!recordsFinal) return this.#openBridgeRequest(call, name, args);
           // SUBMIT and FINAL_VAR only record the answer: it is read once the code has run.
-          const final = recordFinal(args[0]);
-          if (typeof final === 'string') return Promise.reject(new Error(final));
+          const final = readCodeFinal(name, args[0]);
+          if ('problem' in final) return Promise.reject(new Error(final.problem));
           call.pendingFinal ??= final;
           return Promise.resolve(undefined);
         };
@@ -999,66 +990,40 @@ export class Scheduler {
       call.lastText = response.text;
       this.#emit(call, { type: 'text', iteration: call.iteration, text: response.text });
     }
-    const empty = response.text.trim().length === 0 && response.toolCalls.length === 0;
-    call.emptyStreak = empty ? call.emptyStreak + 1 : 0;
-    if (call.emptyStreak >= this.#settings.stallLimit) {
-      this.#emit(call, {
-        type: 'warning',
-        code: 'stall',
-        message: `The model answered with nothing ${call.emptyStreak} times in a row; asking for a final answer now.`,
-      });
-      this.#extract(call);
-      return;
-    }
-    const parsed = parseResponse(response.text, this.#settings.codeLanguages);
-    const toolResults: ToolResultPart[] = [];
-    for (const toolCall of response.toolCalls) {
-      if (toolCall.name !== submitToolName) {
-        toolResults.push(toolError(toolCall, `Unknown tool ${toolCall.name}: only SUBMIT exists.`));
-        continue;
-      }
-      const submit = readSubmitCall(toolCall);
-      if ('problem' in submit) {
-        this.#emit(call, { type: 'warning', code: 'submit-unreadable', message: submit.problem });
-        toolResults.push(toolError(toolCall, submit.problem));
-        continue;
-      }
-      if (parsed.codeBlocks.length > 0) {
-        this.#emit(call, {
-          type: 'warning',
-          code: 'submit-with-code',
-          message: 'The response called SUBMIT and also wrote code: the code was not run.',
-        });
-      }
-      this.#resolveFinal(call, pendingFromSubmit(submit, 'submit-tool'), response, [], toolCall);
-      return;
-    }
-    const plan = planCodeBlocks(parsed.codeBlocks, {
-      stopReason: response.stopReason,
-      maxBlocks: this.#settings.maxCodeBlocksPerResponse,
+    const plan = planStep(response, {
+      emptyStreak: call.emptyStreak,
+      stallLimit: this.#settings.stallLimit,
+      codeLanguages: this.#settings.codeLanguages,
+      maxCodeBlocks: this.#settings.maxCodeBlocksPerResponse,
     });
-    const notes = buildResponseNotes(plan, this.#settings.maxCodeBlocksPerResponse);
-    if (plan.cutOff) {
-      this.#emit(call, {
-        type: 'warning',
-        code: 'response-cut',
-        message: plan.unfinishedDropped
-          ? 'The response reached max_tokens inside a code block: that block was not run; the model is told to continue.'
-          : 'The response reached max_tokens; the model is told to continue.',
-      });
-    }
-    if (plan.notRun > 0) {
-      this.#emit(call, {
-        type: 'warning',
-        code: 'code-blocks-not-run',
-        message: `The response had ${plan.run.length + plan.notRun} code blocks: only the first ${plan.run.length} ran.`,
-      });
+    call.emptyStreak = plan.emptyStreak;
+    for (const warning of plan.warnings) this.#emit(call, { type: 'warning', ...warning });
+    switch (plan.kind) {
+      case 'stall':
+        this.#extract(call);
+        return;
+      case 'finalize':
+        this.#resolveFinal(call, plan.final, response, [], plan.submitCall, plan.toolResults);
+        return;
+      case 'continue':
+        this.#enqueue({
+          type: 'CodeExecuted',
+          callId: call.id,
+          response,
+          outputs: [],
+          toolResults: plan.toolResults,
+          notes: plan.notes,
+          fallbackFinal: undefined,
+        });
+        return;
+      case 'execute':
+        break;
     }
     this.#spawn(call, async () => {
       // The checkpoint of the step before ran during the model call; its snapshot must be taken.
       if (call.parentId === undefined) await this.#checkpointer?.snapshotTaken();
       const outputs: string[] = [];
-      for (const [index, block] of plan.run.entries()) {
+      for (const [index, block] of plan.blocks.entries()) {
         if (call.done || call.pendingFinal) break;
         this.#emit(call, { type: 'code', iteration: call.iteration, index, code: block.code });
         const result = await call.sandbox!.execute(block.code, {
@@ -1077,7 +1042,15 @@ export class Scheduler {
           ...(result.error === undefined ? {} : { error: result.error }),
         });
       }
-      return { type: 'CodeExecuted', callId: call.id, response, outputs, toolResults, notes };
+      return {
+        type: 'CodeExecuted',
+        callId: call.id,
+        response,
+        outputs,
+        toolResults: plan.toolResults,
+        notes: plan.notes,
+        fallbackFinal: plan.fallbackFinal,
+      };
     });
   }
 
@@ -1104,7 +1077,8 @@ export class Scheduler {
     const call = this.#liveCall(command.callId);
     if (!call) return;
     const { response, outputs, toolResults, notes } = command;
-    const pending = call.pendingFinal ?? this.#proseFinal(response.text);
+    // Code's SUBMIT / FINAL_VAR outranks a FINAL in the prose.
+    const pending = call.pendingFinal ?? command.fallbackFinal;
     if (pending) {
       this.#resolveFinal(call, pending, response, outputs, undefined, toolResults);
       return;
@@ -1124,14 +1098,6 @@ export class Scheduler {
       this.#checkpoint(call);
       return { type: 'GenerateStep', callId: call.id };
     });
-  }
-
-  #proseFinal(text: string): PendingFinal | undefined {
-    const marker = findFinalAnswer(parseResponse(text, this.#settings.codeLanguages).prose);
-    if (!marker) return undefined;
-    return marker.kind === 'final'
-      ? { kind: 'value', value: marker.answer, source: 'final-text' }
-      : { kind: 'variable', variable: marker.variable, source: 'final-var' };
   }
 
   /** Appends one step (the response, its outputs and tool results) to the conversation. */
@@ -1201,31 +1167,12 @@ export class Scheduler {
   }
 
   /** Reads and checks a final answer; says what is wrong when it cannot be accepted. */
-  async #readAnswer(
-    call: CallState,
-    final: PendingFinal,
-  ): Promise<{ answer: unknown } | { problem: string }> {
-    let answer: unknown;
-    if (final.kind === 'value') answer = final.value;
-    else {
-      try {
-        answer = await call.variables!.read(final.variable);
-      } catch (error) {
-        return {
-          problem: `Could not return variable ${JSON.stringify(final.variable)}: ${errorMessage(error)}. Define it first, or answer directly.`,
-        };
-      }
-    }
-    const schema = this.#settings.outputSchema;
-    if (!schema) return { answer };
-    const structured = final.source === 'final-text' ? parseJsonAnswer(answer) : answer;
-    const measured = measurePlainData(structured, answerLimits);
-    const problem = measured.ok ? schema.check(structured) : measured.problem;
-    return problem === undefined
-      ? { answer: structured }
-      : {
-          problem: `Answer not accepted: it does not match the output schema (${problem}). Fix it and submit again.`,
-        };
+  #readAnswer(call: CallState, final: PendingFinal): Promise<AnswerReading> {
+    return readFinalAnswer(
+      final,
+      (name) => call.variables!.read(name),
+      this.#settings.outputSchema,
+    );
   }
 
   /** Out of iterations (or stalled): one forced final prompt, then a typed error. */
@@ -1239,12 +1186,7 @@ export class Scheduler {
       });
       const response = await this.#generateWithTools(call, { tool: submitToolName });
       if (response.text.trim().length > 0) call.lastText = response.text;
-      const submit = response.toolCalls.find((toolCall) => toolCall.name === submitToolName);
-      const read = submit ? readSubmitCall(submit) : undefined;
-      const final =
-        read && !('problem' in read)
-          ? pendingFromSubmit(read, 'extract')
-          : this.#proseFinal(response.text);
+      const final = extractFinal(response, this.#settings.codeLanguages);
       if (!final) {
         throw this.#noFinalAnswer(call, 'the forced final prompt gave no answer');
       }
@@ -1255,17 +1197,9 @@ export class Scheduler {
   }
 
   #noFinalAnswer(call: CallState, reason: string): NoFinalAnswerError {
-    return new NoFinalAnswerError(
-      `@rlm/core: no final answer after ${call.iteration} iterations: ${reason}; raise maxIterations or check the model's output`,
-      {
-        diagnostics: {
-          iterations: call.iteration,
-          depth: call.depth,
-          lastResponse: call.lastText.slice(0, 2_000),
-          reason,
-        },
-        ...(call.lastText ? { partialAnswer: call.lastText } : {}),
-      },
+    return noFinalAnswer(
+      { iterations: call.iteration, depth: call.depth, lastText: call.lastText },
+      reason,
     );
   }
 
@@ -1314,10 +1248,9 @@ export class Scheduler {
    */
   async #finalCommand(call: CallState, answer: unknown, source: FinalSource): Promise<Command> {
     const storage = this.#resources.storage;
-    const text = typeof answer === 'string' ? answer : undefined;
     let artifact: ArtifactRef | undefined;
     if (storage && call.parentId === undefined) {
-      const content = text ?? jsonTextOrEmpty(answer);
+      const content = answerText(answer);
       if (content.length > this.#settings.largeAnswerChars) {
         artifact = await storage.artifacts.store(content);
       }
@@ -1370,22 +1303,6 @@ export class Scheduler {
   }
 }
 
-function pendingFromSubmit(submit: SubmitRequest, source: FinalSource): PendingFinal {
-  return submit.kind === 'answer'
-    ? { kind: 'value', value: submit.answer, source }
-    : { kind: 'variable', variable: submit.variable, source };
-}
-
-/** With an output schema, a FINAL(...) text answer is read as JSON when it parses. */
-function parseJsonAnswer(answer: unknown): unknown {
-  if (typeof answer !== 'string') return answer;
-  try {
-    return JSON.parse(answer);
-  } catch {
-    return answer;
-  }
-}
-
 /** Whether the adapter classified a model error as the provider refusing our tools. */
 function isToolRejection(error: unknown): boolean {
   return ModelCallError.isInstance(error) && error.reason === 'tools-unsupported';
@@ -1393,10 +1310,6 @@ function isToolRejection(error: unknown): boolean {
 
 /** `Omit` that distributes over a union. */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-function toolError(toolCall: ToolCall, content: string): ToolResultPart {
-  return { type: 'tool-result', toolCallId: toolCall.id, content, isError: true };
-}
 
 /** The prompt of a `sub_rlm` at the last depth: the query, then the context as text. */
 function plainSubQueryPrompt(query: string, context: unknown): string {
@@ -1406,30 +1319,7 @@ function plainSubQueryPrompt(query: string, context: unknown): string {
   return `${query}\n\nContext:\n${text}`;
 }
 
-/** Limits of walking a final answer: the schema check and the JSON text of a stored answer. */
-const answerLimits = { maxNodes: 1_000_000, maxChars: 512 * 1024 * 1024, maxDepth: 1_000 };
-
-/** The JSON text of an answer, or `''` when it has none (a bigint, a cycle, too large). */
-function jsonTextOrEmpty(answer: unknown): string {
-  if (!measurePlainData(answer, answerLimits).ok) return '';
-  try {
-    return JSON.stringify(answer) ?? '';
-  } catch {
-    return '';
-  }
-}
-
 function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return typeof error === 'string' ? error : 'unknown error';
-}
-
-/** Attaches the call's last text as the partial answer of a budget error that lacks one. */
-function withPartialAnswer(error: unknown, lastText: string): unknown {
-  if (!BudgetExhaustedError.isInstance(error) || error.partialAnswer || !lastText) return error;
-  return new BudgetExhaustedError(error.message, {
-    budget: error.budget,
-    partialAnswer: lastText,
-    cause: error.cause,
-  });
 }
