@@ -1,5 +1,5 @@
 import type { ArtifactStore, CheckpointSummary } from './artifact-store.js';
-import type { CallState } from './call-state.js';
+import type { RunningCall } from './loop/call-state.js';
 import {
   type PrepareCheckpointOptions,
   type PreparedCheckpoint,
@@ -48,7 +48,7 @@ export class Checkpointer {
    * call changes again (its transcript is copied here and the sandbox handles the request
    * before any later execution).
    */
-  start(call: CallState, options: Omit<PrepareCheckpointOptions, 'previousDigests'>): void {
+  start(call: RunningCall, options: Omit<PrepareCheckpointOptions, 'previousDigests'>): void {
     if (this.#closed) return;
     const startedAt = Date.now();
     const iteration = call.iteration;

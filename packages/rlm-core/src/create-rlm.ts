@@ -19,14 +19,9 @@ import { JsonSchemaCheck } from './json-schema-check.js';
 import type { RLM, RLMResult, RLMSettings, QueryOptions } from './rlm-settings.js';
 import { runKey } from './run-key.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
-import {
-  type CallSetup,
-  guestHelpersFor,
-  hostFunctionNames,
-  internalHostFunctionNames,
-  type ResolvedSettings,
-  Scheduler,
-} from './scheduler.js';
+import type { CallSetup } from './loop/commands.js';
+import type { ResolvedSettings } from './loop/resolved-settings.js';
+import { RlmRun } from './loop/rlm-run.js';
 
 /** One earlier query of a persistent session, as model code sees it in `history`. */
 export interface HistoryEntry {
@@ -50,7 +45,7 @@ class RecursiveLanguageModel implements RLM {
   readonly #budget: RLMSettings['budget'];
   readonly #prices: ModelPrices;
   #sandbox: Promise<Sandbox> | undefined;
-  #running: Scheduler | undefined;
+  #running: RlmRun | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   readonly #history: HistoryEntry[] = [];
   /** Distinct contexts given to the persistent sandbox, as `context_0..n`. */
@@ -210,7 +205,7 @@ class RecursiveLanguageModel implements RLM {
         ? await storage.artifacts.latestCheckpoint(storage.runKey)
         : undefined;
     if (checkpoint) budget.restore(checkpoint.budget);
-    const scheduler = new Scheduler(this.#settings, {
+    const run = new RlmRun(this.#settings, {
       budget,
       gate: new ConcurrencyGate(this.#maxConcurrency),
       emit,
@@ -223,7 +218,7 @@ class RecursiveLanguageModel implements RLM {
         ? undefined
         : setTimeout(
             () =>
-              scheduler.failRoot(
+              run.failRoot(
                 new BudgetExhaustedError(
                   `@rlm/core: the wall time budget (${wallTime} ms) is spent; raise budget.maxWallTimeMs`,
                   { budget: 'wallTime' },
@@ -231,19 +226,23 @@ class RecursiveLanguageModel implements RLM {
               ),
             Math.max(0, wallTime),
           );
-    if (this.#persistent) this.#running = scheduler;
+    if (this.#persistent) this.#running = run;
     try {
-      const setup = await this.#setup(context, checkpoint ? resumeStateOf(checkpoint) : undefined);
-      const final = await scheduler.runRoot(query, context, setup, options.signal);
+      const setup = await this.#setup(
+        context,
+        checkpoint ? resumeStateOf(checkpoint) : undefined,
+        run,
+      );
+      const final = await run.runRoot(query, context, setup, options.signal);
       if (this.#persistent) {
         this.#history.push({ query, answer: final.answer, iterations: final.iterations });
       }
       return {
         answer: final.answer,
         usage: budget.usage,
-        callUsage: scheduler.callUsage,
+        callUsage: run.callUsage,
         iterations: final.iterations,
-        depthReached: scheduler.depthReached,
+        depthReached: run.depthReached,
         durationMs: Date.now() - startedAt,
         ...(storage ? { runKey: storage.runKey } : {}),
         ...(final.artifact ? { artifact: final.artifact } : {}),
@@ -251,7 +250,7 @@ class RecursiveLanguageModel implements RLM {
       };
     } finally {
       clearTimeout(timer);
-      if (this.#running === scheduler) this.#running = undefined;
+      if (this.#running === run) this.#running = undefined;
     }
   }
 
@@ -261,7 +260,7 @@ class RecursiveLanguageModel implements RLM {
     return { artifacts: this.#artifacts!.scoped(key), runKey: key };
   }
 
-  async #setup(context: unknown, resume: ResumeState | undefined): Promise<CallSetup> {
+  async #setup(context: unknown, resume: ResumeState | undefined, run: RlmRun): Promise<CallSetup> {
     const base = resume ? { resume } : {};
     if (!this.#persistent) {
       return {
@@ -272,13 +271,9 @@ class RecursiveLanguageModel implements RLM {
       };
     }
     this.#sandbox ??= this.#settings.sandboxFactory({
-      hostFunctions: this.#delegatingHostFunctions(
-        hostFunctionNames(this.#settings, this.#artifacts !== undefined),
-      ),
-      internalHostFunctions: this.#delegatingHostFunctions(
-        internalHostFunctionNames(this.#settings),
-      ),
-      guestHelpers: guestHelpersFor(this.#settings),
+      hostFunctions: this.#delegatingHostFunctions(run.hostFunctionNames),
+      internalHostFunctions: this.#delegatingHostFunctions(run.internalHostFunctionNames),
+      guestHelpers: run.guestHelpers,
       limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
     });
     let sandbox: Sandbox;

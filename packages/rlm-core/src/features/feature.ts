@@ -1,0 +1,66 @@
+import type { ArtifactRef } from '../artifact-store.js';
+import type { BridgeRequest } from '../bridge/bridge-router.js';
+import type { CallState, RunningCall, Workspace } from '../loop/call-state.js';
+import type { CallSetup, ResumedStep } from '../loop/commands.js';
+
+/** One host call from model code, as a feature's host function receives it. */
+export interface HostCall {
+  /** The call whose code made the request. Read it; never change it. */
+  readonly call: RunningCall;
+  /** The request: its arguments, and its abort signal (the request ended early). */
+  readonly request: BridgeRequest;
+  /**
+   * One model call with the main model, through the run's gate and budget, stopped with the
+   * request. Resolves with the model's text.
+   */
+  readonly generate: (system: string, prompt: string) => Promise<string>;
+}
+
+/**
+ * A host function of a feature. It may return a value or a promise, throw or reject: the bridge
+ * settles the request exactly once, and model code sees a rejection as an error it can catch.
+ */
+export type FeatureHostFunction = (host: HostCall) => unknown;
+
+/**
+ * An optional part of the loop (artifacts and checkpoints, host tools, durable tools): what it
+ * adds to the sandbox and the prompt, and the points of a call's life where it acts. The
+ * kernel knows no feature by name; the names model code may not take come from the installed
+ * features. Hooks never change a call: what must change comes back as data.
+ */
+export interface Feature {
+  /** For messages, e.g. `artifacts`. */
+  readonly name: string;
+  /** Host functions model code can call, by their global name. */
+  readonly hostFunctions: Readonly<Record<string, FeatureHostFunction>>;
+  /**
+   * Host functions only this feature's guest helpers hold (see
+   * `SandboxOptions.internalHostFunctions`): model code cannot name them.
+   */
+  readonly internalHostFunctions?: Readonly<Record<string, FeatureHostFunction>>;
+  /** Functions written in JavaScript that the sandbox installs as globals, by name. */
+  readonly guestHelpers?: Readonly<Record<string, string>>;
+  /** Lines the system prompt's list of what the REPL has gains. */
+  readonly replHelp?: readonly string[];
+  /** Text appended to the system prompt at every step ('' for none); never rejects. */
+  promptSection?(): Promise<string>;
+  /**
+   * Once a call's sandbox is ready, before its first step: may restore a checkpoint into the
+   * sandbox and return what the call must take from it.
+   */
+  beforeFirstStep?(
+    call: CallState,
+    workspace: Workspace,
+    setup: CallSetup,
+  ): Promise<ResumedStep | undefined>;
+  /** Before a step's code runs: work on the sandbox that must finish first. Never rejects. */
+  beforeExecute?(call: RunningCall): Promise<void>;
+  /** After a step whose code ran, once the variables are synced (a checkpoint). */
+  afterExecutedStep?(call: RunningCall): void;
+  /** When a call's answer is accepted: may store it, returning its reference. */
+  onFinal?(call: CallState, answer: unknown): Promise<ArtifactRef | undefined>;
+  /** Work that must finish before the call's sandbox is disposed, if any. Never rejects. */
+  beforeDispose?(call: CallState): Promise<void> | undefined;
+  /** Work that must finish before the call's promise settles, if any. Never rejects. */
+  beforeSettle?(call: CallState): Promise<void> | undefined;
+}
