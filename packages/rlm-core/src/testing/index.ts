@@ -60,3 +60,15 @@ export {
   type ModelConformanceUsage,
   runModelConformance,
 } from './model-conformance.js';
+export {
+  createScriptedSandbox,
+  type ScriptedExecution,
+  type ScriptedHandler,
+  type ScriptedResult,
+  type ScriptedSandbox,
+  type ScriptedSandboxFactory,
+  type ScriptedSandboxScript,
+  type ScriptedSandboxSettings,
+  type ScriptedScope,
+  type ScriptedVariables,
+} from './scripted-sandbox.js';
