@@ -97,7 +97,8 @@ describe('createScriptedSandbox', () => {
 
   test('timeouts and aborts end the execution with an error; host waits do not count', async () => {
     const factory = createScriptedSandbox({
-      hang: ({ signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+      hang: ({ signal }) =>
+        new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
       'slow host': async ({ host }) => {
         await host.slow?.();
         return 'came back';
