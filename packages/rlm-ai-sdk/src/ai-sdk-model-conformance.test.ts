@@ -14,46 +14,44 @@ import { createAISDKModel } from './ai-sdk-model.js';
 const secret = 'sk-proj-ai-sdk-conformance-SECRET-0123456789';
 
 // @ai-sdk/openai's Chat Completions model against the strict fake Chat Completions server.
-runModelConformance(
-  { describe, expect, test },
-  {
-    async start() {
-      const server = await startFakeChatCompletionsServer({ apiKey: secret });
-      const provider = createOpenAI({ apiKey: secret, baseURL: server.url });
-      return {
-        secret,
-        createModel: ({ maxRetries }) =>
-          createAISDKModel(provider.chat('gpt-4.1'), { maxRetries, secrets: [secret] }),
-        replyText: (text, usage) =>
-          server.enqueue(
-            fakeChatText(text, {
-              usage: {
-                promptTokens: usage.inputTokens + usage.cacheReadTokens,
-                completionTokens: usage.outputTokens,
-                cachedTokens: usage.cacheReadTokens,
-              },
-            }),
-          ),
-        replyToolCall: ({ id, name, input }) =>
-          server.enqueue(fakeChatToolCall(name, input, { id })),
-        replyError: (status, options = {}) => server.enqueue(fakeChatError(status, options)),
-        replyDroppedConnection: () => server.enqueue(fakeChatDroppedConnection()),
-        replyHang: () => server.enqueue(fakeChatHang()),
-        requestCount: () => server.requests.length,
-        lastForcedTool() {
-          const body = server.requests.at(-1)?.body as
-            | { tool_choice?: { type?: string; function?: { name?: string } } }
-            | undefined;
-          const choice = body?.tool_choice;
-          return typeof choice === 'object' && choice.type === 'function'
-            ? choice.function?.name
-            : undefined;
-        },
-        close: () => server.close(),
-      };
-    },
+runModelConformance({
+  name: 'ai-sdk',
+  api: { describe, expect, test },
+  async create() {
+    const server = await startFakeChatCompletionsServer({ apiKey: secret });
+    const provider = createOpenAI({ apiKey: secret, baseURL: server.url });
+    return {
+      secret,
+      createModel: ({ maxRetries }) =>
+        createAISDKModel(provider.chat('gpt-4.1'), { maxRetries, secrets: [secret] }),
+      replyText: (text, usage) =>
+        server.enqueue(
+          fakeChatText(text, {
+            usage: {
+              promptTokens: usage.inputTokens + usage.cacheReadTokens,
+              completionTokens: usage.outputTokens,
+              cachedTokens: usage.cacheReadTokens,
+            },
+          }),
+        ),
+      replyToolCall: ({ id, name, input }) => server.enqueue(fakeChatToolCall(name, input, { id })),
+      replyError: (status, options = {}) => server.enqueue(fakeChatError(status, options)),
+      replyDroppedConnection: () => server.enqueue(fakeChatDroppedConnection()),
+      replyHang: () => server.enqueue(fakeChatHang()),
+      requestCount: () => server.requests.length,
+      lastForcedTool() {
+        const body = server.requests.at(-1)?.body as
+          | { tool_choice?: { type?: string; function?: { name?: string } } }
+          | undefined;
+        const choice = body?.tool_choice;
+        return typeof choice === 'object' && choice.type === 'function'
+          ? choice.function?.name
+          : undefined;
+      },
+      close: () => server.close(),
+    };
   },
-);
+});
 
 describe('@rlm/ai-sdk through @ai-sdk/openai: streams', () => {
   test('a stream cut mid-answer is retried as a network fault', async () => {

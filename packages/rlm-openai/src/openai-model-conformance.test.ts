@@ -12,42 +12,40 @@ import { startFakeChatCompletionsServer } from './testing/fake-chat-completions-
 
 const secret = 'sk-proj-conformance-SECRET-0123456789';
 
-runModelConformance(
-  { describe, expect, test },
-  {
-    async start() {
-      const server = await startFakeChatCompletionsServer({ apiKey: secret });
-      return {
-        secret,
-        createModel: ({ maxRetries }) =>
-          createOpenAIModel({ model: 'gpt-4.1', apiKey: secret, baseURL: server.url, maxRetries }),
-        replyText: (text, usage) =>
-          server.enqueue(
-            fakeChatText(text, {
-              usage: {
-                promptTokens: usage.inputTokens + usage.cacheReadTokens,
-                completionTokens: usage.outputTokens,
-                cachedTokens: usage.cacheReadTokens,
-              },
-            }),
-          ),
-        replyToolCall: ({ id, name, input }) =>
-          server.enqueue(fakeChatToolCall(name, input, { id })),
-        replyError: (status, options = {}) => server.enqueue(fakeChatError(status, options)),
-        replyDroppedConnection: () => server.enqueue(fakeChatDroppedConnection()),
-        replyHang: () => server.enqueue(fakeChatHang()),
-        requestCount: () => server.requests.length,
-        lastForcedTool() {
-          const body = server.requests.at(-1)?.body as
-            | { tool_choice?: { type?: string; function?: { name?: string } } }
-            | undefined;
-          const choice = body?.tool_choice;
-          return typeof choice === 'object' && choice.type === 'function'
-            ? choice.function?.name
-            : undefined;
-        },
-        close: () => server.close(),
-      };
-    },
+runModelConformance({
+  name: 'openai',
+  api: { describe, expect, test },
+  async create() {
+    const server = await startFakeChatCompletionsServer({ apiKey: secret });
+    return {
+      secret,
+      createModel: ({ maxRetries }) =>
+        createOpenAIModel({ model: 'gpt-4.1', apiKey: secret, baseURL: server.url, maxRetries }),
+      replyText: (text, usage) =>
+        server.enqueue(
+          fakeChatText(text, {
+            usage: {
+              promptTokens: usage.inputTokens + usage.cacheReadTokens,
+              completionTokens: usage.outputTokens,
+              cachedTokens: usage.cacheReadTokens,
+            },
+          }),
+        ),
+      replyToolCall: ({ id, name, input }) => server.enqueue(fakeChatToolCall(name, input, { id })),
+      replyError: (status, options = {}) => server.enqueue(fakeChatError(status, options)),
+      replyDroppedConnection: () => server.enqueue(fakeChatDroppedConnection()),
+      replyHang: () => server.enqueue(fakeChatHang()),
+      requestCount: () => server.requests.length,
+      lastForcedTool() {
+        const body = server.requests.at(-1)?.body as
+          | { tool_choice?: { type?: string; function?: { name?: string } } }
+          | undefined;
+        const choice = body?.tool_choice;
+        return typeof choice === 'object' && choice.type === 'function'
+          ? choice.function?.name
+          : undefined;
+      },
+      close: () => server.close(),
+    };
   },
-);
+});

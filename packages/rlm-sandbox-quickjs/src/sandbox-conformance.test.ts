@@ -3,6 +3,9 @@ import { describe, expect, test } from 'vitest';
 import { createQuickJsSandbox } from './create-quickjs-sandbox.js';
 
 // QuickJS runs on the test's own thread: an abort is seen when the code awaits.
-runSandboxConformance({ describe, expect, test }, createQuickJsSandbox(), {
+runSandboxConformance({
+  name: 'quickjs',
+  create: createQuickJsSandbox(),
+  api: { describe, expect, test },
   abortStopsBusyCode: false,
 });

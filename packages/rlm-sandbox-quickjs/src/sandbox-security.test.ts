@@ -6,7 +6,10 @@ import { createQuickJsSandbox } from './create-quickjs-sandbox.js';
 // fills the heap in about 19 s, past the case's 15 s timeout (and 32 MB took 10 s on a loaded
 // 2-core machine). The limit works the same at 16 MB. Its bridge settles 10,000 calls in about
 // 7 s under load: the storm gets 30 s.
-runSandboxSecuritySuite({ describe, expect, test }, createQuickJsSandbox(), {
+runSandboxSecuritySuite({
+  name: 'quickjs',
+  create: createQuickJsSandbox(),
+  api: { describe, expect, test },
   memoryMb: 16,
   bridgeStormMs: 30_000,
 });

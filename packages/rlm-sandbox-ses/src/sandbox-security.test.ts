@@ -5,4 +5,8 @@ import { createSesSandbox } from './create-ses-sandbox.js';
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).
 const workerUrl = new URL('../dist/worker.js', import.meta.url);
 
-runSandboxSecuritySuite({ describe, expect, test }, createSesSandbox({ workerUrl }));
+runSandboxSecuritySuite({
+  name: 'ses',
+  create: createSesSandbox({ workerUrl }),
+  api: { describe, expect, test },
+});

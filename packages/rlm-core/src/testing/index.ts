@@ -44,19 +44,31 @@ export {
   FakePromptCache,
   type FakePromptCacheOptions,
 } from './fake-prompt-cache.js';
-export {
-  type ConformanceAssertion,
-  type ConformanceTestApi,
-  runSandboxConformance,
-  type SandboxConformanceOptions,
-} from './sandbox-conformance.js';
+export type {
+  ConformanceAssertion,
+  ConformanceSuiteSettings,
+  ConformanceTestApi,
+} from './conformance-suite.js';
+export { runSandboxConformance, type SandboxConformanceOptions } from './sandbox-conformance.js';
 export {
   runSandboxSecuritySuite,
   type SandboxSecuritySuiteOptions,
 } from './sandbox-security-suite.js';
 export {
-  type ModelConformanceHarness,
+  type ModelConformanceOptions,
   type ModelConformanceServer,
   type ModelConformanceUsage,
   runModelConformance,
 } from './model-conformance.js';
+export {
+  createScriptedSandbox,
+  type ScriptedExecution,
+  type ScriptedHandler,
+  type ScriptedResult,
+  type ScriptedSandbox,
+  type ScriptedSandboxFactory,
+  type ScriptedSandboxScript,
+  type ScriptedSandboxSettings,
+  type ScriptedScope,
+  type ScriptedVariables,
+} from './scripted-sandbox.js';

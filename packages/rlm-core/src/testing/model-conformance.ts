@@ -6,7 +6,7 @@ import type {
   ModelRetry,
   ToolDefinition,
 } from '../language-model.js';
-import type { ConformanceTestApi } from './sandbox-conformance.js';
+import { type ConformanceSuiteSettings, registerConformanceSuite } from './conformance-suite.js';
 
 /** Token counts a scripted reply reports, in the provider-neutral meaning of `Usage`. */
 export interface ModelConformanceUsage {
@@ -56,10 +56,13 @@ export interface ModelConformanceServer {
   close(): Promise<void>;
 }
 
-/** Starts a fresh fake server for each test. */
-export interface ModelConformanceHarness {
-  start(): Promise<ModelConformanceServer>;
-}
+/**
+ * Settings of {@link runModelConformance}: `create` starts a fresh fake provider server for
+ * each test, with the adapter pointed at it.
+ */
+export type ModelConformanceOptions = ConformanceSuiteSettings<
+  () => Promise<ModelConformanceServer>
+>;
 
 const testTimeoutMs = 15_000;
 
@@ -90,17 +93,19 @@ const ask: GenerateRequest = {
  * @example
  * import { describe, expect, test } from 'vitest';
  * import { runModelConformance } from '@rlm/core/testing';
- * runModelConformance({ describe, expect, test }, myHarness);
+ * runModelConformance({
+ *   name: 'my-provider',
+ *   create: startMyFakeServerWithModel,
+ *   api: { describe, expect, test },
+ * });
  */
-export function runModelConformance(
-  api: ConformanceTestApi,
-  harness: ModelConformanceHarness,
-): void {
+export function runModelConformance(options: ModelConformanceOptions): void {
+  const { api } = options;
   const { expect } = api;
   const test = (name: string, fn: () => Promise<void>) => api.test(name, fn, testTimeoutMs);
 
   async function withServer(body: (server: ModelConformanceServer) => Promise<void>) {
-    const server = await harness.start();
+    const server = await options.create();
     try {
       await body(server);
     } finally {
@@ -297,6 +302,5 @@ export function runModelConformance(
       }));
   };
 
-  if (api.describe) api.describe('LanguageModel conformance', register);
-  else register();
+  registerConformanceSuite(options, 'LanguageModel conformance', register);
 }

@@ -5,37 +5,13 @@ import {
   type SandboxFactory,
   type SandboxOptions,
 } from '../sandbox.js';
-
-/** The assertions the suite uses; vitest's `expect` (or jest's) satisfies it. */
-export interface ConformanceAssertion {
-  toBe(expected: unknown): void;
-  toEqual(expected: unknown): void;
-  toMatch(expected: RegExp | string): void;
-  toContain(expected: unknown): void;
-  toBeUndefined(): void;
-  toBeGreaterThan(expected: number): void;
-  toBeLessThan(expected: number): void;
-  readonly not: ConformanceAssertion;
-}
+import { type ConformanceSuiteSettings, registerConformanceSuite } from './conformance-suite.js';
 
 /**
- * The test runner functions the suite registers its tests with. Pass vitest's own, so that
- * `@rlm/core` needs no test runner at run time:
- *
- * @example
- * import { describe, expect, test } from 'vitest';
- * import { runSandboxConformance } from '@rlm/core/testing';
- * runSandboxConformance({ describe, expect, test }, createMySandbox());
+ * Settings of {@link runSandboxConformance}: the adapter, and what its engine cannot do,
+ * declared rather than skipped.
  */
-export interface ConformanceTestApi {
-  readonly test: (name: string, fn: () => Promise<void>, timeout?: number) => void;
-  readonly expect: (actual: unknown) => ConformanceAssertion;
-  /** When given, the tests are grouped under one `describe`. */
-  readonly describe?: (name: string, fn: () => void) => void;
-}
-
-/** What an adapter's engine cannot do, declared rather than skipped. */
-export interface SandboxConformanceOptions {
+export interface SandboxConformanceOptions extends ConformanceSuiteSettings<SandboxFactory> {
   /**
    * Whether aborting the signal stops code that is busy computing (it never awaits). An engine
    * that runs model code on the host's own thread cannot see the abort until the code awaits;
@@ -54,12 +30,18 @@ const testTimeoutMs = 15_000;
  * crossing), protected names, variable listing and copying, read-only variables, checkpoint
  * snapshots and restores (for adapters that implement them), disposal.
  * Adapters run it first, then their own tests.
+ *
+ * @example
+ * import { describe, expect, test } from 'vitest';
+ * import { runSandboxConformance } from '@rlm/core/testing';
+ * runSandboxConformance({
+ *   name: 'my-sandbox',
+ *   create: createMySandbox(),
+ *   api: { describe, expect, test },
+ * });
  */
-export function runSandboxConformance(
-  api: ConformanceTestApi,
-  createSandbox: SandboxFactory,
-  options: SandboxConformanceOptions = {},
-): void {
+export function runSandboxConformance(options: SandboxConformanceOptions): void {
+  const { api, create: createSandbox } = options;
   const { expect } = api;
   const abortedCode =
     options.abortStopsBusyCode === false ? 'await new Promise(() => {})' : 'while (true) {}';
@@ -456,6 +438,5 @@ export function runSandboxConformance(
     });
   };
 
-  if (api.describe) api.describe('Sandbox conformance', register);
-  else register();
+  registerConformanceSuite(options, 'Sandbox conformance', register);
 }

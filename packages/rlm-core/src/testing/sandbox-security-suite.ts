@@ -10,7 +10,7 @@ import type {
   SandboxFactory,
   SandboxLimits,
 } from '../sandbox.js';
-import type { ConformanceTestApi } from './sandbox-conformance.js';
+import { type ConformanceSuiteSettings, registerConformanceSuite } from './conformance-suite.js';
 import {
   attackKit,
   type EscapePayload,
@@ -20,7 +20,7 @@ import {
 } from './sandbox-escape-payloads.js';
 
 /** Bounds of the resource-abuse cases of {@link runSandboxSecuritySuite}. */
-export interface SandboxSecuritySuiteOptions {
+export interface SandboxSecuritySuiteOptions extends ConformanceSuiteSettings<SandboxFactory> {
   /** `timeoutMs` of the abuse sandboxes. Default 500. */
   readonly timeoutMs?: number;
   /**
@@ -406,13 +406,14 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; elapsedMs: n
  * @example
  * import { describe, expect, test } from 'vitest';
  * import { runSandboxSecuritySuite } from '@rlm/core/testing';
- * runSandboxSecuritySuite({ describe, expect, test }, createMySandbox());
+ * runSandboxSecuritySuite({
+ *   name: 'my-sandbox',
+ *   create: createMySandbox(),
+ *   api: { describe, expect, test },
+ * });
  */
-export function runSandboxSecuritySuite(
-  api: ConformanceTestApi,
-  createSandbox: SandboxFactory,
-  options: SandboxSecuritySuiteOptions = {},
-): void {
+export function runSandboxSecuritySuite(options: SandboxSecuritySuiteOptions): void {
+  const { api, create: createSandbox } = options;
   const { expect } = api;
   const test = (name: string, fn: () => Promise<void>) => api.test(name, fn, testTimeoutMs);
   const timeoutMs = options.timeoutMs ?? 500;
@@ -738,6 +739,5 @@ export function runSandboxSecuritySuite(
     registerEscapes();
     registerAbuse();
   };
-  if (api.describe) api.describe('Sandbox security', register);
-  else register();
+  registerConformanceSuite(options, 'Sandbox security', register);
 }

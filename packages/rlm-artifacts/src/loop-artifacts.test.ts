@@ -1,0 +1,158 @@
+import { deserialize } from 'node:v8';
+import { createRLM, type GenerateRequest, hashContext, type RlmEvent, runKey } from '@rlm/core';
+import { createScriptedModel, createScriptedSandbox } from '@rlm/core/testing';
+import { describe, expect, test } from 'vitest';
+import { createMemoryArtifactStore } from './create-memory-artifact-store.js';
+
+// The loop's artifact features (store / load / list_artifacts, the catalog, checkpoints, resume,
+// large answers) through createRLM with the scripted model and sandbox and a memory store: fast,
+// and independent of how the loop is built inside.
+
+const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+
+async function collect(
+  stream: AsyncIterable<RlmEvent>,
+): Promise<{ events: RlmEvent[]; error?: unknown }> {
+  const events: RlmEvent[] = [];
+  try {
+    for await (const event of stream) events.push(event);
+  } catch (error) {
+    return { events, error };
+  }
+  return { events };
+}
+
+function lastText(request: GenerateRequest): string {
+  const content = request.messages.at(-1)?.content ?? '';
+  return typeof content === 'string'
+    ? content
+    : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+describe('artifacts in the loop', () => {
+  test('store, load and list_artifacts from code; the catalog is in the next prompt', async () => {
+    const llm = createScriptedModel([
+      repl('keep'),
+      (request) => {
+        expect(request.system).toContain('Available artifacts');
+        expect(request.system).toContain('findings');
+        return repl('read');
+      },
+    ]);
+    const sandbox = createScriptedSandbox({
+      keep: async ({ host }) => {
+        await host.store?.('findings', { count: 3 });
+      },
+      read: async ({ host }) => {
+        const listed = (await host.list_artifacts?.()) as { name: string }[];
+        await host.SUBMIT?.({
+          loaded: await host.load?.('findings'),
+          listed: listed.map((entry) => entry.name),
+        });
+      },
+    });
+    const artifacts = createMemoryArtifactStore();
+    await using rlm = createRLM({ llm, sandbox, artifacts });
+    const result = await rlm.query('q', 'c');
+    expect(result.answer).toEqual({ loaded: { count: 3 }, listed: ['findings'] });
+    expect(llm.requests[0]?.system).not.toContain('findings');
+    expect((await artifacts.scoped(result.runKey!).get('findings'))?.value).toEqual({ count: 3 });
+  });
+
+  test('a checkpoint after every executed step, with the variables as they were then', async () => {
+    const llm = createScriptedModel([repl('one'), repl('two'), 'FINAL(done)']);
+    const sandbox = createScriptedSandbox({
+      one: { variables: { total: new Map([['step', 1]]) } },
+      two: ({ variables }) => {
+        variables.set('total', new Map([['step', 2]]));
+      },
+    });
+    const artifacts = createMemoryArtifactStore();
+    await using rlm = createRLM({ llm, sandbox, artifacts });
+    const { events } = await collect(rlm.queryStream('q', 'c'));
+    expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 'done' });
+    expect(
+      events.flatMap((event) => (event.type === 'checkpoint' ? [event.iteration] : [])),
+    ).toEqual([1, 2]);
+    const key = runKey('q', hashContext('c'));
+    const [second, first] = await artifacts.listCheckpoints(key);
+    const firstCheckpoint = await artifacts.loadCheckpoint(key, first!.id);
+    expect(deserialize(firstCheckpoint.serializedVariables.total!)).toEqual(new Map([['step', 1]]));
+    const secondCheckpoint = await artifacts.loadCheckpoint(key, second!.id);
+    expect(deserialize(secondCheckpoint.serializedVariables.total!)).toEqual(
+      new Map([['step', 2]]),
+    );
+    expect(firstCheckpoint.variableNames).not.toContain('context');
+  });
+
+  test('resume continues a failed run from its last checkpoint: transcript, iteration, variables', async () => {
+    const artifacts = createMemoryArtifactStore();
+    const sandbox = createScriptedSandbox({
+      one: { variables: { partial: [1, 2] } },
+      finish: async ({ host, variables }) => {
+        await host.SUBMIT?.([...(variables.get('partial') as number[]), 3]);
+      },
+    });
+    const crashing = createScriptedModel([repl('one'), { error: new Error('the process died') }]);
+    await using first = createRLM({ llm: crashing, sandbox, artifacts });
+    await expect(first.query('q', 'c')).rejects.toThrow('the process died');
+
+    const llm = createScriptedModel([
+      (request) => {
+        expect(JSON.stringify(request.messages)).toContain('one');
+        return repl('finish');
+      },
+    ]);
+    await using second = createRLM({ llm, sandbox, artifacts });
+    const { events } = await collect(second.queryStream('q', 'c', { resume: true }));
+    expect(events.find((event) => event.type === 'resumed')).toMatchObject({
+      iteration: 1,
+      restored: ['partial'],
+      lost: [],
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'final', answer: [1, 2, 3], iterations: 2 });
+    expect(lastText(llm.requests[0]!)).toMatch(/resum/i);
+  });
+
+  test('a sandbox without snapshots is checkpointed through getVariable; what cannot be copied is lost, by name', async () => {
+    const artifacts = createMemoryArtifactStore();
+    const sandbox = createScriptedSandbox(
+      {
+        one: { variables: { data: { a: 1 }, helper: () => 1 } },
+        finish: async ({ host, variables }) => {
+          await host.SUBMIT?.([variables.get('data'), typeof variables.get('helper')]);
+        },
+      },
+      { snapshots: false },
+    );
+    const crashing = createScriptedModel([repl('one'), { error: new Error('crash') }]);
+    await using first = createRLM({ llm: crashing, sandbox, artifacts });
+    await expect(first.query('q', 'c')).rejects.toThrow('crash');
+    await using second = createRLM({
+      llm: createScriptedModel([repl('finish')]),
+      sandbox,
+      artifacts,
+    });
+    const { events } = await collect(second.queryStream('q', 'c', { resume: true }));
+    expect(events.find((event) => event.type === 'resumed')).toMatchObject({
+      restored: ['data'],
+      lost: ['helper'],
+    });
+    expect(events.at(-1)).toMatchObject({ answer: [{ a: 1 }, 'undefined'] });
+  });
+
+  test('a large root answer is also stored as a blob and the result names it', async () => {
+    const answer = 'z'.repeat(5_000);
+    const artifacts = createMemoryArtifactStore();
+    const llm = createScriptedModel([repl('big')]);
+    const sandbox = createScriptedSandbox({
+      big: async ({ host }) => {
+        await host.SUBMIT?.(answer);
+      },
+    });
+    await using rlm = createRLM({ llm, sandbox, artifacts, largeAnswerChars: 1_000 });
+    const result = await rlm.query('q', 'c');
+    expect(result.artifact?.size).toBe(5_000);
+    expect(await artifacts.load(result.artifact!.id)).toBe(answer);
+  });
+});

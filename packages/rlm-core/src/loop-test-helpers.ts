@@ -1,0 +1,47 @@
+import type { RlmEvent } from './events.js';
+import type { GenerateRequest, ToolCall } from './language-model.js';
+
+/** Helpers of the loop's own tests (`loop-*.test.ts`); not part of the package's API. */
+
+/** A model response that is one runnable code block. */
+export function repl(code: string): string {
+  return `\`\`\`repl\n${code}\n\`\`\``;
+}
+
+/** The parts of a scripted reply that call the native SUBMIT tool with `input`. */
+export function submitTool(
+  input: unknown,
+  id = 'toolu_1',
+): { readonly toolCalls: readonly ToolCall[] } {
+  return { toolCalls: [{ id, name: 'SUBMIT', input }] };
+}
+
+/** Every event of a stream, in order; the stream's error, if any, is returned beside them. */
+export async function collect(
+  stream: AsyncIterable<RlmEvent>,
+): Promise<{ events: RlmEvent[]; error?: unknown }> {
+  const events: RlmEvent[] = [];
+  try {
+    for await (const event of stream) events.push(event);
+  } catch (error) {
+    return { events, error };
+  }
+  return { events };
+}
+
+/** The text of a request's last message (text parts and tool results), joined by newlines. */
+export function lastMessageText(request: GenerateRequest): string {
+  const message = request.messages.at(-1);
+  if (!message) return '';
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((part) =>
+      part.type === 'text' ? part.text : part.type === 'tool-result' ? part.content : '',
+    )
+    .join('\n');
+}
+
+/** The warning codes among `events`, in order. */
+export function warningCodes(events: readonly RlmEvent[]): string[] {
+  return events.flatMap((event) => (event.type === 'warning' ? [event.code] : []));
+}
