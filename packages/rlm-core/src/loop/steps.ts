@@ -255,13 +255,15 @@ export class StepHandlers {
         signal: call.abort.signal,
       });
       this.#kernel.enqueue({ type: 'BlockEnded', callId: call.id });
-      const output = this.#presentOutput(call, result.output, result.error);
-      outputs.push(formatExecution(block.code, output, block.language));
+      const output = result.output.endsWith('\n') ? result.output.slice(0, -1) : result.output;
+      const shownToModel = this.#presentOutput(call, output, result.error);
+      outputs.push(formatExecution(block.code, shownToModel, block.language));
       this.#kernel.emit(call, {
         type: 'execution',
         iteration: call.iteration,
         index,
         output,
+        shownToModel,
         durationMs: result.durationMs,
         ...(result.error === undefined ? {} : { error: result.error }),
       });
@@ -270,8 +272,7 @@ export class StepHandlers {
   }
 
   /** What the model sees of one execution: redacted, truncated, the error after the output. */
-  #presentOutput(call: CallState, rawOutput: string, error: string | undefined): string {
-    const output = rawOutput.endsWith('\n') ? rawOutput.slice(0, -1) : rawOutput;
+  #presentOutput(call: CallState, output: string, error: string | undefined): string {
     const shown = truncateOutput(
       redactLargeOutput(output, {
         contextLength: call.contextLength,
