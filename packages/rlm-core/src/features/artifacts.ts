@@ -6,7 +6,8 @@ import type { ResumeState } from '../checkpoints.js';
 import type { CallState, Workspace } from '../loop/call-state.js';
 import type { ResumedStep } from '../loop/commands.js';
 import { answerText } from '../loop/final-answer.js';
-import { type CallEvent, errorMessage } from '../loop/scheduler.js';
+import { errorMessage } from '../loop/error-message.js';
+import type { CallEvent } from '../loop/scheduler.js';
 import type { ArtifactQuota } from '../quotas/artifact-quota.js';
 import type { Feature, FeatureHostFunction } from './feature.js';
 

@@ -105,5 +105,11 @@ export type Command =
   /** The call ends with an error. */
   | { readonly type: 'FailCall'; readonly callId: string; readonly error: unknown };
 
-/** The commands the kernel hands to the step handlers (all but start, finalize and fail). */
+/** The commands the kernel hands on (all but start, finalize and fail). */
 export type StepCommand = Exclude<Command, { type: 'StartCall' | 'Finalize' | 'FailCall' }>;
+
+/** The commands of host calls, handled where the bridge is (`rlm-run.ts`). */
+export type BridgeCommand = Extract<
+  Command,
+  { type: 'HandleBridgeCall' | 'BridgeSettled' | 'BlockEnded' }
+>;

@@ -1,6 +1,7 @@
 import { describeValue } from '../bridge/describe-value.js';
 import { measurePlainData } from '../bridge/measure-plain-data.js';
 import { BudgetExhaustedError } from '../errors/budget-exhausted-error.js';
+import { errorMessage } from './error-message.js';
 import { NoFinalAnswerError } from '../errors/no-final-answer-error.js';
 import type { FinalSource } from '../events.js';
 import { findFinalAnswer } from '../find-final-answer.js';
@@ -107,7 +108,7 @@ export async function readFinalAnswer(
 }
 
 /** PURE: checks an answer value against the output schema (see {@link readFinalAnswer}). */
-export function checkAnswer(
+function checkAnswer(
   answer: unknown,
   source: FinalSource,
   schema: JsonSchemaCheck | undefined,
@@ -185,9 +186,4 @@ export function withPartialAnswer(error: unknown, lastText: string): unknown {
     partialAnswer: lastText,
     cause: error.cause,
   });
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : 'unknown error';
 }

@@ -11,7 +11,8 @@ import type {
 } from '../language-model.js';
 import { buildSubmitTool } from '../submit-tool.js';
 import type { CallState } from './call-state.js';
-import { type CallEvent, errorMessage } from './scheduler.js';
+import { errorMessage } from './error-message.js';
+import type { CallEvent } from './scheduler.js';
 
 /** What the gateway needs. */
 export interface ModelGatewayOptions {

@@ -8,6 +8,7 @@ import {
   type RunningCall,
 } from './call-state.js';
 import type { CallSetup, Command, StepCommand } from './commands.js';
+import { errorMessage } from './error-message.js';
 import { withPartialAnswer } from './final-answer.js';
 
 /** `Omit` that distributes over a union. */
@@ -291,10 +292,4 @@ export class Scheduler {
     if (call.parentId) this.#calls.get(call.parentId)?.children.delete(call.id);
     this.#calls.delete(call.id);
   }
-}
-
-/** The message of an error, or a stand-in. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : 'unknown error';
 }

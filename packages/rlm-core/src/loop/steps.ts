@@ -13,7 +13,7 @@ import { redactLargeOutput, truncateOutput } from '../truncate-output.js';
 import { formatVariables, type VariableSyncReason } from '../variable-space.js';
 import { buildRequest } from './build-request.js';
 import { appendMessage, type CallState, isRunning, type RunningCall } from './call-state.js';
-import type { Command, StepCommand } from './commands.js';
+import type { BridgeCommand, Command, StepCommand } from './commands.js';
 import { extractFinal, noFinalAnswer, type PendingFinal, readFinalAnswer } from './final-answer.js';
 import type { ModelGateway, ModelRequest } from './model-gateway.js';
 import { planStep, toolError } from './plan-step.js';
@@ -45,10 +45,7 @@ export class StepHandlers {
   }
 
   /** Handles a step command for `call` (live; running once its workspace is ready). */
-  handle(
-    command: Exclude<StepCommand, { type: 'HandleBridgeCall' | 'BridgeSettled' | 'BlockEnded' }>,
-    call: CallState,
-  ): void {
+  handle(command: Exclude<StepCommand, BridgeCommand>, call: CallState): void {
     if (!isRunning(call)) return;
     switch (command.type) {
       case 'WorkspaceReady':
