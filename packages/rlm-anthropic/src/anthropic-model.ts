@@ -1,13 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ModelCallError } from '../errors/model-call-error.js';
-import type { GenerateResult, LanguageModel } from '../language-model.js';
+import {
+  ModelCallError,
+  type GenerateResult,
+  type LanguageModel,
+  formatDuration,
+  type RetryVerdict,
+  retryModelCall,
+  readRetryAfterMs,
+} from '@rlm/core';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
-import { formatDuration } from '../format-duration.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
-import { type RetryVerdict, retryModelCall } from '../retry-model-call.js';
-import { readRetryAfterMs } from '../retry-timing.js';
 import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
 import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
 
@@ -164,7 +168,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
   const apiKey = settings.client ? undefined : (settings.apiKey ?? process.env.ANTHROPIC_API_KEY);
   if (!settings.client && !apiKey) {
     throw new ModelCallError(
-      '@rlm/core/anthropic: no API key; set ANTHROPIC_API_KEY (or pass apiKey to createAnthropicModel)',
+      '@rlm/anthropic: no API key; set ANTHROPIC_API_KEY (or pass apiKey to createAnthropicModel)',
       { reason: 'authentication' },
     );
   }
@@ -249,7 +253,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
 function checkSetting(name: string, value: number | undefined, minimum: number): void {
   if (value === undefined || (Number.isSafeInteger(value) && value >= minimum)) return;
   throw new ModelCallError(
-    `@rlm/core/anthropic: ${name} must be a whole number of at least ${minimum} (got ${value}); fix the createAnthropicModel settings`,
+    `@rlm/anthropic: ${name} must be a whole number of at least ${minimum} (got ${value}); fix the createAnthropicModel settings`,
     { reason: 'invalid-request' },
   );
 }

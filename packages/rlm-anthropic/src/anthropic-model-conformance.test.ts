@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { startFakeMessagesServer } from '../testing/fake-messages-server.js';
+import { startFakeMessagesServer } from './testing/fake-messages-server.js';
 import {
   fakeDroppedConnection,
   fakeError,
   fakeHang,
   fakeText,
   fakeToolUse,
-} from '../testing/fake-messages-server-replies.js';
-import { runModelConformance } from '../testing/model-conformance.js';
+} from './testing/fake-messages-server-replies.js';
+import { runModelConformance } from '@rlm/core/testing';
 import { createAnthropicModel } from './anthropic-model.js';
 
 const secret = 'sk-ant-conformance-SECRET-0123456789';

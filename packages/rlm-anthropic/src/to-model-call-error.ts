@@ -1,8 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { scrubSecrets } from '../scrub-secrets.js';
-import { ModelCallError, type ModelCallErrorReason } from '../errors/model-call-error.js';
+import { scrubSecrets, ModelCallError, type ModelCallErrorReason, formatDuration } from '@rlm/core';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
-import { formatDuration } from '../format-duration.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 
 /** What the error message may mention about the failed call. */
@@ -22,7 +20,7 @@ export interface ModelCallErrorContext {
   readonly refusedWait?: { readonly retryAfterMs: number; readonly maxRetryAfterMs: number };
 }
 
-const prefix = '@rlm/core/anthropic:';
+const prefix = '@rlm/anthropic:';
 
 function advice(status: number): string {
   switch (status) {
