@@ -110,6 +110,7 @@ describe('createAnthropicModel', () => {
       max_tokens: defaultAnthropicMaxTokens,
       system: 'Be brief.',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi?' }] }],
+      stream: true,
     });
     expect(server!.requests[0]!.apiKey).toBe(apiKey);
   });
@@ -556,7 +557,7 @@ describe('createAnthropicModel', () => {
     expect(retries).toEqual([]);
   });
 
-  test('a 200 with HTML, a JSON string or a cut body is retried like a 5xx', async () => {
+  test('unstreamed: a 200 with HTML, a JSON string or a cut body is retried like a 5xx', async () => {
     const { model } = await setup(
       [
         fakeRaw('text/html; charset=utf-8', '<html><body><h1>502 Bad Gateway</h1></body></html>'),
@@ -564,7 +565,7 @@ describe('createAnthropicModel', () => {
         fakeText('x'.repeat(2_000), { cutAfterBytes: 64 }),
         fakeText('finally'),
       ],
-      { maxRetries: 3 },
+      { maxRetries: 3, stream: false },
     );
     const retries: ModelRetry[] = [];
     const result = await model.generate(ask, { onRetry: (retry) => retries.push(retry) });
@@ -594,9 +595,10 @@ describe('createAnthropicModel', () => {
     );
   });
 
-  test('a body cut mid-stream with no retries left says how much arrived', async () => {
+  test('unstreamed: a body cut mid-way with no retries left says how much arrived', async () => {
     const { model } = await setup([fakeText('y'.repeat(1_000), { cutAfterBytes: 30 })], {
       maxRetries: 0,
+      stream: false,
     });
     const error = await rejection(model.generate(ask));
     expect((error as Error).message).toMatch(
