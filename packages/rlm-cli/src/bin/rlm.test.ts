@@ -10,7 +10,7 @@ import {
   fakeError,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
