@@ -15,9 +15,10 @@ import { EventChannel } from './event-channel.js';
 import type { RlmEvent } from './events.js';
 import { hashContext } from './hash-context.js';
 import { HostToolRegistry } from './host-tools.js';
-import { JsonSchemaCheck } from './json-schema-check.js';
+import { SchemaCheck } from './schema-check.js';
 import type { RLM, RLMResult, RLMSettings, QueryOptions } from './rlm-settings.js';
 import { runKey } from './run-key.js';
+import type { InferSchemaOutput, Schema } from './schema.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import {
   type CallSetup,
@@ -39,8 +40,10 @@ export interface HistoryEntry {
  * Creates a Recursive Language Model: `query()` answers a question over a context that lives
  * only inside a sandbox, by letting the model write code there and call itself on pieces.
  */
-export function createRLM(settings: RLMSettings): RLM {
-  return new RecursiveLanguageModel(settings);
+export function createRLM<OutputSchema extends Schema | undefined = undefined>(
+  settings: RLMSettings<OutputSchema>,
+): RLM<InferSchemaOutput<OutputSchema>> {
+  return new RecursiveLanguageModel(settings) as RLM<InferSchemaOutput<OutputSchema>>;
 }
 
 class RecursiveLanguageModel implements RLM {
@@ -79,7 +82,9 @@ class RecursiveLanguageModel implements RLM {
       execTimeoutMs: positiveInteger(settings.execTimeoutMs ?? 60_000, 'execTimeoutMs'),
       sandboxLimits: settings.sandboxLimits ?? {},
       maxResponseTokens: settings.maxResponseTokens,
-      outputSchema: settings.outputSchema ? new JsonSchemaCheck(settings.outputSchema) : undefined,
+      outputSchema: settings.outputSchema
+        ? new SchemaCheck(settings.outputSchema, 'outputSchema')
+        : undefined,
       stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
       historyBudgetChars: positiveInteger(
         settings.historyBudgetChars ?? 100_000,

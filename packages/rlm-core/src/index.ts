@@ -8,6 +8,13 @@ export {
   stripControlCharacters,
 } from './bound-tool-contract.js';
 export { createRLM, type HistoryEntry } from './create-rlm.js';
+export { defineTool } from './define-tool.js';
+export type {
+  InferSchemaOutput,
+  Schema,
+  StandardSchemaPair,
+  StandardSchemaWithJsonSchema,
+} from './schema.js';
 export type * from './durable-tool-store.js';
 export * from './errors/index.js';
 export { escapeControlCharacters } from './escape-control-characters.js';
