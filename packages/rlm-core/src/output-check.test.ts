@@ -17,7 +17,7 @@ describe('checkAnswer', () => {
       answer: { n: 4 },
     });
     // A SUBMIT value is not parsed: a string stays a string.
-    await expect(checkAnswer(schema, '{"n":"4"}', 'submit')).resolves.toMatchObject({
+    await expect(checkAnswer(schema, '{"n":"4"}', 'submit-tool')).resolves.toMatchObject({
       problem: expect.stringContaining('does not match the output schema'),
     });
   });
@@ -27,7 +27,7 @@ describe('checkAnswer', () => {
       type({ count: 'number.integer', name: 'string' }),
       'outputSchema',
     );
-    const result = await checkAnswer(schema, { count: 1.5, name: 7 }, 'submit');
+    const result = await checkAnswer(schema, { count: 1.5, name: 7 }, 'submit-tool');
     expect('problem' in result).toBe(true);
     if (!('problem' in result)) return;
     const lines = result.problem.split('\n');
@@ -43,7 +43,7 @@ describe('checkAnswer', () => {
     let deep: unknown = 1;
     for (let level = 0; level < 2_000; level += 1) deep = [deep];
     const schema = new SchemaCheck(z.any(), 'outputSchema');
-    await expect(checkAnswer(schema, deep, 'submit')).resolves.toMatchObject({
+    await expect(checkAnswer(schema, deep, 'submit-tool')).resolves.toMatchObject({
       problem: expect.stringMatching(/^Answer not accepted.*\n#: /),
     });
   });

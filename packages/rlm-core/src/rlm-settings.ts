@@ -6,6 +6,7 @@ import type { RlmEvent } from './events.js';
 import type { LanguageModel, Usage } from './language-model.js';
 import type { QuotaSettings } from './quotas/artifact-quota.js';
 import type { Schema } from './schema.js';
+import type { SessionMemorySettings } from './session-memory.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
 import type { VariableSyncSettings } from './variable-space.js';
 
@@ -99,6 +100,12 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    * only its own context, so one instance can serve unrelated queries (or users).
    */
   readonly persistent?: boolean;
+  /**
+   * Bounds of what a persistent session keeps in memory: past them the oldest contexts and
+   * `history` entries are spilled to `artifacts` (model code gets them back with `load`) or
+   * dropped, and the prompt says which. Only with `persistent`. Default unbounded.
+   */
+  readonly sessionMemory?: SessionMemorySettings;
   /** Replaces the built-in system prompt. */
   readonly systemPrompt?: string;
   /** Execution output kept in the prompt per code block, in characters. Default 20,000. */

@@ -40,6 +40,7 @@ import { DurableToolSession, toolGuestHelper, toolPromptVersion } from './durabl
 import type { HostToolRegistry } from './host-tools.js';
 import { checkAnswer } from './output-check.js';
 import type { SchemaCheck } from './schema-check.js';
+import type { SessionCounts } from './session-memory.js';
 import { parseResponse } from './parse-response.js';
 import { planCodeBlocks } from './plan-code-blocks.js';
 import { coreVersion } from './core-version.js';
@@ -181,7 +182,7 @@ export interface CallSetup {
   /** Variables to set read-only before the first step. */
   readonly variables: Readonly<Record<string, unknown>>;
   /** Counts shown in the prompt's metadata. */
-  readonly counts: { readonly contexts: number; readonly histories: number };
+  readonly counts: SessionCounts;
   /** Continue from this checkpoint state instead of starting fresh. */
   readonly resume?: ResumeState;
   /** Names the host sets (context, history): never checkpointed. */
