@@ -127,23 +127,30 @@ export function describeEvictions(evicted: SessionEvictions, histories: number):
   const parts: string[] = [];
   if (evicted.contexts.length > 0) {
     const names = nameRanges('context_', evicted.contexts);
+    const one = evicted.contexts.length === 1;
     parts.push(
       spilled
-        ? `${names} are no longer in memory: \`await load("context_N")\` gets one back`
-        : `${names} were dropped and are gone`,
+        ? `${names} ${one ? 'is' : 'are'} no longer in memory: \`await load("context_N")\` gets one back`
+        : `${names} ${one ? 'was' : 'were'} dropped and ${one ? 'is' : 'are'} gone`,
     );
   }
   if (evicted.histories > 0) {
     const kept = histories - evicted.histories;
     const older =
       evicted.histories === 1 ? 'history_0' : `history_0..history_${evicted.histories - 1}`;
+    const one = evicted.histories === 1;
+    const earlier = `\`history\` holds the last ${queries(kept)}; the ${evicted.histories} earlier ${one ? 'one' : 'ones'}`;
     parts.push(
       spilled
-        ? `\`history\` holds the last ${kept} queries; the ${evicted.histories} before them are ${older} (\`await load("history_N")\`)`
-        : `\`history\` holds the last ${kept} queries; the ${evicted.histories} before them were dropped`,
+        ? `${earlier} ${one ? 'is' : 'are'} stored as ${older} (\`await load("history_N")\`)`
+        : `${earlier} ${one ? 'was' : 'were'} dropped`,
     );
   }
   return `session memory is bounded: ${parts.join('; ')}`;
+}
+
+function queries(count: number): string {
+  return count === 1 ? '1 query' : `${count} queries`;
 }
 
 /** `context_0..context_4, context_7` from ascending indices. */
