@@ -781,9 +781,10 @@ export class Scheduler {
               return result.text;
             },
             call.id,
+            (activity) => this.#emit(call, activity),
           );
         case '__tool_report':
-          return durable.report(request.args, call.id);
+          return durable.report(request.args, call.id, (activity) => this.#emit(call, activity));
       }
     }
     if (artifacts && isArtifactFunction(request.name)) {
