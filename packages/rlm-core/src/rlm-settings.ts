@@ -3,8 +3,10 @@ import type { CallUsage } from './cost/call-usage-ledger.js';
 import type { ModelPrices } from './cost/model-prices.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import type { RlmEvent } from './events.js';
-import type { JsonSchema, LanguageModel, Usage } from './language-model.js';
+import type { LanguageModel, Usage } from './language-model.js';
 import type { QuotaSettings } from './quotas/artifact-quota.js';
+import type { Schema } from './schema.js';
+import type { SessionMemorySettings } from './session-memory.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
 import type { VariableSyncSettings } from './variable-space.js';
 
@@ -50,24 +52,34 @@ export interface ToolOutput {
 /**
  * A typed host function model code can call as `await name(input, { outputs })`. The input is
  * validated against `inputSchema` after `"@name"` references are resolved to artifact values.
- * A failure reaches model code as an `Error` carrying only the message.
+ * A failure (an invalid input, or `execute` throwing) reaches model code as an `Error` carrying
+ * only the message. Write it with {@link defineTool} to have `input` typed from a Standard
+ * Schema.
  */
-export interface HostTool {
+export interface HostTool<Input = unknown> {
   /** A JavaScript identifier, not one of the scaffold names (`context`, `llm_query`, ...). */
   readonly name: string;
   /** What it does, for the prompt. */
   readonly description: string;
-  /** JSON Schema of the input. */
-  readonly inputSchema: JsonSchema;
   /**
-   * Does the work. Must resolve to plain data (structured-clonable). `signal` aborts when the
-   * run ends.
+   * The input's schema: a JSON Schema, a Standard Schema with `~standard.jsonSchema` (zod 4,
+   * arktype 2, valibot through `toStandardJsonSchema`), or `{ schema, jsonSchema }`. The model
+   * is shown its JSON Schema.
    */
-  execute(input: unknown, options: { readonly signal: AbortSignal }): unknown;
+  readonly inputSchema: Schema<Input>;
+  /**
+   * Does the work with the validated input (a Standard Schema's output: coerced or transformed
+   * as the schema says). Must resolve to plain data (structured-clonable). `signal` aborts
+   * when the run ends.
+   */
+  execute(input: Input, options: { readonly signal: AbortSignal }): unknown;
 }
 
-/** Settings of {@link createRLM}. */
-export interface RLMSettings {
+/**
+ * Settings of {@link createRLM}. `OutputSchema` is the type of `outputSchema`, from which the
+ * answer's type is inferred (see {@link InferSchemaOutput}).
+ */
+export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | undefined> {
   /** The root model. */
   readonly llm: LanguageModel;
   /** The model for `llm_query` and for `sub_rlm` at `maxDepth`; defaults to `llm`. */
@@ -88,6 +100,12 @@ export interface RLMSettings {
    * only its own context, so one instance can serve unrelated queries (or users).
    */
   readonly persistent?: boolean;
+  /**
+   * Bounds of what a persistent session keeps in memory: past them the oldest contexts and
+   * `history` entries are spilled to `artifacts` (model code gets them back with `load`) or
+   * dropped, and the prompt says which. Only with `persistent`. Default unbounded.
+   */
+  readonly sessionMemory?: SessionMemorySettings;
   /** Replaces the built-in system prompt. */
   readonly systemPrompt?: string;
   /** Execution output kept in the prompt per code block, in characters. Default 20,000. */
@@ -128,10 +146,13 @@ export interface RLMSettings {
   /** Output tokens per model response. Adapter default when unset. */
   readonly maxResponseTokens?: number;
   /**
-   * JSON Schema the final answer must match. The SUBMIT tool then takes `{"value": ...}` of
-   * this shape; an answer that does not match goes back to the model as an error to fix.
+   * The schema the final answer must match: a JSON Schema, a Standard Schema with
+   * `~standard.jsonSchema` (zod 4, arktype 2, valibot through `toStandardJsonSchema`), or
+   * `{ schema, jsonSchema }`. The SUBMIT tool then takes `{"value": ...}` of its JSON Schema;
+   * an answer that does not match goes back to the model with the issues to fix. With a
+   * Standard Schema, `answer` is the schema's output, typed as such.
    */
-  readonly outputSchema?: JsonSchema;
+  readonly outputSchema?: OutputSchema;
   /** Empty responses in a row after which the loop goes straight to the final prompt. Default 3. */
   readonly stallLimit?: number;
   /**
@@ -204,10 +225,13 @@ export interface RunUsage extends Usage {
   readonly unpricedModelCalls?: number;
 }
 
-/** The result of one `query()`. */
-export interface RLMResult {
-  /** A string for text answers; any JSON-like value for `FINAL_VAR` or structured `SUBMIT`. */
-  readonly answer: unknown;
+/** The result of one `query()`; `Answer` is the output type of a Standard `outputSchema`. */
+export interface RLMResult<Answer = unknown> {
+  /**
+   * A string for text answers; any JSON-like value for `FINAL_VAR` or structured `SUBMIT`; the
+   * validated value (the schema's output) with an `outputSchema`.
+   */
+  readonly answer: Answer;
   /** Usage of the whole tree: every model call of the root, its children and host calls. */
   readonly usage: RunUsage;
   /**
@@ -229,8 +253,8 @@ export interface RLMResult {
   readonly resumedFrom?: number;
 }
 
-/** A Recursive Language Model. */
-export interface RLM extends AsyncDisposable {
+/** A Recursive Language Model whose answers type as `Answer`. */
+export interface RLM<Answer = unknown> extends AsyncDisposable {
   /**
    * Answers `query` over `context` (a string, array, or JSON-like object kept only inside the
    * sandbox). Rejects with `NoFinalAnswerError`, `BudgetExhaustedError`, `AbortedError`,
@@ -238,7 +262,7 @@ export interface RLM extends AsyncDisposable {
    * concurrently, each in its own sandbox (each with its own `maxConcurrency` and budget); in
    * a persistent session they run one at a time, in call order.
    */
-  query(query: string, context?: unknown, options?: QueryOptions): Promise<RLMResult>;
+  query(query: string, context?: unknown, options?: QueryOptions): Promise<RLMResult<Answer>>;
   /**
    * Same as `query`, as a stream of events ending with the root's `final` event. The stream
    * throws the run's error after yielding a `call-error` event. Breaking out of the loop

@@ -30,8 +30,9 @@ export function durableToolsFeature(
     name: 'durable tools',
     hostFunctions: { delegate: ({ request }) => session.declare(request.args) },
     internalHostFunctions: {
-      __tool_plan: ({ call, request, generate }) => session.plan(request.args, generate, call.id),
-      __tool_report: ({ call, request }) => session.report(request.args, call.id),
+      __tool_plan: ({ call, request, generate, emit }) =>
+        session.plan(request.args, generate, call.id, emit),
+      __tool_report: ({ call, request, emit }) => session.report(request.args, call.id, emit),
     },
     guestHelpers: { tool: toolGuestHelper },
     replHelp: [

@@ -2,6 +2,7 @@ import type { ArtifactRef } from '../artifact-store.js';
 import type { BridgeRequest } from '../bridge/bridge-router.js';
 import type { CallState, RunningCall, Workspace } from '../loop/call-state.js';
 import type { CallSetup, ResumedStep } from '../loop/commands.js';
+import type { CallEvent } from '../loop/scheduler.js';
 
 /** One host call from model code, as a feature's host function receives it. */
 export interface HostCall {
@@ -14,6 +15,8 @@ export interface HostCall {
    * request. Resolves with the model's text.
    */
   readonly generate: (system: string, prompt: string) => Promise<string>;
+  /** Publishes an event of the calling call (the kernel adds its identity and time). */
+  readonly emit: (event: CallEvent) => void;
 }
 
 /**

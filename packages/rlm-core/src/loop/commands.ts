@@ -3,6 +3,7 @@ import type { ResumeState } from '../checkpoints.js';
 import type { FinalSource } from '../events.js';
 import type { GenerateResult, ToolResultPart } from '../language-model.js';
 import type { Sandbox } from '../sandbox.js';
+import type { SessionCounts } from '../session-memory.js';
 import type { VariableSyncReason } from '../variable-space.js';
 import type { CallState, Workspace } from './call-state.js';
 import type { PendingFinal } from './final-answer.js';
@@ -14,7 +15,7 @@ export interface CallSetup {
   /** Variables to set read-only before the first step. */
   readonly variables: Readonly<Record<string, unknown>>;
   /** Counts shown in the prompt's metadata. */
-  readonly counts: { readonly contexts: number; readonly histories: number };
+  readonly counts: SessionCounts;
   /** Continue from this checkpoint state instead of starting fresh. */
   readonly resume?: ResumeState;
   /** Names the host sets (context, history): never checkpointed. */

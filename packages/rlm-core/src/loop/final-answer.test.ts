@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BudgetExhaustedError } from '../errors/budget-exhausted-error.js';
 import { NoFinalAnswerError } from '../errors/no-final-answer-error.js';
-import { JsonSchemaCheck } from '../json-schema-check.js';
+import { SchemaCheck } from '../schema-check.js';
 import type { GenerateResult } from '../language-model.js';
 import {
   answerText,
@@ -13,11 +13,14 @@ import {
   withPartialAnswer,
 } from './final-answer.js';
 
-const schema = new JsonSchemaCheck({
-  type: 'object',
-  properties: { count: { type: 'number' } },
-  required: ['count'],
-});
+const schema = new SchemaCheck(
+  {
+    type: 'object',
+    properties: { count: { type: 'number' } },
+    required: ['count'],
+  },
+  'outputSchema',
+);
 const noVariables = (name: string) => Promise.reject(new Error(`${name} is not defined`));
 
 describe('final answers', () => {

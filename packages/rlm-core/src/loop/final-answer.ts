@@ -5,9 +5,11 @@ import { errorMessage } from './error-message.js';
 import { NoFinalAnswerError } from '../errors/no-final-answer-error.js';
 import type { FinalSource } from '../events.js';
 import { findFinalAnswer } from '../find-final-answer.js';
-import type { JsonSchemaCheck } from '../json-schema-check.js';
+
 import type { GenerateResult } from '../language-model.js';
+import { checkAnswer } from '../output-check.js';
 import { parseResponse } from '../parse-response.js';
+import type { SchemaCheck } from '../schema-check.js';
 import { readSubmitCall, type SubmitRequest, submitToolName } from '../submit-tool.js';
 
 /**
@@ -84,14 +86,14 @@ export function extractFinal(
 }
 
 /**
- * Reads and checks a final answer: a value as it is, a variable through `readVariable`. With
- * an output schema, a prose `FINAL(...)` answer is parsed as JSON when it parses, and the answer
- * must match the schema. Never throws: a problem is returned, worded for the model.
+ * Reads and checks a final answer: a value as it is, a variable through `readVariable`; then
+ * the output schema check (`output-check.ts`: a prose `FINAL(...)` answer is parsed as JSON
+ * when it parses). Never rejects: a problem is returned, worded for the model.
  */
 export async function readFinalAnswer(
   final: PendingFinal,
   readVariable: (name: string) => Promise<unknown>,
-  schema: JsonSchemaCheck | undefined,
+  schema: SchemaCheck | undefined,
 ): Promise<AnswerReading> {
   let answer: unknown;
   if (final.kind === 'value') answer = final.value;
@@ -104,37 +106,10 @@ export async function readFinalAnswer(
       };
     }
   }
-  return checkAnswer(answer, final.source, schema);
+  return checkAnswer(schema, answer, final.source);
 }
 
-/** PURE: checks an answer value against the output schema (see {@link readFinalAnswer}). */
-function checkAnswer(
-  answer: unknown,
-  source: FinalSource,
-  schema: JsonSchemaCheck | undefined,
-): AnswerReading {
-  if (!schema) return { answer };
-  const structured = source === 'final-text' ? parseJsonAnswer(answer) : answer;
-  const measured = measurePlainData(structured, answerLimits);
-  const problem = measured.ok ? schema.check(structured) : measured.problem;
-  return problem === undefined
-    ? { answer: structured }
-    : {
-        problem: `Answer not accepted: it does not match the output schema (${problem}). Fix it and submit again.`,
-      };
-}
-
-/** With an output schema, a FINAL(...) text answer is read as JSON when it parses. */
-function parseJsonAnswer(answer: unknown): unknown {
-  if (typeof answer !== 'string') return answer;
-  try {
-    return JSON.parse(answer);
-  } catch {
-    return answer;
-  }
-}
-
-/** Limits of walking a final answer: the schema check and the JSON text of a stored answer. */
+/** Limits of walking an answer to write its JSON text. */
 const answerLimits = { maxNodes: 1_000_000, maxChars: 512 * 1024 * 1024, maxDepth: 1_000 };
 
 /**

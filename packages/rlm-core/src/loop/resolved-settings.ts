@@ -4,11 +4,11 @@ import type { ConcurrencyGate } from '../concurrency-gate.js';
 import type { DurableToolStore } from '../durable-tool-store.js';
 import type { RlmEvent } from '../events.js';
 import type { HostToolRegistry } from '../host-tools.js';
-import type { JsonSchemaCheck } from '../json-schema-check.js';
 import type { LanguageModel } from '../language-model.js';
 import type { QuotaSettings } from '../quotas/artifact-quota.js';
 import type { CommandQueueSettings } from '../rlm-settings.js';
 import type { SandboxFactory, SandboxLimits } from '../sandbox.js';
+import type { SchemaCheck } from '../schema-check.js';
 import type { VariableSyncSettings } from '../variable-space.js';
 
 /** Settings the loop runs with, all defaults applied. */
@@ -28,7 +28,7 @@ export interface ResolvedSettings {
   readonly execTimeoutMs: number;
   readonly sandboxLimits: Partial<SandboxLimits>;
   readonly maxResponseTokens: number | undefined;
-  readonly outputSchema: JsonSchemaCheck | undefined;
+  readonly outputSchema: SchemaCheck | undefined;
   readonly stallLimit: number;
   readonly historyBudgetChars: number;
   readonly commandQueue: Required<CommandQueueSettings>;

@@ -5,7 +5,7 @@ import { AbortedError } from '../errors/aborted-error.js';
 import { argumentsExcerpt, eventExcerpt } from '../event-excerpt.js';
 import { artifactsFeature } from '../features/artifacts.js';
 import { durableToolsFeature } from '../features/durable-tools.js';
-import type { Feature, FeatureHostFunction } from '../features/feature.js';
+import type { Feature, FeatureHostFunction, HostCall } from '../features/feature.js';
 import { FeatureSet } from '../features/feature-set.js';
 import { hostToolsFeature } from '../features/host-tools.js';
 import { ArtifactQuota } from '../quotas/artifact-quota.js';
@@ -384,12 +384,13 @@ export class RlmRun {
     });
   }
 
-  #hostCall(call: RunningCall, request: BridgeRequest) {
+  #hostCall(call: RunningCall, request: BridgeRequest): HostCall {
     return {
       call,
       request,
-      generate: (system: string, prompt: string) =>
+      generate: (system, prompt) =>
         this.#plainCall(call, this.#settings.llm, system, prompt, request),
+      emit: (event) => this.#kernel.emit(call, event),
     };
   }
 
