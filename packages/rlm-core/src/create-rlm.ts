@@ -23,7 +23,7 @@ import { SessionMemory } from './session-memory.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import type { CallSetup } from './loop/commands.js';
 import type { ResolvedSettings } from './loop/resolved-settings.js';
-import { RlmRun } from './loop/rlm-run.js';
+import { RlmRun } from './rlm-run.js';
 
 /**
  * Creates a Recursive Language Model: `query()` answers a question over a context that lives

@@ -1,29 +1,10 @@
 import type { ArtifactRef } from '../artifact-store.js';
-import type { BridgeRequest } from '../bridge/bridge-router.js';
 import type { CallState, RunningCall, Workspace } from '../loop/call-state.js';
 import type { CallSetup, ResumedStep } from '../loop/commands.js';
-import type { CallEvent } from '../loop/scheduler.js';
+import type { HostCallHandler } from '../loop/host-call.js';
 
-/** One host call from model code, as a feature's host function receives it. */
-export interface HostCall {
-  /** The call whose code made the request. Read it; never change it. */
-  readonly call: RunningCall;
-  /** The request: its arguments, and its abort signal (the request ended early). */
-  readonly request: BridgeRequest;
-  /**
-   * One model call with the main model, through the run's gate and budget, stopped with the
-   * request. Resolves with the model's text.
-   */
-  readonly generate: (system: string, prompt: string) => Promise<string>;
-  /** Publishes an event of the calling call (the kernel adds its identity and time). */
-  readonly emit: (event: CallEvent) => void;
-}
-
-/**
- * A host function of a feature. It may return a value or a promise, throw or reject: the bridge
- * settles the request exactly once, and model code sees a rejection as an error it can catch.
- */
-export type FeatureHostFunction = (host: HostCall) => unknown;
+/** A host function of a feature (see {@link HostCallHandler}). */
+export type FeatureHostFunction = HostCallHandler;
 
 /**
  * An optional part of the loop (artifacts and checkpoints, host tools, durable tools): what it

@@ -1,8 +1,8 @@
 import { describeValue } from '../bridge/describe-value.js';
 import { readPrompt, readPrompts, toJsonText } from '../bridge/read-prompt.js';
-import type { FeatureHostFunction } from '../features/feature.js';
 import { formatVariables } from '../variable-space.js';
 import type { RunningCall } from './call-state.js';
+import type { HostCallHandler } from './host-call.js';
 import { finalRecorderNames } from './final-answer.js';
 import type { BridgeRequest } from '../bridge/bridge-router.js';
 
@@ -30,7 +30,7 @@ export interface CoreFunctionDeps {
  * `llm_query_batched`, `sub_rlm` and `SHOW_VARS`. `SUBMIT` and `FINAL_VAR` are core names too,
  * but only record a final answer and never go through the bridge (see `final-answer.ts`).
  */
-export function coreFunctions(deps: CoreFunctionDeps): Record<string, FeatureHostFunction> {
+export function coreFunctions(deps: CoreFunctionDeps): Record<string, HostCallHandler> {
   return {
     llm_query: ({ call, request }) =>
       deps.plainCall(call, readPrompt(request.args[0], 'llm_query(prompt)'), request),

@@ -1,6 +1,6 @@
+import type { ArtifactRef } from '../artifact-store.js';
 import { resumeNote } from '../checkpoints.js';
 import { describeContext } from '../describe-context.js';
-import type { FeatureSet } from '../features/feature-set.js';
 import type { GenerateResult, ToolCall, ToolResultPart } from '../language-model.js';
 import {
   buildContextMessage,
@@ -20,6 +20,20 @@ import { planStep, toolError } from './plan-step.js';
 import type { ResolvedSettings } from './resolved-settings.js';
 import type { Scheduler } from './scheduler.js';
 
+/** What the installed features add to a step (the run's `FeatureSet`). */
+export interface StepHooks {
+  /** Lines for the system prompt's list of what the REPL has. */
+  readonly replHelp: readonly string[];
+  /** Sections appended to the system prompt, read at each step. */
+  promptSections(): Promise<string[]>;
+  /** Work on the sandbox that must finish before a step's code runs. */
+  beforeExecute(call: RunningCall): Promise<void>;
+  /** After a step whose code ran, once the variables are synced. */
+  afterExecutedStep(call: RunningCall): void;
+  /** A stored copy of an accepted answer, if a feature keeps one. */
+  onFinal(call: CallState, answer: unknown): Promise<ArtifactRef | undefined>;
+}
+
 /**
  * The handlers of a call's steps: ask the model, plan the response (`plan-step.ts`), run its
  * code, record it in the conversation, read a final answer (`final-answer.ts`), and the forced
@@ -30,13 +44,13 @@ export class StepHandlers {
   readonly #kernel: Scheduler;
   readonly #settings: ResolvedSettings;
   readonly #gateway: ModelGateway;
-  readonly #features: FeatureSet;
+  readonly #features: StepHooks;
 
   constructor(
     kernel: Scheduler,
     settings: ResolvedSettings,
     gateway: ModelGateway,
-    features: FeatureSet,
+    features: StepHooks,
   ) {
     this.#kernel = kernel;
     this.#settings = settings;

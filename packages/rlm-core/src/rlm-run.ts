@@ -1,30 +1,31 @@
-import { type BridgeOutcome, type BridgeRequest, BridgeRouter } from '../bridge/bridge-router.js';
-import { ConcurrencyGate } from '../concurrency-gate.js';
-import { type CallUsage, CallUsageLedger } from '../cost/call-usage-ledger.js';
-import { AbortedError } from '../errors/aborted-error.js';
-import { argumentsExcerpt, eventExcerpt } from '../event-excerpt.js';
-import { artifactsFeature } from '../features/artifacts.js';
-import { durableToolsFeature } from '../features/durable-tools.js';
-import type { Feature, FeatureHostFunction, HostCall } from '../features/feature.js';
-import { FeatureSet } from '../features/feature-set.js';
-import { hostToolsFeature } from '../features/host-tools.js';
-import { ArtifactQuota } from '../quotas/artifact-quota.js';
-import type { HostFunction, Sandbox } from '../sandbox.js';
-import { VariableSpace } from '../variable-space.js';
+import { type BridgeOutcome, type BridgeRequest, BridgeRouter } from './bridge/bridge-router.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+import { type CallUsage, CallUsageLedger } from './cost/call-usage-ledger.js';
+import { AbortedError } from './errors/aborted-error.js';
+import { argumentsExcerpt, eventExcerpt } from './event-excerpt.js';
+import { artifactsFeature } from './features/artifacts.js';
+import { durableToolsFeature } from './features/durable-tools.js';
+import type { Feature } from './features/feature.js';
+import type { HostCall, HostCallHandler } from './loop/host-call.js';
+import { FeatureSet } from './features/feature-set.js';
+import { hostToolsFeature } from './features/host-tools.js';
+import { ArtifactQuota } from './quotas/artifact-quota.js';
+import type { HostFunction, Sandbox } from './sandbox.js';
+import { VariableSpace } from './variable-space.js';
 import {
   type CallResult,
   type CallState,
   isRunning,
   type RunningCall,
   type Workspace,
-} from './call-state.js';
-import type { CallSetup, Command, StepCommand } from './commands.js';
-import { coreFunctionNames, coreFunctions } from './core-functions.js';
-import { finalRecorderNames, readCodeFinal } from './final-answer.js';
-import { ModelGateway } from './model-gateway.js';
-import type { ResolvedSettings, RunResources } from './resolved-settings.js';
-import { type CallEvent, type KernelHooks, Scheduler } from './scheduler.js';
-import { StepHandlers } from './steps.js';
+} from './loop/call-state.js';
+import type { CallSetup, Command, StepCommand } from './loop/commands.js';
+import { coreFunctionNames, coreFunctions } from './loop/core-functions.js';
+import { finalRecorderNames, readCodeFinal } from './loop/final-answer.js';
+import { ModelGateway } from './loop/model-gateway.js';
+import type { ResolvedSettings, RunResources } from './loop/resolved-settings.js';
+import { type CallEvent, type KernelHooks, Scheduler } from './loop/scheduler.js';
+import { StepHandlers } from './loop/steps.js';
 
 /**
  * One top-level run and all of its `sub_rlm` children: the kernel (`scheduler.ts`) with what
@@ -39,7 +40,7 @@ export class RlmRun {
   readonly #gateway: ModelGateway;
   readonly #features: FeatureSet;
   readonly #steps: StepHandlers;
-  readonly #core: Readonly<Record<string, FeatureHostFunction>>;
+  readonly #core: Readonly<Record<string, HostCallHandler>>;
   readonly #ledger = new CallUsageLedger();
   /** Slots for child sandboxes: one is held from before a child's sandbox is made until it is disposed. */
   readonly #childSandboxSlots: ConcurrencyGate;
