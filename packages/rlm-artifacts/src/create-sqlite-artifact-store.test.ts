@@ -41,8 +41,16 @@ async function query<T>(path: string, sql: string): Promise<T[]> {
   }
 }
 
-runArtifactStoreConformance(test, expect, () => createSqliteArtifactStore({ path: freshPath() }));
-runRunLeaseConformance(test, expect, () => createSqliteArtifactStore({ path: freshPath() }));
+runArtifactStoreConformance({
+  name: 'sqlite',
+  create: () => createSqliteArtifactStore({ path: freshPath() }),
+  api: { test, expect },
+});
+runRunLeaseConformance({
+  name: 'sqlite',
+  create: () => createSqliteArtifactStore({ path: freshPath() }),
+  api: { test, expect },
+});
 
 test('the database runs in WAL mode with 64 KiB pages', async () => {
   const path = freshPath();

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { ArtifactStore, CheckpointInput } from '@rlm/core';
+import type { ConformanceSuiteSettings } from '@rlm/core/testing';
 import type { ExpectStatic, TestAPI } from 'vitest';
+
+/**
+ * Settings of {@link runArtifactStoreConformance}, in the shape of every conformance suite (`{ name, create, api }`):
+ * `create` must return a new, empty store each call; `api` is vitest's `{ test, expect }`.
+ */
+export type ArtifactStoreConformanceOptions = ConformanceSuiteSettings<
+  () => ArtifactStore | Promise<ArtifactStore>,
+  { readonly test: TestAPI; readonly expect: ExpectStatic }
+>;
 
 /**
  * The contract every `ArtifactStore` must keep, as vitest tests (the pattern of
@@ -9,16 +19,18 @@ import type { ExpectStatic, TestAPI } from 'vitest';
  *
  * ```ts
  * import { expect, test } from 'vitest';
- * runArtifactStoreConformance(test, expect, () => createMemoryArtifactStore());
+ * runArtifactStoreConformance({
+ *   name: 'memory',
+ *   create: () => createMemoryArtifactStore(),
+ *   api: { test, expect },
+ * });
  * ```
  */
-export function runArtifactStoreConformance(
-  test: TestAPI,
-  expect: ExpectStatic,
-  create: () => ArtifactStore | Promise<ArtifactStore>,
-): void {
+export function runArtifactStoreConformance(options: ArtifactStoreConformanceOptions): void {
+  const { name: subject, create, api } = options;
+  const { test, expect } = api;
   const withStore = (name: string, body: (store: ArtifactStore) => Promise<void>) =>
-    test(`ArtifactStore conformance: ${name}`, async () => {
+    test(`ArtifactStore conformance (${subject}): ${name}`, async () => {
       const store = await create();
       try {
         await body(store);
