@@ -10,7 +10,7 @@
  * - `ArtifactStoreError`: the backing store failed, or the artifact store is closed.
  */
 import type { Message } from './language-model.js';
-import type { RunUsage } from './rlm-settings.js';
+import type { RunUsage } from './run-usage.js';
 
 /** A stored blob. */
 export interface ArtifactRef {

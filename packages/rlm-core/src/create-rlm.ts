@@ -7,7 +7,6 @@ import {
   resumeStateOf,
 } from './checkpoints.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
-import type { ModelPrices } from './cost/model-prices.js';
 import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { SandboxError } from './errors/sandbox-error.js';
@@ -16,7 +15,7 @@ import type { RlmEvent } from './events.js';
 import { hashContext } from './hash-context.js';
 import { HostToolRegistry } from './host-tools.js';
 import { JsonSchemaCheck } from './json-schema-check.js';
-import type { RLM, RLMResult, RLMSettings, QueryOptions } from './rlm-settings.js';
+import type { ModelPrices, QueryOptions, RLM, RLMResult, RLMSettings } from './rlm-settings.js';
 import { runKey } from './run-key.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import {

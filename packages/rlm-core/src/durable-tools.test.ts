@@ -56,7 +56,11 @@ describe('DurableToolSession reports', () => {
 
     const forgeries: unknown[][] = [
       ['counter', 'size', { plan: 'plan-1', ok: true }],
-      ['counter', 'size', { plan: plan.id.replace(/.$/, '0'), ok: true }],
+      [
+        'counter',
+        'size',
+        { plan: plan.id.replace(/.$/, (last) => (last === '0' ? '1' : '0')), ok: true },
+      ],
       ['counter', 'other', { plan: plan.id, ok: true }],
       ['other', 'size', { plan: plan.id, ok: true }],
       ['counter', 'size', { plan: plan.id, ok: 'yes' }],

@@ -1,12 +1,50 @@
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
-import type { CallUsage } from './cost/call-usage-ledger.js';
-import type { ModelPrices } from './cost/model-prices.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import type { RlmEvent } from './events.js';
-import type { JsonSchema, LanguageModel, Usage } from './language-model.js';
-import type { QuotaSettings } from './quotas/artifact-quota.js';
+import type { JsonSchema, LanguageModel } from './language-model.js';
+import type { CallUsage, RunUsage } from './run-usage.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
-import type { VariableSyncSettings } from './variable-space.js';
+
+/** What one model charges, in US dollars per million tokens. */
+export interface ModelPrice {
+  /** Input tokens billed at the full price (not read from or written to a prompt cache). */
+  readonly inputPerMillionUsd: number;
+  /** Output tokens. */
+  readonly outputPerMillionUsd: number;
+  /** Input tokens read from the provider's prompt cache. */
+  readonly cacheReadPerMillionUsd: number;
+  /** Input tokens written to the provider's prompt cache. */
+  readonly cacheWritePerMillionUsd: number;
+}
+
+/** Prices by model id (`claude-sonnet-5-5`, `gpt-5`, ...), without a provider prefix. */
+export type ModelPrices = Readonly<Record<string, ModelPrice>>;
+
+/** Per-run limits on what model code may write to the artifact store. */
+export interface QuotaSettings {
+  /**
+   * Bytes that `store()` and host tool outputs may write in one `query()`, the root and all of
+   * its children together: a string counts its UTF-8 bytes plus 2, any other value the UTF-8
+   * bytes of its JSON text. Default 1 GiB (1,073,741,824). The CLI flag is
+   * `--max-artifact-bytes`.
+   */
+  readonly artifactBytes?: number;
+  /**
+   * Records that `store()` and host tool outputs may write in one `query()`. Default 10,000.
+   * The CLI flag is `--max-artifacts`.
+   */
+  readonly artifactCount?: number;
+}
+
+/** Timeout and retries of listing a sandbox's variables (the loop's variable sync). */
+export interface VariableSyncSettings {
+  /** Time one listing attempt may take, in ms. Default 5,000. */
+  readonly timeoutMs?: number;
+  /** Attempts after the first. Default 3. */
+  readonly retries?: number;
+  /** First backoff delay in ms, doubled each retry. Default 50. */
+  readonly backoffMs?: number;
+}
 
 /** Limits shared by a run and all of its children. Unset means unlimited. */
 export interface BudgetSettings {
@@ -188,20 +226,6 @@ export interface QueryOptions {
    * one (needs `artifacts`): the transcript, iteration, variables and budget used are restored.
    */
   readonly resume?: boolean;
-}
-
-/** Usage of a whole run (children included), or of one call. */
-export interface RunUsage extends Usage {
-  readonly cacheReadTokens: number;
-  readonly cacheWriteTokens: number;
-  readonly modelCalls: number;
-  /**
-   * US dollars spent by the model calls that have a price. Absent when every model call was
-   * unpriced: the cost is then unknown, never guessed.
-   */
-  readonly costUsd?: number;
-  /** Model calls whose model has no price (their tokens count, their cost is unknown). */
-  readonly unpricedModelCalls?: number;
 }
 
 /** The result of one `query()`. */

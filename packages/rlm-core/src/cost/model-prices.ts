@@ -1,17 +1,4 @@
-/** What one model charges, in US dollars per million tokens. */
-export interface ModelPrice {
-  /** Input tokens billed at the full price (not read from or written to a prompt cache). */
-  readonly inputPerMillionUsd: number;
-  /** Output tokens. */
-  readonly outputPerMillionUsd: number;
-  /** Input tokens read from the provider's prompt cache. */
-  readonly cacheReadPerMillionUsd: number;
-  /** Input tokens written to the provider's prompt cache. */
-  readonly cacheWritePerMillionUsd: number;
-}
-
-/** Prices by model id (`claude-sonnet-5-5`, `gpt-5`, ...), without a provider prefix. */
-export type ModelPrices = Readonly<Record<string, ModelPrice>>;
+import type { ModelPrice, ModelPrices } from '../rlm-settings.js';
 
 function price(input: number, output: number, cacheRead: number, cacheWrite: number): ModelPrice {
   return {
