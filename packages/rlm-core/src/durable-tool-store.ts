@@ -51,6 +51,17 @@ export type DurableToolOutcome =
       readonly error: { readonly name: string; readonly message: string };
     };
 
+/**
+ * Why a method call failed, as the store classifies it; the one policy that decides both how
+ * the failure counts against the method and whether the loop tries a repair at once:
+ * - `intrinsic`: the code is wrong (a `TypeError`, a wrong result, anything unrecognised);
+ *   the loop repairs it within the call's attempts.
+ * - `adaptive`: the input changed format; the loop repairs it too.
+ * - `extrinsic`: the world failed (a timeout, a rate limit, the network, an abort); new code
+ *   would not help, so the loop does not repair, and a healthy method is not demoted.
+ */
+export type DurableToolFailureClass = 'intrinsic' | 'adaptive' | 'extrinsic';
+
 /** Code that has just worked, to persist as a method's new generation. */
 export interface DurableToolGeneration {
   readonly code: string;
@@ -76,6 +87,14 @@ export interface DurableToolStore {
     contract: DurableToolContract,
     runtime: DurableToolRuntime,
   ): Promise<DurableToolSelection>;
+  /**
+   * Classifies a failed call (`{ name, message }` of what the code threw). Pure and
+   * synchronous; `recordOutcome` counts a failure under the same class.
+   */
+  classifyFailure(error: {
+    readonly name: string;
+    readonly message: string;
+  }): DurableToolFailureClass;
   /** Counts one call and logs it. */
   recordOutcome(role: string, method: string, outcome: DurableToolOutcome): Promise<unknown>;
   /** Persists code that worked; resolves to the method as written. */

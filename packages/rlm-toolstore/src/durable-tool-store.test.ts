@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DurableToolStore } from '@rlm/core';
 import { expect, test } from 'vitest';
 import { createToolStore } from './tool-store.js';
+import type { ToolStoreEvent } from './tool-store-event.js';
 
 test('ToolStore is the DurableToolStore the loop uses, and renders its known-tools block', async () => {
   const root = await mkdtemp(path.join(tmpdir(), 'rlm-durable-'));
@@ -22,6 +23,37 @@ test('ToolStore is the DurableToolStore the loop uses, and renders its known-too
     expect(block).toContain('<known_tools>');
     expect(block).toContain('csv_parser');
     expect(block).toContain('parse CSV text into rows');
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('the failure class the loop asks for is the one its outcome is counted under', async () => {
+  const root = await mkdtemp(path.join(tmpdir(), 'rlm-durable-'));
+  const events: ToolStoreEvent[] = [];
+  try {
+    const store: DurableToolStore = createToolStore({
+      root,
+      onEvent: (event) => events.push(event),
+    });
+    const failures = [
+      { name: 'Error', message: 'request timed out after 30 s' },
+      { name: 'TypeError', message: 'rows.map is not a function' },
+      { name: 'Error', message: 'unexpected input format in line 3' },
+    ];
+    const asked = failures.map((error) => store.classifyFailure(error));
+    expect(asked).toEqual(['extrinsic', 'intrinsic', 'adaptive']);
+    for (const error of failures) {
+      await store.recordOutcome('csv_parser', 'parse', {
+        ok: false,
+        programSource: 'generated',
+        error,
+      });
+    }
+    const counted = events.flatMap((event) =>
+      event.type === 'tool_call' ? [event.failure_class] : [],
+    );
+    expect(counted).toEqual(asked);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

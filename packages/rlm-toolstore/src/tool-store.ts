@@ -3,7 +3,8 @@ import path from 'node:path';
 import { applyOutcome, applyToolOutcome, type ClassifiedOutcome } from './apply-outcome.js';
 import { assertToolName, isToolName } from './assert-tool-name.js';
 import { atomicWriteFile } from './atomic-write-file.js';
-import { classifyFailure, toFailureInfo } from './classify-failure.js';
+import type { DurableToolStore } from '@rlm/core';
+import { classifyFailure, type FailureClass, toFailureInfo } from './classify-failure.js';
 import { codeChecksum } from './code-checksum.js';
 import { contractFingerprint } from './contract-fingerprint.js';
 import { decideSelection, type Selection } from './decide-selection.js';
@@ -84,7 +85,7 @@ export function createToolStore(settings: ToolStoreSettings = {}): ToolStore {
  * All methods validate role and method names first and throw `InvalidToolNameError` for
  * anything but identifiers.
  */
-export class ToolStore {
+export class ToolStore implements DurableToolStore {
   /** The store's directory. */
   readonly root: string;
   readonly policy: ToolStorePolicy;
@@ -215,6 +216,14 @@ export class ToolStore {
       policy: this.policy,
       repair: this.switches.repair,
     });
+  }
+
+  /**
+   * Classifies a failed call with `classifyFailure`: the one policy that counts the failure
+   * (`recordOutcome`) and tells the loop whether a repair could help (not for `extrinsic`).
+   */
+  classifyFailure(error: { readonly name: string; readonly message: string }): FailureClass {
+    return classifyFailure(error);
   }
 
   /**
