@@ -10,7 +10,6 @@ import type {
 } from '@rlm/core';
 import { BlobStore } from './blob-store.js';
 import { CheckpointStore } from './checkpoint-store.js';
-import { formatArtifactCatalog } from './format-artifact-catalog.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
 import { KeyvLeaseRows, type LeaseRows } from './lease-rows.js';
@@ -113,10 +112,6 @@ export class KeyvArtifactStore implements ArtifactStore {
 
   catalog(): Promise<ArtifactCatalogEntry[]> {
     return this.#records.catalog();
-  }
-
-  async formatCatalog(maxChars: number): Promise<string> {
-    return formatArtifactCatalog(await this.#records.catalog(), maxChars);
   }
 
   resolveReferences(input: unknown): Promise<unknown> {

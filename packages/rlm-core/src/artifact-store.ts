@@ -200,15 +200,11 @@ export interface ArtifactStore extends AsyncDisposable {
   /** Record names in this scope, in creation order. */
   names(): Promise<string[]>;
 
-  /** Catalog entries of this scope's records, in creation order. */
-  catalog(): Promise<ArtifactCatalogEntry[]>;
-
   /**
-   * The prompt's "Available artifacts" section for this scope, newest first, at most
-   * `maxChars` characters (entries that do not fit are counted, not shown); `''` when the
-   * scope has no records.
+   * Catalog entries of this scope's records, in creation order: data, which the loop renders
+   * as the prompt's "Available artifacts" section.
    */
-  formatCatalog(maxChars: number): Promise<string>;
+  catalog(): Promise<ArtifactCatalogEntry[]>;
 
   /**
    * Returns a copy of `input` in which every string that is exactly `"@name"` is replaced by

@@ -74,6 +74,23 @@ export interface DurableToolGeneration {
   readonly runtime: DurableToolRuntime;
 }
 
+/** One tool of the known-tools list: data the loop renders as the prompt's known-tools block. */
+export interface DurableToolSummary {
+  /** The tool's role, an identifier. */
+  readonly role: string;
+  /** Its methods' names, identifiers. */
+  readonly methods: readonly string[];
+  /** The contract's purpose: text a model wrote in another run, so data, never instructions. */
+  readonly purpose: string;
+  /** Calls counted so far. */
+  readonly calls: number;
+  /**
+   * Share of the judged calls (successes and intrinsic or adaptive failures; extrinsic ones are
+   * not the tool's fault) that succeeded, from 0 to 1; absent when no call was judged.
+   */
+  readonly successRate?: number;
+}
+
 /** Durable storage and policy for tools built by runs. */
 export interface DurableToolStore {
   /** The role's registered tool, if any. */
@@ -103,6 +120,9 @@ export interface DurableToolStore {
     method: string,
     generation: DurableToolGeneration,
   ): Promise<{ readonly generation_id: string }>;
-  /** The bounded, ranked `<known_tools>` block for the system prompt ('' when none). */
-  knownToolsPrompt(): Promise<string>;
+  /**
+   * The stored tools, best first by the store's ranking; `[]` when none. The loop bounds the
+   * list and writes the prompt's `<known_tools>` block from it.
+   */
+  knownTools(): Promise<readonly DurableToolSummary[]>;
 }

@@ -40,8 +40,8 @@ class MemoryToolStore implements DurableToolStore {
     this.generations.push(generation);
     return { generation_id: `gen-${this.generations.length}` };
   }
-  async knownToolsPrompt() {
-    return '';
+  async knownTools() {
+    return [];
   }
 }
 

@@ -15,6 +15,12 @@ export { eventExcerpt } from './event-excerpt.js';
 export { hashContext, updateWithText } from './hash-context.js';
 export * from './normalize-conversation.js';
 export { defaultQuotas } from './quotas/artifact-quota.js';
+export { renderArtifactCatalog } from './prompt/render-artifact-catalog.js';
+export {
+  knownToolsPreamble,
+  type RenderKnownToolsOptions,
+  renderKnownTools,
+} from './prompt/render-known-tools.js';
 export { runKey } from './run-key.js';
 export { scrubSecrets } from './scrub-secrets.js';
 export { textSlices } from './text-slices.js';

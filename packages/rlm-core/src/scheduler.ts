@@ -50,6 +50,8 @@ import {
   buildSystemPrompt,
   formatExecution,
 } from './prompts.js';
+import { renderArtifactCatalog } from './prompt/render-artifact-catalog.js';
+import { renderKnownTools } from './prompt/render-known-tools.js';
 import { ArtifactQuota, type QuotaSettings } from './quotas/artifact-quota.js';
 import type { CommandQueueSettings } from './rlm-settings.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
@@ -962,11 +964,14 @@ export class Scheduler {
         durableTools: this.#settings.toolStore !== undefined,
       });
     if (this.#settings.toolStore) {
-      this.#knownTools ??= this.#settings.toolStore.knownToolsPrompt().catch(() => '');
+      this.#knownTools ??= this.#settings.toolStore
+        .knownTools()
+        .then(renderKnownTools)
+        .catch(() => '');
     }
     const knownTools = this.#knownTools ? await this.#knownTools : '';
     const catalog = artifacts
-      ? `\n\nAvailable artifacts (load(name) in code, "@name" in tool inputs):\n${await artifacts.formatCatalog(this.#settings.catalogChars)}`
+      ? `\n\nAvailable artifacts (load(name) in code, "@name" in tool inputs):\n${renderArtifactCatalog(await artifacts.catalog(), this.#settings.catalogChars)}`
       : '';
     return {
       system: system + (knownTools ? `\n\n${knownTools}` : '') + catalog,

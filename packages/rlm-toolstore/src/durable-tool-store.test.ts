@@ -6,11 +6,11 @@ import { expect, test } from 'vitest';
 import { createToolStore } from './tool-store.js';
 import type { ToolStoreEvent } from './tool-store-event.js';
 
-test('ToolStore is the DurableToolStore the loop uses, and renders its known-tools block', async () => {
+test('ToolStore is the DurableToolStore the loop uses: its known tools are data', async () => {
   const root = await mkdtemp(path.join(tmpdir(), 'rlm-durable-'));
   try {
     const store: DurableToolStore = createToolStore({ root });
-    expect(await store.knownToolsPrompt()).toBe('');
+    expect(await store.knownTools()).toEqual([]);
     await store.upsertTool('csv_parser', { purpose: 'parse CSV text into rows' });
     await store.persistGeneration('csv_parser', 'parse', {
       code: '(text) => text.split("\\n")',
@@ -19,10 +19,9 @@ test('ToolStore is the DurableToolStore the loop uses, and renders its known-too
       trigger: 'forge',
       runtime: { runtimeVersion: '0.1.0', promptVersion: 'test' },
     });
-    const block = await store.knownToolsPrompt();
-    expect(block).toContain('<known_tools>');
-    expect(block).toContain('csv_parser');
-    expect(block).toContain('parse CSV text into rows');
+    expect(await store.knownTools()).toEqual([
+      { role: 'csv_parser', methods: ['parse'], purpose: 'parse CSV text into rows', calls: 0 },
+    ]);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

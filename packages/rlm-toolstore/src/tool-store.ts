@@ -3,17 +3,17 @@ import path from 'node:path';
 import { applyOutcome, applyToolOutcome, type ClassifiedOutcome } from './apply-outcome.js';
 import { assertToolName, isToolName } from './assert-tool-name.js';
 import { atomicWriteFile } from './atomic-write-file.js';
-import type { DurableToolStore } from '@rlm/core';
+import type { DurableToolStore, DurableToolSummary } from '@rlm/core';
 import { classifyFailure, type FailureClass, toFailureInfo } from './classify-failure.js';
 import { codeChecksum } from './code-checksum.js';
 import { contractFingerprint } from './contract-fingerprint.js';
 import { decideSelection, type Selection } from './decide-selection.js';
 import { defaultToolStoreRoot } from './default-tool-store-root.js';
 import { errorCode } from './error-code.js';
-import { type FormatKnownToolsOptions, formatKnownTools } from './format-known-tools.js';
 import { ToolConflictError } from './errors/tool-conflict-error.js';
 import { ToolNotFoundError } from './errors/tool-not-found-error.js';
 import { isRecord } from './json-checks.js';
+import { knownToolsOf } from './known-tools-of.js';
 import { type ArtifactLoad, findArtifactProblem, type MethodArtifact } from './method-artifact.js';
 import { type NewGeneration, nextGeneration } from './next-generation.js';
 import { listDirectoryIfPresent, pathExists, readTextIfPresent } from './optional-files.js';
@@ -27,6 +27,7 @@ import {
   serializeRegistry,
   type ToolRecord,
 } from './registry.js';
+import type { RankToolsOptions } from './rank-tools.js';
 import { toolStoreSchemaVersion } from './schema-version.js';
 import type { ToolCallOutcome } from './tool-call-outcome.js';
 import type { ToolContract } from './tool-contract.js';
@@ -113,11 +114,11 @@ export class ToolStore implements DurableToolStore {
   }
 
   /**
-   * The ranked, bounded `<known_tools>` block for a system prompt (see `formatKnownTools`);
-   * `''` when the registry has no tools.
+   * The registry's tools, best first (see `knownToolsOf`): data from which the loop writes the
+   * prompt's `<known_tools>` block. `[]` when the registry has no tools.
    */
-  async knownToolsPrompt(options: FormatKnownToolsOptions = {}): Promise<string> {
-    return formatKnownTools(await this.loadRegistry(), { now: this.#now(), ...options });
+  async knownTools(options: RankToolsOptions = {}): Promise<DurableToolSummary[]> {
+    return knownToolsOf(await this.loadRegistry(), { now: this.#now(), ...options });
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ArtifactCatalogEntry } from '@rlm/core';
+import type { ArtifactCatalogEntry } from '../artifact-store.js';
 
 const maxNameChars = 120;
 const maxTypeChars = 40;
@@ -11,7 +11,7 @@ const maxPurposeChars = 120;
  * records that do not fit are counted in a last line. `''` when there are no records (or not
  * even the heading fits), so the caller can leave the section out.
  */
-export function formatArtifactCatalog(
+export function renderArtifactCatalog(
   entries: readonly ArtifactCatalogEntry[],
   maxChars: number,
 ): string {
