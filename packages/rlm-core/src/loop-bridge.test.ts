@@ -2,8 +2,8 @@ import { describe, expect, test, vi } from 'vitest';
 import { createRLM } from './create-rlm.js';
 import { AbortedError } from './errors/aborted-error.js';
 import type { GenerateOptions, GenerateRequest, LanguageModel } from './language-model.js';
-import { collect, lastMessageText, repl, warningCodes } from './loop-test-helpers.js';
-import { createScriptedModel, createScriptedSandbox } from './testing/index.js';
+import { lastMessageText, repl, warningCodes } from './loop-test-helpers.js';
+import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
 
 // The bridge and the release of resources, through createRLM only: every host call settles
 // exactly once, the overload policies, and what abort, failure and finalize give back.
@@ -61,7 +61,7 @@ describe('the bridge', () => {
       },
     });
     await using rlm = createRLM({ llm, subLlm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 1_000 });
     const calls = events.filter((event) => event.type === 'bridge-call');
     const results = events.filter((event) => event.type === 'bridge-result');
@@ -110,7 +110,7 @@ describe('the bridge', () => {
       sandbox: createScriptedSandbox({ fan: fanOut(20) }),
       commandQueue: { strategy: 'unbounded', maxPending: 5 },
     });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['queue-overload']);
     expect(events.at(-1)).toMatchObject({
       type: 'final',
