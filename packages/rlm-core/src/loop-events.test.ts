@@ -284,4 +284,24 @@ describe('persistent sessions', () => {
       lastMessageText({ ...llm.requests[1]!, messages: llm.requests[1]!.messages.slice(0, 1) }),
     ).toContain('earlier queries in this session: 1');
   });
+
+  test('reset() disposes the session sandbox; the next query starts a fresh one with no history', async () => {
+    const llm = createScriptedModel([repl('keep'), repl('look')]);
+    const sandbox = createScriptedSandbox({
+      keep: async ({ host, variables }) => {
+        variables.set('kept', 1);
+        await host.SUBMIT?.('one');
+      },
+      look: async ({ host, variables }) => {
+        const history = variables.get('history') as unknown[];
+        await host.SUBMIT?.([variables.has('kept'), variables.has('context_1'), history.length]);
+      },
+    });
+    await using rlm = createRLM({ llm, sandbox, persistent: true });
+    await rlm.query('first', 'a');
+    await rlm.reset();
+    expect(sandbox.sandboxes[0]?.disposed).toBe(true);
+    expect((await rlm.query('second', 'b')).answer).toEqual([false, false, 0]);
+    expect(sandbox.sandboxes).toHaveLength(2);
+  });
 });
