@@ -1,4 +1,4 @@
-import { fakeText, startFakeMessagesServer } from '@rlm/core/testing';
+import { fakeText, startFakeMessagesServer } from '@rlm/anthropic/testing';
 import { fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testing';
 import { describe, expect, test } from 'vitest';
 import { createCliModel } from './create-cli-model.js';

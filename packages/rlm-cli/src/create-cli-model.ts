@@ -1,5 +1,5 @@
 import type { LanguageModel } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/core/anthropic';
+import { createAnthropicModel } from '@rlm/anthropic';
 import { createOpenAIModel, keylessPlaceholder, openAIBaseURL } from '@rlm/openai';
 import type { ModelSpec } from './parse-arguments.js';
 import { UsageError } from './usage-error.js';

@@ -37,7 +37,7 @@ describe('describeRunError', () => {
 
   test('model, budget and sandbox faults: one line, package prefix dropped', () => {
     const model = new ModelCallError(
-      '@rlm/core/anthropic: the Messages API answered 400 invalid_request_error: bad\nthing.',
+      '@rlm/anthropic: the Messages API answered 400 invalid_request_error: bad\nthing.',
       { status: 400 },
     );
     expect(describeRunError(model).message).toBe(
@@ -68,7 +68,7 @@ describe('describeRunError', () => {
 
   test('the settings a model error names become the flags that set them', () => {
     const timeout = new ModelCallError(
-      '@rlm/core/anthropic: the Messages API did not answer within timeoutMs (60,000 ms); gave up after 3 attempts over 3 min 2 s. Raise timeoutMs or maxRetries, lower maxTokens, or check the network.',
+      '@rlm/anthropic: the Messages API did not answer within timeoutMs (60,000 ms); gave up after 3 attempts over 3 min 2 s. Raise timeoutMs or maxRetries, lower maxTokens, or check the network.',
       { reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
     expect(describeRunError(timeout).message).toBe(

@@ -1,4 +1,4 @@
-import { defaultAnthropicModelId } from '@rlm/core/anthropic';
+import { defaultAnthropicModelId } from '@rlm/anthropic';
 import { formatBytes } from './format-bytes.js';
 import {
   defaultMaxContextBytes,

@@ -48,3 +48,18 @@ test('names must be distinct JavaScript identifiers', async () => {
   );
   expect((await loadToolsModule(fine)).map((loaded) => loaded.name)).toEqual(['a', '$b_2']);
 });
+
+test('a schema that is a function (an arktype schema) is accepted; a string is not', async () => {
+  const standardFunction = [
+    "const schema = Object.assign(() => true, { '~standard': { version: 1, vendor: 'custom',",
+    'validate: (value) => ({ value }), jsonSchema: { input: () => ({}), output: () => ({}) } } });',
+    "export const tools = [{ name: 'f', description: 'd', inputSchema: schema, execute: () => 1 }];",
+  ].join('\n');
+  const file = await moduleFile('function-schema.mjs', standardFunction);
+  expect((await loadToolsModule(file)).map((loaded) => loaded.name)).toEqual(['f']);
+  const text = await moduleFile(
+    'text-schema.mjs',
+    "export const tools = [{ name: 'g', description: 'd', inputSchema: 'object', execute: () => 1 }];",
+  );
+  await expect(loadToolsModule(text)).rejects.toThrow(/an inputSchema \(a JSON Schema or a zod/);
+});

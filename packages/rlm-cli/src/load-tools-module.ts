@@ -38,12 +38,13 @@ export async function loadToolsModule(
     if (
       typeof candidate?.name !== 'string' ||
       typeof candidate.description !== 'string' ||
-      typeof candidate.inputSchema !== 'object' ||
+      // A JSON Schema or a Standard Schema (an arktype schema is a function); core checks it.
+      (typeof candidate.inputSchema !== 'object' && typeof candidate.inputSchema !== 'function') ||
       candidate.inputSchema === null ||
       typeof candidate.execute !== 'function'
     ) {
       throw new UsageError(
-        `--tools ${modulePath}: tool ${index} needs a string name and description, an inputSchema object and an execute function`,
+        `--tools ${modulePath}: tool ${index} needs a string name and description, an inputSchema (a JSON Schema or a zod, valibot or arktype schema) and an execute function`,
       );
     }
     if (!/^[A-Za-z_$][\w$]*$/.test(candidate.name)) {

@@ -1,4 +1,4 @@
-import { defaultAnthropicModelId } from '@rlm/core/anthropic';
+import { defaultAnthropicModelId } from '@rlm/anthropic';
 import { describe, expect, test } from 'vitest';
 import { type CliOptions, defaultMaxContextBytes, parseArguments } from './parse-arguments.js';
 import { UsageError } from './usage-error.js';

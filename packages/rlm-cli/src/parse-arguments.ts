@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core';
-import { defaultAnthropicModelId } from '@rlm/core/anthropic';
+import { defaultAnthropicModelId } from '@rlm/anthropic';
 import { createContextPathFilter } from './context-path-filter.js';
 import { parsePrice } from './parse-price.js';
 import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';

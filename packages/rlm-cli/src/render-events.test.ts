@@ -239,6 +239,62 @@ describe('createEventRenderer', () => {
     expect(render([event])).toBe('⚠ careful\n');
   });
 
+  test('durable tools: writing code is on the status line; each block names reuses, saves and failures', () => {
+    const statuses: (string | undefined)[] = [];
+    let text = '';
+    const renderEvent = createEventRenderer({
+      write: (chunk) => {
+        text += chunk;
+      },
+      color: false,
+      status: (status) => statuses.push(status),
+    });
+    const tool = { ...root, type: 'durable-tool', role: 'csv', method: 'sum' } as const;
+    renderEvent({ ...root, type: 'step-start', iteration: 1 });
+    renderEvent({
+      ...root,
+      type: 'usage',
+      usage: { inputTokens: 10, outputTokens: 5 },
+      modelId: 'scripted',
+      modelCalls: 1,
+    });
+    renderEvent({ ...tool, activity: 'writing', source: 'generated' });
+    renderEvent({
+      ...tool,
+      activity: 'failed',
+      source: 'generated',
+      error: { name: 'TypeError', message: 'rows\nis not iterable' },
+      retry: true,
+    });
+    renderEvent({ ...tool, activity: 'writing', source: 'generated' });
+    renderEvent({ ...tool, activity: 'saved', source: 'generated', generationId: 'gen-1' });
+    for (let call = 0; call < 3; call += 1) {
+      renderEvent({ ...tool, activity: 'reused', source: 'persisted', generationId: 'gen-1' });
+    }
+    renderEvent({ ...root, type: 'execution', iteration: 1, index: 0, output: '', durationMs: 9 });
+    // A block that finishes the call with SUBMIT has its tool lines before the answer line.
+    renderEvent({ ...root, type: 'step-start', iteration: 2 });
+    renderEvent({ ...tool, activity: 'reused', source: 'persisted', generationId: 'gen-1' });
+    renderEvent({
+      ...root,
+      type: 'final',
+      answer: 6,
+      iterations: 2,
+      source: 'submit-code',
+      ...totals,
+    });
+    expect(statuses).toContain('tool csv.sum · writing code');
+    expect(statuses.at(-1)).toBeUndefined();
+    expect(text.split('\n').slice(0, 6)).toEqual([
+      '● step 1',
+      '  ✗ tool csv.sum failed: TypeError: rows is not iterable (the code was rewritten)',
+      '  ⇢ tool csv.sum saved gen-1 (new code)',
+      '  ⇢ tool csv.sum reused gen-1 ×3',
+      '● step 2',
+      '  ⇢ tool csv.sum reused gen-1',
+    ]);
+  });
+
   test('a fan-out is one counter on the status line and one line when its block ends', () => {
     const statuses: (string | undefined)[] = [];
     let text = '';

@@ -6,6 +6,7 @@ import {
   type RunUsage,
 } from '@rlm/core';
 import { formatCost, formatRunTotals, formatTokens } from './format-run-totals.js';
+import { ToolActivityTally } from './tool-activity-tally.js';
 
 /** How progress is rendered. */
 export interface EventRendererOptions {
@@ -78,7 +79,8 @@ const renderedBridgeCalls = new Set(['llm_query', 'llm_query_batched']);
 
 /**
  * Returns a function that renders each `queryStream` event as compact progress lines:
- * steps, the model's prose (code fences removed), code, execution output, sub-calls, warnings,
+ * steps, the model's prose (code fences removed), code, execution output, sub-calls, durable-tool
+ * activity (reused, saved, failed: one line per method and kind per block), warnings,
  * and after each step its tokens, cache reads, cost, time and the run's cost so far; the root's
  * closing line carries the run's totals.
  * Children are indented two spaces per depth. The root's answer and error are not rendered:
@@ -103,6 +105,8 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
   const waiting = new Map<string, number>();
   /** Counted host calls of each call's running block. */
   const fanOuts = new Map<string, FanOut>();
+  /** Durable-tool activity of each call's running block. */
+  const toolTallies = new Map<string, ToolActivityTally>();
   let shownStatus: string | undefined;
   const updateStatus = () => {
     if (!options.status) return;
@@ -113,7 +117,9 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       started += fanOut.started;
       settled += fanOut.settled;
     }
+    const writing = [...toolTallies.values()].find((tally) => tally.writing)?.writing;
     if (started > settled) text = `llm_query ${settled}/${started}`;
+    else if (writing) text = writing;
     else if (waiting.size > 0) {
       const [first] = waiting.values();
       text =
@@ -172,6 +178,17 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
           emit('dim', '  ', [text]);
         } else state.hidden += 1;
       }
+    };
+
+    /** Writes the durable-tool lines of the call's block, if any; whether there were any. */
+    const flushTools = (callId: string): boolean => {
+      const lines = toolTallies.get(callId)?.lines() ?? [];
+      toolTallies.delete(callId);
+      for (const line of lines) {
+        if (line.kind === 'failed') emit('red', '  ✗ ', [oneLine(line.text)]);
+        else emit(line.kind === 'saved' ? 'green' : 'dim', '  ⇢ ', [oneLine(line.text)]);
+      }
+      return lines.length > 0;
     };
 
     switch (event.type) {
@@ -255,8 +272,10 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
             emit('red', '  ✗ ', [`… ${fanOut.failed - fanOut.failures.length} more failed`]);
           }
         }
+        const tools = flushTools(event.callId);
+        const quiet = !fanOut && !tools;
         if (event.error !== undefined) emit('red', '  ✗ ', [event.error.split('\n')[0]!]);
-        else if (output === '' && !fanOut) {
+        else if (output === '' && quiet) {
           emit('dim', '  → ', [`(no output, ${event.durationMs} ms)`]);
         }
         return;
@@ -287,12 +306,20 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         }
         return;
       }
+      case 'durable-tool': {
+        const tally = toolTallies.get(event.callId) ?? new ToolActivityTally();
+        tally.add(event);
+        toolTallies.set(event.callId, tally);
+        return;
+      }
       case 'warning':
         emit('yellow', '⚠ ', [oneLine(event.message)]);
         return;
       case 'final':
         waiting.delete(event.callId);
         fanOuts.delete(event.callId);
+        // A block that finished the call (SUBMIT in code) may have used tools.
+        flushTools(event.callId);
         if (event.depth > 0)
           emit('green', '✓ sub_rlm answered: ', [oneLine(preview(event.answer))]);
         else {
@@ -304,6 +331,7 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       case 'call-error':
         waiting.delete(event.callId);
         fanOuts.delete(event.callId);
+        flushTools(event.callId);
         if (event.depth > 0) emit('red', '✗ sub_rlm failed: ', [oneLine(event.message)]);
         return;
       case 'resumed': {

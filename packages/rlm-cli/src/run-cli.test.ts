@@ -8,7 +8,7 @@ import {
   fakeError,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type CliInput, type CliOutput, runCli } from './run-cli.js';
 

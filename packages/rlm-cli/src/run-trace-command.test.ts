@@ -7,7 +7,7 @@ import {
   fakeError,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type CliOutput, runCli } from './run-cli.js';
 

@@ -18,6 +18,7 @@ const contracts = new Set([
   'rlm-settings.ts',
   'run-usage.ts',
   'sandbox.ts',
+  'schema.ts',
 ]);
 
 function isContract(file: string): boolean {

@@ -14,9 +14,11 @@ import { EventChannel } from './event-channel.js';
 import type { RlmEvent } from './events.js';
 import { hashContext } from './hash-context.js';
 import { HostToolRegistry } from './host-tools.js';
-import { JsonSchemaCheck } from './json-schema-check.js';
 import type { ModelPrices, QueryOptions, RLM, RLMResult, RLMSettings } from './rlm-settings.js';
 import { runKey } from './run-key.js';
+import { SchemaCheck } from './schema-check.js';
+import type { InferSchemaOutput, Schema } from './schema.js';
+import { SessionMemory } from './session-memory.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import {
   type CallSetup,
@@ -27,19 +29,14 @@ import {
   Scheduler,
 } from './scheduler.js';
 
-/** One earlier query of a persistent session, as model code sees it in `history`. */
-export interface HistoryEntry {
-  readonly query: string;
-  readonly answer: unknown;
-  readonly iterations: number;
-}
-
 /**
  * Creates a Recursive Language Model: `query()` answers a question over a context that lives
  * only inside a sandbox, by letting the model write code there and call itself on pieces.
  */
-export function createRLM(settings: RLMSettings): RLM {
-  return new RecursiveLanguageModel(settings);
+export function createRLM<OutputSchema extends Schema | undefined = undefined>(
+  settings: RLMSettings<OutputSchema>,
+): RLM<InferSchemaOutput<OutputSchema>> {
+  return new RecursiveLanguageModel(settings) as RLM<InferSchemaOutput<OutputSchema>>;
 }
 
 class RecursiveLanguageModel implements RLM {
@@ -51,9 +48,8 @@ class RecursiveLanguageModel implements RLM {
   #sandbox: Promise<Sandbox> | undefined;
   #running: Scheduler | undefined;
   #tail: Promise<unknown> = Promise.resolve();
-  readonly #history: HistoryEntry[] = [];
-  /** Distinct contexts given to the persistent sandbox, as `context_0..n`. */
-  readonly #contexts: unknown[] = [];
+  /** The persistent session's contexts (`context_0..n`) and `history`, bounded. */
+  readonly #session: SessionMemory;
   #currentContext: unknown;
   readonly #artifacts: ArtifactStore | undefined;
   #disposed = false;
@@ -78,7 +74,9 @@ class RecursiveLanguageModel implements RLM {
       execTimeoutMs: positiveInteger(settings.execTimeoutMs ?? 60_000, 'execTimeoutMs'),
       sandboxLimits: settings.sandboxLimits ?? {},
       maxResponseTokens: settings.maxResponseTokens,
-      outputSchema: settings.outputSchema ? new JsonSchemaCheck(settings.outputSchema) : undefined,
+      outputSchema: settings.outputSchema
+        ? new SchemaCheck(settings.outputSchema, 'outputSchema')
+        : undefined,
       stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
       historyBudgetChars: positiveInteger(
         settings.historyBudgetChars ?? 100_000,
@@ -113,6 +111,12 @@ class RecursiveLanguageModel implements RLM {
       ),
     };
     this.#persistent = settings.persistent ?? false;
+    if (settings.sessionMemory && !this.#persistent) {
+      throw new TypeError(
+        '@rlm/core: sessionMemory bounds a persistent session; set persistent: true or remove it',
+      );
+    }
+    this.#session = new SessionMemory(settings.sessionMemory, settings.artifacts);
     this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');
     this.#budget = settings.budget;
     this.#prices = runPrices(settings);
@@ -165,8 +169,7 @@ class RecursiveLanguageModel implements RLM {
     await this.#serialize(async () => {
       const sandbox = this.#sandbox;
       this.#sandbox = undefined;
-      this.#history.length = 0;
-      this.#contexts.length = 0;
+      this.#session.reset();
       this.#currentContext = undefined;
       if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
     });
@@ -235,7 +238,7 @@ class RecursiveLanguageModel implements RLM {
       const setup = await this.#setup(context, checkpoint ? resumeStateOf(checkpoint) : undefined);
       const final = await scheduler.runRoot(query, context, setup, options.signal);
       if (this.#persistent) {
-        this.#history.push({ query, answer: final.answer, iterations: final.iterations });
+        this.#session.record({ query, answer: final.answer, iterations: final.iterations });
       }
       return {
         answer: final.answer,
@@ -257,7 +260,8 @@ class RecursiveLanguageModel implements RLM {
   /** The run's identity and its own scope of named records. */
   #storageFor(query: string, context: unknown): { artifacts: ArtifactStore; runKey: string } {
     const key = runKey(query, hashContext(context));
-    return { artifacts: this.#artifacts!.scoped(key), runKey: key };
+    const run = this.#artifacts!.scoped(key);
+    return { artifacts: this.#persistent ? this.#session.view(run) : run, runKey: key };
   }
 
   async #setup(context: unknown, resume: ResumeState | undefined): Promise<CallSetup> {
@@ -288,13 +292,13 @@ class RecursiveLanguageModel implements RLM {
       throw error;
     }
     // A context given again (the same object) is not sent again: it is already in the sandbox.
-    const variables: Record<string, unknown> = { history: [...this.#history] };
-    let index = this.#contexts.indexOf(context);
-    if (index < 0) {
-      index = this.#contexts.push(context) - 1;
-      variables[`context_${index}`] = context;
-    }
-    if (this.#currentContext !== context || this.#contexts.length === 1) {
+    const { index, added } = this.#session.admit(context);
+    const variables: Record<string, unknown> = {
+      ...(await this.#session.enforce(index)),
+      history: this.#session.history,
+    };
+    if (added) variables[`context_${index}`] = context;
+    if (this.#currentContext !== context || this.#session.counts.contexts === 1) {
       variables.context = context;
       this.#currentContext = context;
     }
@@ -302,12 +306,8 @@ class RecursiveLanguageModel implements RLM {
       ...base,
       sandbox,
       variables,
-      hostVariables: new Set([
-        'context',
-        'history',
-        ...this.#contexts.map((_, position) => `context_${position}`),
-      ]),
-      counts: { contexts: this.#contexts.length, histories: this.#history.length },
+      hostVariables: new Set(['context', 'history', ...this.#session.contextNames]),
+      counts: this.#session.counts,
     };
   }
 

@@ -12,6 +12,7 @@ import type {
   DurableToolSource,
   DurableToolStore,
 } from './durable-tool-store.js';
+import type { DurableToolEvent } from './events.js';
 import { parseResponse } from './parse-response.js';
 
 /** Attempts one method call may make (the first run plus repairs) before its error stands. */
@@ -116,6 +117,11 @@ interface Plan {
   readonly attempt: number;
 }
 
+/** Receives what a method call did, as event data (the scheduler adds the call's identity). */
+export type DurableToolActivity = (
+  activity: Omit<DurableToolEvent, 'callId' | 'depth' | 'at'>,
+) => void;
+
 /** Writes code with one model call: (system, prompt) -> response text. */
 export type CodeWriter = (system: string, prompt: string) => Promise<string>;
 
@@ -172,6 +178,7 @@ export class DurableToolSession {
     [role, method, shapes, failure]: readonly unknown[],
     writeCode: CodeWriter,
     callId: string,
+    onActivity: DurableToolActivity = () => {},
   ): Promise<{ id: string; code: string }> {
     if (typeof role !== 'string' || typeof method !== 'string') {
       throw new Error('tool(role).method(...) needs string names');
@@ -187,7 +194,10 @@ export class DurableToolSession {
     const failed = this.#takeRepairable(failure, role, method, callId);
     const contract = failed?.plan.contract ?? (await this.#store.findTool(role))?.contract ?? {};
     let plan: Omit<Plan, 'id' | 'callId'>;
+    const writing = (source: DurableToolSource) =>
+      onActivity({ type: 'durable-tool', role, method, activity: 'writing', source });
     if (failed) {
+      writing(failed.plan.source === 'generated' ? 'generated' : 'repaired');
       plan = {
         role,
         method,
@@ -214,6 +224,7 @@ export class DurableToolSession {
           code: selection.artifact.code,
         };
       } else if (selection.action === 'repair') {
+        writing('repaired');
         plan = {
           role,
           method,
@@ -228,6 +239,7 @@ export class DurableToolSession {
           }),
         };
       } else {
+        writing('generated');
         plan = {
           role,
           method,
@@ -252,6 +264,7 @@ export class DurableToolSession {
   async report(
     [role, method, report]: readonly unknown[],
     callId: string,
+    onActivity: DurableToolActivity = () => {},
   ): Promise<{ retry: boolean }> {
     const fields = (typeof report === 'object' && report !== null ? report : {}) as Record<
       string,
@@ -294,6 +307,15 @@ export class DurableToolSession {
         ...(generationId ? { generationId } : {}),
         ...timing,
       });
+      onActivity({
+        type: 'durable-tool',
+        role: plan.role,
+        method: plan.method,
+        activity: plan.source === 'persisted' ? 'reused' : 'saved',
+        source: plan.source,
+        ...(generationId ? { generationId } : {}),
+        ...timing,
+      });
       return { retry: false };
     }
     const error = {
@@ -313,6 +335,20 @@ export class DurableToolSession {
     const retry =
       plan.attempt < attemptsPerCall && this.#store.classifyFailure(error) !== 'extrinsic';
     if (retry) this.#repairable.set(plan.id, { plan, error: `${error.name}: ${error.message}` });
+    onActivity({
+      type: 'durable-tool',
+      role: plan.role,
+      method: plan.method,
+      activity: 'failed',
+      source: plan.source,
+      ...(plan.source === 'persisted' && plan.generationId
+        ? { generationId: plan.generationId }
+        : {}),
+      ...timing,
+      // Bounded: the message is whatever model-written code threw.
+      error: { name: error.name.slice(0, 200), message: error.message.slice(0, 2_000) },
+      retry,
+    });
     return { retry };
   }
 

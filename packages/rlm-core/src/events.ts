@@ -1,4 +1,5 @@
 import type { ArtifactRef } from './artifact-store.js';
+import type { DurableToolSource } from './durable-tool-store.js';
 import type { ModelRetry, Usage } from './language-model.js';
 import type { CallUsage, RunUsage } from './run-usage.js';
 import type { VariableInfo } from './sandbox.js';
@@ -227,6 +228,31 @@ export interface CheckpointEvent extends EventBase {
   readonly durationMs: number;
 }
 
+/**
+ * What a durable tool's method call did (`tool(role).method(...)` with a `toolStore`):
+ * - `writing`: the model is writing new code for it (`source` `generated`) or repairing its
+ *   code (`repaired`); one of the others follows when the code has run;
+ * - `reused`: persisted code ran and worked (`generationId` is the generation that ran);
+ * - `saved`: new or repaired code worked and was persisted as `generationId`;
+ * - `failed`: the code threw (`error`); `retry` says whether a repaired version is tried next.
+ */
+export interface DurableToolEvent extends EventBase {
+  readonly type: 'durable-tool';
+  readonly role: string;
+  readonly method: string;
+  readonly activity: 'writing' | 'reused' | 'saved' | 'failed';
+  /** Where the code came from: persisted, newly generated, or repaired. */
+  readonly source: DurableToolSource;
+  /** The generation that ran (`reused`, and `failed` persisted code) or was written (`saved`). */
+  readonly generationId?: string;
+  /** How long the method's code ran, in milliseconds, as its sandbox measured it. */
+  readonly durationMs?: number;
+  /** On `failed`: what the code threw. */
+  readonly error?: { readonly name: string; readonly message: string };
+  /** On `failed`: whether a repaired version is tried next. */
+  readonly retry?: boolean;
+}
+
 /** How a final answer was given. */
 export type FinalSource = 'submit-tool' | 'submit-code' | 'final-var' | 'final-text' | 'extract';
 
@@ -249,4 +275,5 @@ export type RlmEvent =
   | VariablesUpdatedEvent
   | VariableSyncFailedEvent
   | ResumedEvent
-  | CheckpointEvent;
+  | CheckpointEvent
+  | DurableToolEvent;

@@ -1,8 +1,8 @@
 import type { ArtifactStore } from './artifact-store.js';
 import { measurePlainData } from './bridge/measure-plain-data.js';
 import type { ArtifactQuota } from './quotas/artifact-quota.js';
-import { JsonSchemaCheck } from './json-schema-check.js';
 import type { HostTool, ToolOutput } from './rlm-settings.js';
+import { formatIssues, SchemaCheck } from './schema-check.js';
 
 /** Names model code already has: a host tool may not take them. */
 const reservedNames = new Set([
@@ -28,7 +28,7 @@ const reservedNames = new Set([
 
 /** The host tools of a run, validated once at `createRLM`. */
 export class HostToolRegistry {
-  readonly #tools = new Map<string, { tool: HostTool; input: JsonSchemaCheck }>();
+  readonly #tools = new Map<string, { tool: HostTool; input: SchemaCheck }>();
 
   constructor(tools: readonly HostTool[]) {
     for (const tool of tools) {
@@ -40,7 +40,10 @@ export class HostToolRegistry {
       if (/^context_\d+$/.test(tool.name) || this.#tools.has(tool.name)) {
         throw new TypeError(`@rlm/core: tool name ${JSON.stringify(tool.name)} is taken`);
       }
-      this.#tools.set(tool.name, { tool, input: new JsonSchemaCheck(tool.inputSchema) });
+      this.#tools.set(tool.name, {
+        tool,
+        input: new SchemaCheck(tool.inputSchema, `tool ${tool.name}: inputSchema`),
+      });
     }
   }
 
@@ -57,8 +60,8 @@ export class HostToolRegistry {
   describe(): string {
     return [...this.#tools.values()]
       .map(
-        ({ tool }) =>
-          `- \`await ${tool.name}(input, { outputs? })\`: ${tool.description}\n  input schema: ${JSON.stringify(tool.inputSchema)}`,
+        ({ tool, input }) =>
+          `- \`await ${tool.name}(input, { outputs? })\`: ${tool.description}\n  input schema: ${JSON.stringify(input.schema)}`,
       )
       .join('\n');
   }
@@ -87,9 +90,9 @@ export class HostToolRegistry {
       throw new Error(`${name}: outputs need an artifact store (createRLM({ artifacts }))`);
     }
     const input = artifacts ? await artifacts.resolveReferences(rawInput) : rawInput;
-    const problem = entry.input.check(input);
-    if (problem !== undefined) throw new Error(`${name}: invalid input (${problem})`);
-    const result = await entry.tool.execute(input, { signal });
+    const verdict = await entry.input.check(input);
+    if (!verdict.ok) throw new Error(`${name}: invalid input:\n${formatIssues(verdict.issues)}`);
+    const result = await entry.tool.execute(verdict.value, { signal });
     for (const output of outputs) {
       const value =
         outputs.length > 1 && isRecord(result) && output.name in result

@@ -7,7 +7,15 @@ export {
   quoteUntrustedText,
   stripControlCharacters,
 } from './bound-tool-contract.js';
-export { createRLM, type HistoryEntry } from './create-rlm.js';
+export { createRLM } from './create-rlm.js';
+export type { HistoryEntry, SessionCounts, SessionEvictions } from './session-memory.js';
+export { defineTool } from './define-tool.js';
+export type {
+  InferSchemaOutput,
+  Schema,
+  StandardSchemaPair,
+  StandardSchemaWithJsonSchema,
+} from './schema.js';
 export type * from './durable-tool-store.js';
 export * from './errors/index.js';
 export { escapeControlCharacters } from './escape-control-characters.js';

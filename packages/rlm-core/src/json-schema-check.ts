@@ -2,7 +2,7 @@ import { Validator } from '@cfworker/json-schema';
 import { describeValue } from './bridge/describe-value.js';
 import type { JsonSchema } from './language-model.js';
 
-/** Validates values against a JSON Schema: final answers (`outputSchema`), host tool inputs. */
+/** Validates values against a JSON Schema (draft 2020-12): the JSON Schema path of a `Schema`. */
 export class JsonSchemaCheck {
   /** The schema, as offered to the model. */
   readonly schema: JsonSchema;
@@ -18,24 +18,25 @@ export class JsonSchemaCheck {
   }
 
   /**
-   * Checks `value`. Returns `undefined` when it conforms, else the failing locations (at most
-   * five) in one readable line, e.g. `#/count: Instance type "string" is invalid.`
+   * Checks `value`. Returns `undefined` when it conforms, else one line per failing location,
+   * e.g. `#/count: Instance type "string" is invalid.` (the innermost failures when there are
+   * any, so that a wrong leaf is not also reported as a wrong object around it).
    */
-  check(value: unknown): string | undefined {
+  check(value: unknown): string[] | undefined {
     let result: ReturnType<Validator['validate']>;
     try {
       result = this.#validator.validate(value);
     } catch {
       // The validator throws on what JSON has no type for (undefined, a bigint, a function).
-      return `#: ${describeValue(value)} is not JSON data`;
+      return [`#: ${describeValue(value)} is not JSON data`];
     }
     if (result.valid) return undefined;
     const leaves = result.errors.filter(
       (error) =>
         !['properties', 'items', 'allOf', 'anyOf', 'oneOf', '$ref'].includes(error.keyword),
     );
-    const shown = (leaves.length > 0 ? leaves : result.errors).slice(0, 5);
-    const details = shown.map((error) => `${error.instanceLocation || '#'}: ${error.error}`);
-    return details.join('; ');
+    return (leaves.length > 0 ? leaves : result.errors).map(
+      (error) => `${error.instanceLocation || '#'}: ${error.error}`,
+    );
   }
 }

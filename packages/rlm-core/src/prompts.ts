@@ -1,5 +1,6 @@
 import type { CodeBlockPlan } from './plan-code-blocks.js';
 import type { ContextDescription } from './describe-context.js';
+import type { SessionCounts, SessionEvictions } from './session-memory.js';
 
 /** What the system prompt needs to know about the run. */
 export interface SystemPromptOptions {
@@ -93,7 +94,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
 export function buildContextMessage(
   query: string,
   description: ContextDescription,
-  counts: { readonly contexts: number; readonly histories: number },
+  counts: SessionCounts,
 ): string {
   const lines = ['Context metadata:'];
   if (description.type === 'none') {
@@ -115,8 +116,58 @@ export function buildContextMessage(
       `- earlier queries in this session: ${counts.histories} (their contexts are context_0..context_${counts.contexts - 1}, their transcripts are in \`history\`)`,
     );
   }
+  if (counts.evicted) lines.push(`- ${describeEvictions(counts.evicted, counts.histories)}`);
   lines.push('', `Query: ${query}`);
   return lines.join('\n');
+}
+
+/** What a bounded session moved out of memory, and how model code gets it back. */
+export function describeEvictions(evicted: SessionEvictions, histories: number): string {
+  const spilled = evicted.overflow === 'spill';
+  const parts: string[] = [];
+  if (evicted.contexts.length > 0) {
+    const names = nameRanges('context_', evicted.contexts);
+    const one = evicted.contexts.length === 1;
+    parts.push(
+      spilled
+        ? `${names} ${one ? 'is' : 'are'} no longer in memory: \`await load("context_N")\` gets one back`
+        : `${names} ${one ? 'was' : 'were'} dropped and ${one ? 'is' : 'are'} gone`,
+    );
+  }
+  if (evicted.histories > 0) {
+    const kept = histories - evicted.histories;
+    const older =
+      evicted.histories === 1 ? 'history_0' : `history_0..history_${evicted.histories - 1}`;
+    const one = evicted.histories === 1;
+    const earlier = `\`history\` holds the last ${queries(kept)}; the ${evicted.histories} earlier ${one ? 'one' : 'ones'}`;
+    parts.push(
+      spilled
+        ? `${earlier} ${one ? 'is' : 'are'} stored as ${older} (\`await load("history_N")\`)`
+        : `${earlier} ${one ? 'was' : 'were'} dropped`,
+    );
+  }
+  return `session memory is bounded: ${parts.join('; ')}`;
+}
+
+function queries(count: number): string {
+  return count === 1 ? '1 query' : `${count} queries`;
+}
+
+/** `context_0..context_4, context_7` from ascending indices. */
+function nameRanges(prefix: string, indices: readonly number[]): string {
+  const ranges: string[] = [];
+  let start = indices[0]!;
+  let end = start;
+  for (const index of [...indices.slice(1), Number.NaN]) {
+    if (index === end + 1) {
+      end = index;
+      continue;
+    }
+    ranges.push(start === end ? `${prefix}${start}` : `${prefix}${start}..${prefix}${end}`);
+    start = index;
+    end = index;
+  }
+  return ranges.join(', ');
 }
 
 /** Formats one executed block for the history. */

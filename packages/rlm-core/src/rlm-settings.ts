@@ -1,8 +1,9 @@
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import type { RlmEvent } from './events.js';
-import type { JsonSchema, LanguageModel } from './language-model.js';
+import type { LanguageModel } from './language-model.js';
 import type { CallUsage, RunUsage } from './run-usage.js';
+import type { Schema } from './schema.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
 
 /** What one model charges, in US dollars per million tokens. */
@@ -44,6 +45,31 @@ export interface VariableSyncSettings {
   readonly retries?: number;
   /** First backoff delay in ms, doubled each retry. Default 50. */
   readonly backoffMs?: number;
+}
+
+/**
+ * Bounds of what a persistent session keeps in memory (the host's references and the
+ * sandbox's `context_0..n` and `history`). Unset bounds are unlimited. They are applied when a
+ * query starts; the current query's context is always kept.
+ */
+export interface SessionMemorySettings {
+  /** Most contexts kept in memory, the current one included. At least 1. */
+  readonly maxContexts?: number;
+  /**
+   * Most characters of context kept in memory: a string context counts its length, any other
+   * its JSON text's. The current context is kept even when it alone is larger.
+   */
+  readonly maxContextChars?: number;
+  /** Most entries of `history` kept in memory (the newest). */
+  readonly maxHistoryEntries?: number;
+  /**
+   * What happens to a context or history entry past a bound. `spill` (the default when
+   * `artifacts` is set) stores it in the artifact store, in a scope of the session, as the
+   * record `context_<n>` or `history_<n>` that model code reads back with `load(name)`;
+   * `drop` (the default without `artifacts`) forgets it. Either way `context_<n>` becomes a
+   * short string saying where the context went, and the prompt says what was moved.
+   */
+  readonly overflow?: 'drop' | 'spill';
 }
 
 /** Limits shared by a run and all of its children. Unset means unlimited. */
@@ -88,24 +114,34 @@ export interface ToolOutput {
 /**
  * A typed host function model code can call as `await name(input, { outputs })`. The input is
  * validated against `inputSchema` after `"@name"` references are resolved to artifact values.
- * A failure reaches model code as an `Error` carrying only the message.
+ * A failure (an invalid input, or `execute` throwing) reaches model code as an `Error` carrying
+ * only the message. Write it with {@link defineTool} to have `input` typed from a Standard
+ * Schema.
  */
-export interface HostTool {
+export interface HostTool<Input = unknown> {
   /** A JavaScript identifier, not one of the scaffold names (`context`, `llm_query`, ...). */
   readonly name: string;
   /** What it does, for the prompt. */
   readonly description: string;
-  /** JSON Schema of the input. */
-  readonly inputSchema: JsonSchema;
   /**
-   * Does the work. Must resolve to plain data (structured-clonable). `signal` aborts when the
-   * run ends.
+   * The input's schema: a JSON Schema, a Standard Schema with `~standard.jsonSchema` (zod 4,
+   * arktype 2, valibot through `toStandardJsonSchema`), or `{ schema, jsonSchema }`. The model
+   * is shown its JSON Schema.
    */
-  execute(input: unknown, options: { readonly signal: AbortSignal }): unknown;
+  readonly inputSchema: Schema<Input>;
+  /**
+   * Does the work with the validated input (a Standard Schema's output: coerced or transformed
+   * as the schema says). Must resolve to plain data (structured-clonable). `signal` aborts
+   * when the run ends.
+   */
+  execute(input: Input, options: { readonly signal: AbortSignal }): unknown;
 }
 
-/** Settings of {@link createRLM}. */
-export interface RLMSettings {
+/**
+ * Settings of {@link createRLM}. `OutputSchema` is the type of `outputSchema`, from which the
+ * answer's type is inferred (see {@link InferSchemaOutput}).
+ */
+export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | undefined> {
   /** The root model. */
   readonly llm: LanguageModel;
   /** The model for `llm_query` and for `sub_rlm` at `maxDepth`; defaults to `llm`. */
@@ -126,6 +162,12 @@ export interface RLMSettings {
    * only its own context, so one instance can serve unrelated queries (or users).
    */
   readonly persistent?: boolean;
+  /**
+   * Bounds of what a persistent session keeps in memory: past them the oldest contexts and
+   * `history` entries are spilled to `artifacts` (model code gets them back with `load`) or
+   * dropped, and the prompt says which. Only with `persistent`. Default unbounded.
+   */
+  readonly sessionMemory?: SessionMemorySettings;
   /** Replaces the built-in system prompt. */
   readonly systemPrompt?: string;
   /** Execution output kept in the prompt per code block, in characters. Default 20,000. */
@@ -166,10 +208,13 @@ export interface RLMSettings {
   /** Output tokens per model response. Adapter default when unset. */
   readonly maxResponseTokens?: number;
   /**
-   * JSON Schema the final answer must match. The SUBMIT tool then takes `{"value": ...}` of
-   * this shape; an answer that does not match goes back to the model as an error to fix.
+   * The schema the final answer must match: a JSON Schema, a Standard Schema with
+   * `~standard.jsonSchema` (zod 4, arktype 2, valibot through `toStandardJsonSchema`), or
+   * `{ schema, jsonSchema }`. The SUBMIT tool then takes `{"value": ...}` of its JSON Schema;
+   * an answer that does not match goes back to the model with the issues to fix. With a
+   * Standard Schema, `answer` is the schema's output, typed as such.
    */
-  readonly outputSchema?: JsonSchema;
+  readonly outputSchema?: OutputSchema;
   /** Empty responses in a row after which the loop goes straight to the final prompt. Default 3. */
   readonly stallLimit?: number;
   /**
@@ -228,10 +273,13 @@ export interface QueryOptions {
   readonly resume?: boolean;
 }
 
-/** The result of one `query()`. */
-export interface RLMResult {
-  /** A string for text answers; any JSON-like value for `FINAL_VAR` or structured `SUBMIT`. */
-  readonly answer: unknown;
+/** The result of one `query()`; `Answer` is the output type of a Standard `outputSchema`. */
+export interface RLMResult<Answer = unknown> {
+  /**
+   * A string for text answers; any JSON-like value for `FINAL_VAR` or structured `SUBMIT`; the
+   * validated value (the schema's output) with an `outputSchema`.
+   */
+  readonly answer: Answer;
   /** Usage of the whole tree: every model call of the root, its children and host calls. */
   readonly usage: RunUsage;
   /**
@@ -253,8 +301,8 @@ export interface RLMResult {
   readonly resumedFrom?: number;
 }
 
-/** A Recursive Language Model. */
-export interface RLM extends AsyncDisposable {
+/** A Recursive Language Model whose answers type as `Answer`. */
+export interface RLM<Answer = unknown> extends AsyncDisposable {
   /**
    * Answers `query` over `context` (a string, array, or JSON-like object kept only inside the
    * sandbox). Rejects with `NoFinalAnswerError`, `BudgetExhaustedError`, `AbortedError`,
@@ -262,7 +310,7 @@ export interface RLM extends AsyncDisposable {
    * concurrently, each in its own sandbox (each with its own `maxConcurrency` and budget); in
    * a persistent session they run one at a time, in call order.
    */
-  query(query: string, context?: unknown, options?: QueryOptions): Promise<RLMResult>;
+  query(query: string, context?: unknown, options?: QueryOptions): Promise<RLMResult<Answer>>;
   /**
    * Same as `query`, as a stream of events ending with the root's `final` event. The stream
    * throws the run's error after yielding a `call-error` event. Breaking out of the loop

@@ -35,10 +35,12 @@ import type {
   ToolDefinition,
   ToolResultPart,
 } from './language-model.js';
-import type { JsonSchemaCheck } from './json-schema-check.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import { DurableToolSession, toolGuestHelper, toolPromptVersion } from './durable-tools.js';
 import type { HostToolRegistry } from './host-tools.js';
+import { checkAnswer } from './output-check.js';
+import type { SchemaCheck } from './schema-check.js';
+import type { SessionCounts } from './session-memory.js';
 import { parseResponse } from './parse-response.js';
 import { planCodeBlocks } from './plan-code-blocks.js';
 import { coreVersion } from './core-version.js';
@@ -87,7 +89,7 @@ export interface ResolvedSettings {
   readonly execTimeoutMs: number;
   readonly sandboxLimits: Partial<SandboxLimits>;
   readonly maxResponseTokens: number | undefined;
-  readonly outputSchema: JsonSchemaCheck | undefined;
+  readonly outputSchema: SchemaCheck | undefined;
   readonly stallLimit: number;
   readonly historyBudgetChars: number;
   readonly commandQueue: Required<CommandQueueSettings>;
@@ -182,7 +184,7 @@ export interface CallSetup {
   /** Variables to set read-only before the first step. */
   readonly variables: Readonly<Record<string, unknown>>;
   /** Counts shown in the prompt's metadata. */
-  readonly counts: { readonly contexts: number; readonly histories: number };
+  readonly counts: SessionCounts;
   /** Continue from this checkpoint state instead of starting fresh. */
   readonly resume?: ResumeState;
   /** Names the host sets (context, history): never checkpointed. */
@@ -781,9 +783,10 @@ export class Scheduler {
               return result.text;
             },
             call.id,
+            (activity) => this.#emit(call, activity),
           );
         case '__tool_report':
-          return durable.report(request.args, call.id);
+          return durable.report(request.args, call.id, (activity) => this.#emit(call, activity));
       }
     }
     if (artifacts && isArtifactFunction(request.name)) {
@@ -1221,16 +1224,7 @@ export class Scheduler {
         };
       }
     }
-    const schema = this.#settings.outputSchema;
-    if (!schema) return { answer };
-    const structured = final.source === 'final-text' ? parseJsonAnswer(answer) : answer;
-    const measured = measurePlainData(structured, answerLimits);
-    const problem = measured.ok ? schema.check(structured) : measured.problem;
-    return problem === undefined
-      ? { answer: structured }
-      : {
-          problem: `Answer not accepted: it does not match the output schema (${problem}). Fix it and submit again.`,
-        };
+    return checkAnswer(this.#settings.outputSchema, answer, final.source);
   }
 
   /** Out of iterations (or stalled): one forced final prompt, then a typed error. */
@@ -1379,16 +1373,6 @@ function pendingFromSubmit(submit: SubmitRequest, source: FinalSource): PendingF
   return submit.kind === 'answer'
     ? { kind: 'value', value: submit.answer, source }
     : { kind: 'variable', variable: submit.variable, source };
-}
-
-/** With an output schema, a FINAL(...) text answer is read as JSON when it parses. */
-function parseJsonAnswer(answer: unknown): unknown {
-  if (typeof answer !== 'string') return answer;
-  try {
-    return JSON.parse(answer);
-  } catch {
-    return answer;
-  }
 }
 
 /** Whether the adapter classified a model error as the provider refusing our tools. */

@@ -1,12 +1,12 @@
 import { createRLM, type RlmEvent } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/core/anthropic';
+import { createAnthropicModel } from '@rlm/anthropic';
 import {
   fakeError,
   fakeText,
   fakeToolUse,
   fakeTruncatedToolUse,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { describe, expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
 

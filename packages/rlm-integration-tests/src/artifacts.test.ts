@@ -68,7 +68,7 @@ describe('artifacts in the loop', () => {
     const answer = result.answer as Record<string, unknown>;
     expect(answer.first).toEqual({ counts: [3, 2] });
     expect(answer.saved).toEqual({ counts: [3, 2] });
-    expect(answer.bad).toMatch(/count_words: invalid input .*texts/);
+    expect(answer.bad).toMatch(/^count_words: invalid input:\n#\/texts: /);
     expect(answer.unknown).toContain('nope');
     expect(llm.requests[0]!.system).toContain('count_words(input');
     const record = await artifacts.scoped(result.runKey!).get('counts');

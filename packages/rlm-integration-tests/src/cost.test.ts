@@ -7,8 +7,9 @@ import {
   type UsageEvent,
   usageCostUsd,
 } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/core/anthropic';
-import { createScriptedModel, fakeText, startFakeMessagesServer } from '@rlm/core/testing';
+import { createAnthropicModel } from '@rlm/anthropic';
+import { createScriptedModel } from '@rlm/core/testing';
+import { fakeText, startFakeMessagesServer } from '@rlm/anthropic/testing';
 import { describe, expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
 

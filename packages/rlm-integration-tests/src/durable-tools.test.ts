@@ -45,12 +45,27 @@ function model(steps: ScriptedReply[], writes: ScriptedReply[] = []) {
   return { llm, prompts };
 }
 
-async function run(llm: ReturnType<typeof model>['llm'], query = 'parse it') {
+async function runEvents(llm: ReturnType<typeof model>['llm'], query = 'parse it') {
   const toolStore = createToolStore({ root });
   await using rlm = createRLM({ llm, sandbox: sandboxFactory, toolStore, persistent: false });
   const events: RlmEvent[] = [];
   for await (const event of rlm.queryStream(query, 'a,b\n1,2')) events.push(event);
+  return events;
+}
+
+async function run(llm: ReturnType<typeof model>['llm'], query = 'parse it') {
+  const events = await runEvents(llm, query);
   return events.find((event) => event.type === 'final') as Extract<RlmEvent, { type: 'final' }>;
+}
+
+/** The durable-tool events of a run, without their timing and call identity. */
+function toolActivity(events: readonly RlmEvent[]) {
+  return events.flatMap((event) => {
+    if (event.type !== 'durable-tool') return [];
+    const { callId: _callId, depth: _depth, at: _at, durationMs, ...rest } = event;
+    expect(durationMs === undefined || durationMs >= 0).toBe(true);
+    return [rest];
+  });
 }
 
 const useParser = repl(
@@ -59,6 +74,32 @@ const useParser = repl(
 const parserCode = js('(text) => text.split("\\n").map((line) => line.split(","))');
 
 describe('durable tools across runs', () => {
+  test('each method call reports its activity as events: written, failed, repaired and saved, then reused', async () => {
+    const first = await runEvents(
+      model(
+        [useParser],
+        [js('(text) => { throw new TypeError("rows is not iterable"); }'), parserCode],
+      ).llm,
+    );
+    const identity = { type: 'durable-tool', role: 'csv_parser', method: 'parse' };
+    expect(toolActivity(first)).toEqual([
+      { ...identity, activity: 'writing', source: 'generated' },
+      {
+        ...identity,
+        activity: 'failed',
+        source: 'generated',
+        error: { name: 'TypeError', message: 'rows is not iterable' },
+        retry: true,
+      },
+      { ...identity, activity: 'writing', source: 'generated' },
+      { ...identity, activity: 'saved', source: 'generated', generationId: 'gen-1' },
+    ]);
+    const second = await runEvents(model([useParser]).llm);
+    expect(toolActivity(second)).toEqual([
+      { ...identity, activity: 'reused', source: 'persisted', generationId: 'gen-1' },
+    ]);
+  });
+
   test('run A forges a method with one model call; run B reuses it with none', async () => {
     const a = model([useParser], [parserCode]);
     expect((await run(a.llm)).answer).toEqual([

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { deserialize } from 'node:v8';
 import { createSqliteArtifactStore } from '@rlm/artifacts';
 import { createRLM, hashContext, ModelCallError, type RlmEvent, runKey } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/core/anthropic';
+import { createAnthropicModel } from '@rlm/anthropic';
 import {
   type FakeMessagesServer,
   type FakeReply,
@@ -17,7 +17,7 @@ import {
   fakeText,
   fakeToolUse,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
 

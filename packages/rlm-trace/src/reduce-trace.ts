@@ -195,6 +195,8 @@ export function reduceTrace(
     }
     case 'text-delta':
     case 'variables-updated':
+    // Durable-tool activity is progress for the terminal; the trace keeps the host calls.
+    case 'durable-tool':
       return trace;
   }
 }

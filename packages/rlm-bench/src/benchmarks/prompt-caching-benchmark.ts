@@ -1,6 +1,6 @@
 import { createRLM, type RunUsage } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/core/anthropic';
-import { fakeText, fakeToolUse, startFakeMessagesServer } from '@rlm/core/testing';
+import { createAnthropicModel } from '@rlm/anthropic';
+import { fakeText, fakeToolUse, startFakeMessagesServer } from '@rlm/anthropic/testing';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import type { Benchmark } from '../benchmark.js';
 

@@ -13,7 +13,7 @@ import {
   fakeText,
   fakeToolUse,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
 /**

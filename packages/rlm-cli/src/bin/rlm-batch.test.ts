@@ -9,7 +9,7 @@ import {
   fakeError,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { type BuiltRlmResult, builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
 

@@ -9,7 +9,7 @@ import {
   type FakeReply,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 

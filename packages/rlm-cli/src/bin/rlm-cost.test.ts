@@ -9,7 +9,7 @@ import {
   type FakeReply,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { formatDollars } from '../format-run-totals.js';
 

@@ -13,7 +13,7 @@ import {
   type FakeReply,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fakeText, startFakeMessagesServer } from '@rlm/core/testing';
+import { fakeText, startFakeMessagesServer } from '@rlm/anthropic/testing';
 import {
   type FakeChatRequest,
   fakeChatText,

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type FakeMessagesServer, fakeText, startFakeMessagesServer } from '@rlm/core/testing';
+import { type FakeMessagesServer, fakeText, startFakeMessagesServer } from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
 

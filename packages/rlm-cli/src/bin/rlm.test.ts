@@ -10,7 +10,7 @@ import {
   fakeError,
   fakeText,
   startFakeMessagesServer,
-} from '@rlm/core/testing';
+} from '@rlm/anthropic/testing';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
@@ -899,5 +899,37 @@ describe('rlm (built bin): careless or hostile model code', () => {
     expect(piped.stderr).not.toContain('waiting for the model');
     expect(piped.stderr).not.toContain('\r');
     expect(piped.stderr.match(/llm_query/g)).toHaveLength(2); // the code line and the summary
+  });
+
+  test('durable-tool activity: writing code on the status line, then saved and reused lines; piped, plain lines', async () => {
+    const file = await writeContext('tool-activity/data.csv', 'a,b\n1,2');
+    const step = fakeText(
+      '```repl\nawait delegate("csv_parser", { purpose: "parse CSV rows" });\nconst rows = await tool("csv_parser").parse(context);\nconst again = await tool("csv_parser").parse(context);\nprint(rows.length)\n```\nFINAL_VAR(rows)',
+    );
+    const failing = fakeText(
+      '```js\n(text) => { throw new TypeError("rows is not iterable"); }\n```',
+    );
+    const code = {
+      ...fakeText('```js\n(text) => text.split("\\n").map((line) => line.split(","))\n```'),
+      delayMs: 300,
+    };
+    const toolstore = await mkdtemp(path.join(root, 'activity-'));
+    const args = ['Parse it', '--context', file, '--toolstore', toolstore, '--no-store'];
+    const onTerminal = await runRlm(args, [step, failing, code], { terminal: true });
+    expect(onTerminal.code).toBe(0);
+    expect(onTerminal.stdout).toContain('tool csv_parser.parse · writing code');
+    expect(onTerminal.stdout).toContain(
+      'tool csv_parser.parse failed: TypeError: rows is not iterable (the code was rewritten)',
+    );
+    expect(onTerminal.stdout).toContain('tool csv_parser.parse saved gen-1 (new code)');
+    // The second call in the same block ran the code just saved.
+    expect(onTerminal.stdout).toContain('tool csv_parser.parse reused gen-1');
+
+    const piped = await runRlm(args, [step]);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain('\r');
+    expect(piped.stderr).not.toContain('writing code');
+    expect(piped.stderr).toMatch(/^ {2}⇢ tool csv_parser\.parse reused gen-1 ×2$/m);
+    expect(piped.stderr).not.toContain('saved');
   });
 });

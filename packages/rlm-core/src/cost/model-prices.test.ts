@@ -1,9 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { defaultAnthropicModelId } from '../anthropic/anthropic-model.js';
 import { bareModelId, defaultModelPrices, findModelPrice } from './model-prices.js';
 
 describe('findModelPrice', () => {
-  test('prices the default Anthropic model and strips a provider prefix', () => {
+  test('prices a Sonnet model and strips a provider prefix', () => {
     const sonnet = defaultModelPrices['claude-sonnet-5-5'];
     expect(sonnet).toEqual({
       inputPerMillionUsd: 2,
@@ -11,7 +10,7 @@ describe('findModelPrice', () => {
       cacheReadPerMillionUsd: 0.2,
       cacheWritePerMillionUsd: 2.5,
     });
-    expect(findModelPrice(defaultModelPrices, defaultAnthropicModelId)).toBe(sonnet);
+    expect(findModelPrice(defaultModelPrices, 'claude-sonnet-5-5')).toBe(sonnet);
     expect(findModelPrice(defaultModelPrices, 'anthropic:claude-sonnet-5-5')).toBe(sonnet);
     expect(findModelPrice(defaultModelPrices, 'anthropic/claude-sonnet-5-5')).toBe(sonnet);
   });

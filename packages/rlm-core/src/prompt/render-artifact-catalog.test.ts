@@ -61,3 +61,14 @@ test('never longer than maxChars; what does not fit is counted', () => {
   expect(lines[1]?.length).toBeLessThan(300);
   expect(renderArtifactCatalog(entries, 10)).toBe('');
 });
+
+test('newest first by timestamp, so older records (a session spilled earlier) give way first', () => {
+  const text = renderArtifactCatalog(
+    [entry('made_now', { timestamp: 2_000 }), entry('spilled_earlier', { timestamp: 1_000 })],
+    10_000,
+  );
+  expect(text.split('\n').slice(1)).toEqual([
+    expect.stringContaining('"@made_now"'),
+    expect.stringContaining('"@spilled_earlier"'),
+  ]);
+});

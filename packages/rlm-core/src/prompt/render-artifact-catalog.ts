@@ -6,7 +6,8 @@ const maxDescriptionChars = 200;
 const maxPurposeChars = 120;
 
 /**
- * The prompt's "Available artifacts" section: one line per record, newest first, each name
+ * The prompt's "Available artifacts" section: one line per record, newest first (by
+ * `timestamp`, then by position in `entries`, later first), each name
  * quoted as the `"@name"` string a tool input uses. Never longer than `maxChars` characters:
  * records that do not fit are counted in a last line. `''` when there are no records (or not
  * even the heading fits), so the caller can leave the section out.
@@ -20,7 +21,11 @@ export function renderArtifactCatalog(
   if (heading.length > maxChars) return '';
   const lines = [heading];
   let length = heading.length;
-  const newestFirst = [...entries].reverse();
+  // Newest first by timestamp; records made in the same millisecond, the later-made first.
+  const newestFirst = entries
+    .map((entry, position) => ({ entry, position }))
+    .sort((a, b) => b.entry.timestamp - a.entry.timestamp || b.position - a.position)
+    .map(({ entry }) => entry);
   for (const [shown, entry] of newestFirst.entries()) {
     const line = formatLine(entry);
     const hidden = newestFirst.length - shown - 1;

@@ -12,6 +12,11 @@ import {
   FakePromptCache,
   type FakePromptCacheOptions,
 } from './fake-prompt-cache.js';
+import {
+  type FakeStreamedMessage,
+  formatStreamEvent,
+  toMessageStreamEvents,
+} from './to-message-stream-events.js';
 
 /** A `POST /v1/messages` body that passed validation, as handlers receive it. */
 export interface FakeMessagesRequest {
@@ -84,9 +89,14 @@ export interface FakeMessagesServerOptions {
    * requests with `cache_control` blocks use it.
    */
   readonly promptCache?: FakePromptCacheOptions;
+  /**
+   * Whether requests with `stream: true` are answered with server-sent events (default true).
+   * False answers them 400, as a proxy or gateway that cannot stream does.
+   */
+  readonly streaming?: boolean;
 }
 
-/** A loopback fake of the Anthropic Messages API (non-streaming). */
+/** A loopback fake of the Anthropic Messages API, streamed (server-sent events) or not. */
 export interface FakeMessagesServer extends AsyncDisposable {
   /** Base URL, e.g. `http://127.0.0.1:54321`: pass it as `baseURL` or `ANTHROPIC_BASE_URL`. */
   readonly url: string;
@@ -189,7 +199,7 @@ export async function startFakeMessagesServer(
   let toolUseCount = 0;
   const promptCache = new FakePromptCache(options.promptCache);
 
-  function toContentBlock(block: FakeContentBlock): Record<string, unknown> {
+  function toContentBlock(block: FakeContentBlock): { type: string; [key: string]: unknown } {
     if (block.type === 'text') return { type: 'text', text: block.text, citations: null };
     return {
       type: 'tool_use',
@@ -199,7 +209,7 @@ export async function startFakeMessagesServer(
     };
   }
 
-  function toMessage(reply: FakeMessageReply, request: FakeMessagesRequest): object {
+  function toMessage(reply: FakeMessageReply, request: FakeMessagesRequest): FakeStreamedMessage {
     const content = reply.content.map(toContentBlock);
     const hasToolUse = reply.content.some((block) => block.type === 'tool_use');
     const cached = promptCache.use(request);
@@ -302,6 +312,15 @@ export async function startFakeMessagesServer(
       sendError(400, 'invalid_request_error', violation);
       return;
     }
+    const streamed = (parsed.value as { stream?: unknown }).stream === true;
+    if (streamed && options.streaming === false) {
+      sendError(
+        400,
+        'invalid_request_error',
+        'stream: this server does not stream; send the request without `stream`',
+      );
+      return;
+    }
 
     const body = parsed.value as FakeMessagesRequest;
     const reply = await nextReply(body, record);
@@ -338,6 +357,52 @@ export async function startFakeMessagesServer(
       }
       response.write(bytes.subarray(0, delivery.cutAfterBytes), () => request.socket.destroy());
     };
+    /** Sends `reply` as server-sent events, as the API streams a message. */
+    const sendStream = async (reply: FakeMessageReply) => {
+      const delivery = reply.stream ?? {};
+      const events = toMessageStreamEvents(toMessage(reply, body), delivery);
+      record.status = 200;
+      response.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'request-id': requestId,
+      });
+      response.flushHeaders();
+      if (reply.bodyDelayMs && !(await waitWhileOpen(reply.bodyDelayMs, response))) return;
+      let sentBytes = 0;
+      for (const [index, event] of events.entries()) {
+        if (index === delivery.cutAfterEvents) {
+          request.socket.destroy();
+          return;
+        }
+        if (index === delivery.hangAfterEvents) {
+          await new Promise((resolve) => response.once('close', resolve));
+          return;
+        }
+        if (index === delivery.errorAfterEvents) {
+          const error = {
+            type: delivery.errorType ?? 'overloaded_error',
+            message: delivery.errorMessage ?? 'Overloaded',
+          };
+          record.error = error;
+          response.end(formatStreamEvent({ event: 'error', data: { type: 'error', error } }));
+          return;
+        }
+        if (index > 0 && delivery.eventDelayMs) {
+          if (!(await waitWhileOpen(delivery.eventDelayMs, response))) return;
+        }
+        const bytes = Buffer.from(formatStreamEvent(event), 'utf8');
+        if (reply.cutAfterBytes !== undefined && sentBytes + bytes.length > reply.cutAfterBytes) {
+          const rest = bytes.subarray(0, reply.cutAfterBytes - sentBytes);
+          response.write(rest, () => request.socket.destroy());
+          return;
+        }
+        sentBytes += bytes.length;
+        // Each event is flushed before the next, so a cut or an error comes after what was sent.
+        await new Promise((resolve) => response.write(bytes, resolve));
+      }
+      response.end();
+    };
     switch (reply.kind) {
       case 'drop':
         request.socket.destroy();
@@ -346,6 +411,10 @@ export async function startFakeMessagesServer(
         sendError(reply.status, reply.errorType, reply.message, reply.headers);
         return;
       case 'message':
+        if (streamed) {
+          await sendStream(reply);
+          return;
+        }
         await sendBody(200, 'application/json', JSON.stringify(toMessage(reply, body)), reply);
         return;
       case 'raw':

@@ -18,15 +18,13 @@ describe('toModelCallError', () => {
     );
     expect(error).toMatchObject({ status: 502, retryable: true, settings: ['maxRetries'] });
     expect(error.message).toMatch(
-      /^@rlm\/core\/anthropic: the Messages API answered 502 error: "Bad gateway\\n<html>"; gave up after 3 attempts over 2\.5 s\. Try again later, lower concurrency, or raise maxRetries\.$/,
+      /^@rlm\/anthropic: the Messages API answered 502 error: "Bad gateway\\n<html>"; gave up after 3 attempts over 2\.5 s\. Try again later, lower concurrency, or raise maxRetries\.$/,
     );
   });
 
   test('a non-SDK error keeps its message on one line, with every secret scrubbed', () => {
     const error = toModelCallError(new Error('saw key-one-1234\nand token-two-5678'), context);
-    expect(error.message).toBe(
-      '@rlm/core/anthropic: the request failed: saw [redacted] and [redacted]',
-    );
+    expect(error.message).toBe('@rlm/anthropic: the request failed: saw [redacted] and [redacted]');
     expect(error).toMatchObject({ status: undefined, retryable: false, cause: undefined });
   });
 
@@ -35,7 +33,7 @@ describe('toModelCallError', () => {
       ...context,
       secrets: ['x'],
     });
-    expect(error.message).toBe('@rlm/core/anthropic: the request failed: maxRetries exceeded');
+    expect(error.message).toBe('@rlm/anthropic: the request failed: maxRetries exceeded');
   });
 
   test('a wait longer than the cap says how long the API asked for and names the setting', () => {
@@ -49,7 +47,7 @@ describe('toModelCallError', () => {
       },
     );
     expect(error.message).toBe(
-      '@rlm/core/anthropic: the Messages API answered 429 rate_limit_error: slow down, and asked to wait 60 min before a retry, longer than maxRetryAfterMs (60,000 ms) allows. Try again later or raise maxRetryAfterMs.',
+      '@rlm/anthropic: the Messages API answered 429 rate_limit_error: slow down, and asked to wait 60 min before a retry, longer than maxRetryAfterMs (60,000 ms) allows. Try again later or raise maxRetryAfterMs.',
     );
     expect(error).toMatchObject({ reason: 'rate-limited', settings: ['maxRetryAfterMs'] });
   });

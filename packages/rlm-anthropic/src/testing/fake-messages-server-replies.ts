@@ -2,6 +2,8 @@
  * Scripted replies of the fake Messages API server, and helpers that build them.
  */
 
+import type { FakeStreamShape } from './to-message-stream-events.js';
+
 /** A content block of a scripted message, in the Messages API's shape. */
 export type FakeContentBlock =
   | { readonly type: 'text'; readonly text: string }
@@ -44,9 +46,34 @@ export interface FakeBodyDelivery {
   readonly cutAfterBytes?: number;
 }
 
-/** Answer 200 with a message. */
+/**
+ * How a message is sent to a request that asks to stream (`stream: true`), on top of
+ * {@link FakeBodyDelivery} (`bodyDelayMs` holds the first event back; `cutAfterBytes` counts
+ * the bytes of the event stream).
+ */
+export interface FakeStreamDelivery extends FakeStreamShape {
+  /** Wait this long (milliseconds) before each event after the first. */
+  readonly eventDelayMs?: number;
+  /** Send only the first this many events, then destroy the connection: a stream cut mid-way. */
+  readonly cutAfterEvents?: number;
+  /** Send the first this many events, then nothing more, holding the connection open. */
+  readonly hangAfterEvents?: number;
+  /**
+   * Send the first this many events, then an `error` event and end the stream, as the API does
+   * when it fails mid-answer (the status stays 200).
+   */
+  readonly errorAfterEvents?: number;
+  /** The `error` event's type. Default `overloaded_error`. */
+  readonly errorType?: string;
+  /** The `error` event's message. Default `Overloaded`. */
+  readonly errorMessage?: string;
+}
+
+/** Answer 200 with a message: one JSON body, or server-sent events when the request streams. */
 export interface FakeMessageReply extends FakeReplyTiming, FakeBodyDelivery {
   readonly kind: 'message';
+  /** How the message is streamed when the request asks for it. */
+  readonly stream?: FakeStreamDelivery;
   readonly content: readonly FakeContentBlock[];
   /** Defaults to `tool_use` when `content` has a `tool_use` block, else `end_turn`. */
   readonly stopReason?: FakeStopReason;
@@ -106,6 +133,7 @@ export type FakeReply =
 /** Options shared by the message helpers. */
 export interface FakeMessageOptions extends FakeReplyTiming, FakeBodyDelivery {
   readonly stopReason?: FakeStopReason;
+  readonly stream?: FakeStreamDelivery;
   readonly usage?: FakeMessageReply['usage'];
 }
 

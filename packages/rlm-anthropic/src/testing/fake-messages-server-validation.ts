@@ -22,8 +22,8 @@ function isObject(value: unknown): value is JsonObject {
  */
 export function findMessagesRequestViolation(body: unknown): string | undefined {
   if (!isObject(body)) return 'request body must be a JSON object';
-  if (body.stream === true) {
-    return 'stream: the fake Messages server does not support streaming; omit `stream` or set it to false';
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') {
+    return 'stream: Input should be a valid boolean';
   }
   if (typeof body.model !== 'string' || body.model === '') return 'model: Field required';
   if (body.max_tokens === undefined) return 'max_tokens: Field required';

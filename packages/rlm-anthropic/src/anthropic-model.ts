@@ -1,13 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ModelCallError } from '../errors/model-call-error.js';
-import type { GenerateResult, LanguageModel } from '../language-model.js';
+import {
+  ModelCallError,
+  type GenerateResult,
+  type LanguageModel,
+  formatDuration,
+  type RetryVerdict,
+  retryModelCall,
+  readRetryAfterMs,
+} from '@rlm/core';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
-import { formatDuration } from '../format-duration.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
-import { type RetryVerdict, retryModelCall } from '../retry-model-call.js';
-import { readRetryAfterMs } from '../retry-timing.js';
+import { readMessageStream } from './read-message-stream.js';
+import { StreamApiError } from './stream-api-error.js';
+import { StreamCutError } from './stream-cut-error.js';
 import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
 import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
 
@@ -27,9 +34,11 @@ export const defaultAnthropicMaxTokens = 8192;
 export const defaultAnthropicMaxRetries = 2;
 
 /**
- * Time allowed for one attempt, in milliseconds, until the whole body has arrived: 60 s. With
- * the default retries a call that never gets an answer fails after about 3 min 2 s
- * (3 x 60 s + 0.5 s + 1 s of backoff).
+ * Time allowed for one attempt, in milliseconds: 60 s. Streamed, it bounds the wait for the
+ * first event and each silence between two events, so a long answer that keeps coming is never
+ * cut; unstreamed, the whole attempt until the body's last byte. With the default retries a
+ * call that never gets an answer fails after about 3 min 2 s (3 x 60 s + 0.5 s + 1 s of
+ * backoff).
  */
 export const defaultAnthropicTimeoutMs = 60_000;
 
@@ -56,9 +65,9 @@ export interface AnthropicModelSettings {
    */
   readonly maxRetries?: number;
   /**
-   * Milliseconds allowed for one attempt, from sending the request to the last byte of the
-   * answer; a timed-out attempt is retried, so a call may take up to
-   * `(maxRetries + 1) * timeoutMs` plus the waits between attempts. Defaults to
+   * Milliseconds allowed, streamed, before the first event and between two events (a stream
+   * that goes silent that long is dropped); unstreamed, from sending the request to the last
+   * byte of the answer. A timed-out attempt is retried. Defaults to
    * {@link defaultAnthropicTimeoutMs} (the injected client's own setting when `client` is
    * given).
    */
@@ -75,6 +84,12 @@ export interface AnthropicModelSettings {
    * (writes cost 1.25x). Requests marked `singleUse` are sent unmarked. Default true.
    */
   readonly promptCaching?: boolean;
+  /**
+   * Stream responses (`stream: true`, server-sent events), so `onText` gets the text as it
+   * arrives and long answers never meet the API's limits on unstreamed ones. Default true; set
+   * false for a proxy or gateway that cannot stream.
+   */
+  readonly stream?: boolean;
   /** A ready client; `apiKey` and `baseURL` are then ignored. */
   readonly client?: Anthropic;
 }
@@ -87,16 +102,27 @@ function judge(error: unknown): RetryVerdict {
     error instanceof AttemptTimeoutError ||
     error instanceof Anthropic.APIConnectionTimeoutError
   ) {
-    const timeout = error instanceof AttemptTimeoutError ? error.timeoutMs : undefined;
     return {
       retryable: true,
       retryAfterMs: undefined,
+      retry: { reason: 'timeout', detail: describeTimeout(error) },
+    };
+  }
+  if (error instanceof StreamCutError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: { reason: 'network', detail: `stopped mid-answer (${error.problem})` },
+    };
+  }
+  if (error instanceof StreamApiError) {
+    return {
+      retryable: isRetryableStatus(error.status),
+      retryAfterMs: undefined,
       retry: {
-        reason: 'timeout',
-        detail:
-          timeout === undefined
-            ? 'did not answer in time'
-            : `did not answer within ${formatDuration(timeout)}`,
+        reason: error.status === 429 ? 'rate-limited' : 'server',
+        status: error.status,
+        detail: `stopped mid-answer with ${error.errorType}`,
       },
     };
   }
@@ -138,6 +164,16 @@ function judge(error: unknown): RetryVerdict {
   return { retryable: false, retryAfterMs: undefined, retry: { reason: 'unknown', detail: '' } };
 }
 
+function describeTimeout(
+  error: AttemptTimeoutError | InstanceType<typeof Anthropic.APIConnectionTimeoutError>,
+): string {
+  if (!(error instanceof AttemptTimeoutError)) return 'did not answer in time';
+  const time = formatDuration(error.timeoutMs);
+  return error.eventsReceived === 0
+    ? `did not answer within ${time}`
+    : `went silent for ${time} mid-answer`;
+}
+
 function rootCause(error: unknown): string {
   let current = error;
   while (current instanceof Error && current.cause instanceof Error) current = current.cause;
@@ -146,10 +182,13 @@ function rootCause(error: unknown): string {
 }
 
 /**
- * Creates a {@link LanguageModel} backed by the Anthropic Messages API (non-streaming).
+ * Creates a {@link LanguageModel} backed by the Anthropic Messages API, streamed by default
+ * (each piece of text goes to `options.onText` as it arrives; `stream: false` asks for one
+ * JSON body).
  * Requests are converted to a form the API accepts (see `toAnthropicMessages`). Transient
  * faults (429, 408, 409, 5xx, a dropped connection, an attempt past `timeoutMs`, a 2xx body
- * that is not a message) are retried here, each wait announced through `options.onRetry`;
+ * that is not a message, a stream cut mid-answer or ended by an `overloaded_error` event) are
+ * retried here, each wait announced through `options.onRetry`;
  * other faults, and transient ones once retries run out, reject with a one-line
  * `ModelCallError` whose `settings` lists the settings its message names. Aborting
  * `options.signal` rejects with the signal's reason and is never retried.
@@ -164,7 +203,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
   const apiKey = settings.client ? undefined : (settings.apiKey ?? process.env.ANTHROPIC_API_KEY);
   if (!settings.client && !apiKey) {
     throw new ModelCallError(
-      '@rlm/core/anthropic: no API key; set ANTHROPIC_API_KEY (or pass apiKey to createAnthropicModel)',
+      '@rlm/anthropic: no API key; set ANTHROPIC_API_KEY (or pass apiKey to createAnthropicModel)',
       { reason: 'authentication' },
     );
   }
@@ -185,26 +224,62 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
   const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultAnthropicMaxRetryAfterMs;
   const secrets = [apiKey, client.apiKey, client.authToken];
 
-  /** One attempt, bounded by `timeoutMs` from the request to the body's last byte. */
+  const stream = settings.stream ?? true;
+
+  /**
+   * One attempt. Unstreamed, bounded by `timeoutMs` from the request to the body's last byte;
+   * streamed, by `timeoutMs` until the first event and between two events.
+   */
   async function attempt(
     body: ReturnType<typeof toAnthropicRequest>,
     signal: AbortSignal | undefined,
+    onText: ((delta: string) => void) | undefined,
   ): Promise<GenerateResult> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+    let events = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => controller.abort(new AttemptTimeoutError(timeoutMs, events)),
+        timeoutMs,
+      );
+    };
+    arm();
     try {
       // The SDK's own timer (headers only) is a backstop a little later than ours, which also
       // covers the body. An explicit timeout keeps the SDK from refusing large max_tokens.
       const response = await client.messages
-        .create(body, {
+        .create(stream ? { ...body, stream: true } : body, {
           maxRetries: 0,
           timeout: timeoutMs + sdkTimeoutSlackMs,
           signal: controller.signal,
         })
         .asResponse();
-      return fromAnthropicMessage(await readMessageBody(response));
+      const eventStream = /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
+      if (stream && eventStream) {
+        const message = await readMessageStream(response, {
+          onText,
+          onEvent: () => {
+            events += 1;
+            arm();
+          },
+        });
+        return fromAnthropicMessage(message);
+      }
+      // Unstreamed, or a server that answered a streamed request with one body.
+      const result = fromAnthropicMessage(await readMessageBody(response));
+      if (result.text !== '') {
+        try {
+          // The whole text at once, as the contract of onText allows.
+          onText?.(result.text);
+        } catch {
+          // Reporting text is best-effort.
+        }
+      }
+      return result;
     } catch (error) {
       const reason: unknown = controller.signal.reason;
       throw reason instanceof AttemptTimeoutError ? reason : error;
@@ -222,18 +297,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
       const body = promptCaching && !request.singleUse ? withCacheBreakpoints(plain) : plain;
       const { signal, onRetry } = options;
       return retryModelCall({
-        attempt: async () => {
-          const result = await attempt(body, signal);
-          if (result.text !== '') {
-            try {
-              // Not streamed: the whole text at once, as the contract of onText allows.
-              options.onText?.(result.text);
-            } catch {
-              // Reporting text is best-effort.
-            }
-          }
-          return result;
-        },
+        attempt: () => attempt(body, signal, options.onText),
         judge,
         giveUp: (failure, _verdict, tried) =>
           toModelCallError(failure, { secrets, baseURL: client.baseURL, timeoutMs, ...tried }),
@@ -249,7 +313,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
 function checkSetting(name: string, value: number | undefined, minimum: number): void {
   if (value === undefined || (Number.isSafeInteger(value) && value >= minimum)) return;
   throw new ModelCallError(
-    `@rlm/core/anthropic: ${name} must be a whole number of at least ${minimum} (got ${value}); fix the createAnthropicModel settings`,
+    `@rlm/anthropic: ${name} must be a whole number of at least ${minimum} (got ${value}); fix the createAnthropicModel settings`,
     { reason: 'invalid-request' },
   );
 }

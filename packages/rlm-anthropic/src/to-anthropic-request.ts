@@ -1,12 +1,14 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { ModelCallError } from '../errors/model-call-error.js';
-import type { GenerateRequest, Message, ToolChoice, ToolDefinition } from '../language-model.js';
-
 import {
+  ModelCallError,
+  type GenerateRequest,
+  type Message,
+  type ToolChoice,
+  type ToolDefinition,
   emptyContentPlaceholder,
   type NormalizedMessage,
   normalizeConversation,
-} from '../normalize-conversation.js';
+} from '@rlm/core';
 
 export { emptyContentPlaceholder };
 
@@ -144,7 +146,7 @@ export function toAnthropicRequest(
   const choice = request.toolChoice;
   if (typeof choice === 'object' && !tools.some((tool) => tool.name === choice.tool)) {
     throw new ModelCallError(
-      `@rlm/core/anthropic: toolChoice names the tool '${choice.tool}', which is not among the request's tools; add it to tools or choose 'auto'`,
+      `@rlm/anthropic: toolChoice names the tool '${choice.tool}', which is not among the request's tools; add it to tools or choose 'auto'`,
     );
   }
   return {

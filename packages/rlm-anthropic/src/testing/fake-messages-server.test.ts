@@ -271,7 +271,11 @@ describe('startFakeMessagesServer', () => {
 
   const invalid: [string, unknown, RegExp][] = [
     ['a body that is not JSON', '{"model":', /not valid JSON/],
-    ['a streaming request', { ...base, stream: true }, /does not support streaming/],
+    [
+      'a stream flag that is not a boolean',
+      { ...base, stream: 'yes' },
+      /stream: Input should be a valid boolean/,
+    ],
     ['no model', { ...base, model: undefined }, /model: Field required/],
     ['no max_tokens', { ...base, max_tokens: undefined }, /max_tokens: Field required/],
     ['max_tokens 0', { ...base, max_tokens: 0 }, /greater than or equal to 1/],

@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { scrubSecrets } from '../scrub-secrets.js';
-import { ModelCallError, type ModelCallErrorReason } from '../errors/model-call-error.js';
+import { scrubSecrets, ModelCallError, type ModelCallErrorReason, formatDuration } from '@rlm/core';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
-import { formatDuration } from '../format-duration.js';
 import { MalformedBodyError } from './malformed-body-error.js';
+import { StreamApiError } from './stream-api-error.js';
+import { StreamCutError } from './stream-cut-error.js';
 
 /** What the error message may mention about the failed call. */
 export interface ModelCallErrorContext {
@@ -22,7 +22,7 @@ export interface ModelCallErrorContext {
   readonly refusedWait?: { readonly retryAfterMs: number; readonly maxRetryAfterMs: number };
 }
 
-const prefix = '@rlm/core/anthropic:';
+const prefix = '@rlm/anthropic:';
 
 function advice(status: number): string {
   switch (status) {
@@ -87,12 +87,37 @@ function count(value: number): string {
 
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
   if (
-    error instanceof AttemptTimeoutError ||
+    (error instanceof AttemptTimeoutError && error.eventsReceived === 0) ||
     error instanceof Anthropic.APIConnectionTimeoutError
   ) {
     return new ModelCallError(
       `${prefix} the Messages API did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${triedFor(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the network.`,
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
+    );
+  }
+  if (error instanceof AttemptTimeoutError && error.eventsReceived > 0) {
+    return new ModelCallError(
+      `${prefix} the Messages API's streamed answer went silent for timeoutMs (${count(context.timeoutMs)} ms) after ${count(error.eventsReceived)} events; ${triedFor(context)}. Raise timeoutMs or maxRetries, or check the network.`,
+      { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
+    );
+  }
+  if (error instanceof StreamCutError) {
+    return new ModelCallError(
+      `${prefix} the Messages API's streamed answer stopped before its end (${oneLine(error.problem)}); ${triedFor(context)}. Check the network or a proxy in between, try again later, or raise maxRetries.`,
+      { retryable: true, reason: 'network', settings: ['maxRetries'] },
+    );
+  }
+  if (error instanceof StreamApiError) {
+    const retryable = isRetryableStatus(error.status);
+    const detail = oneLine(error.apiMessage).replace(/\.$/, '');
+    return new ModelCallError(
+      `${prefix} the Messages API stopped its streamed answer with ${error.errorType}: ${detail}${retryable ? `; ${triedFor(context)}` : ''}. ${advice(error.status)}`,
+      {
+        status: error.status,
+        retryable,
+        reason: reasonFor(error.status, detail),
+        settings: retryable ? ['maxRetries'] : [],
+      },
     );
   }
   if (error instanceof Anthropic.APIUserAbortError) {

@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ModelCallError } from '../errors/model-call-error.js';
-import type { GenerateRequest, Message } from '../language-model.js';
-import { findMessagesRequestViolation } from '../testing/fake-messages-server-validation.js';
+import { ModelCallError, type GenerateRequest, type Message } from '@rlm/core';
+import { findMessagesRequestViolation } from './testing/fake-messages-server-validation.js';
 import {
   emptyContentPlaceholder,
   toAnthropicRequest,

@@ -4,12 +4,18 @@ import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ModelCallError } from '../errors/model-call-error.js';
-import type { GenerateRequest, Message, ModelRetry } from '../language-model.js';
+import {
+  defaultModelPrices,
+  findModelPrice,
+  type GenerateRequest,
+  type Message,
+  ModelCallError,
+  type ModelRetry,
+} from '@rlm/core';
 import {
   type FakeMessagesServer,
   startFakeMessagesServer,
-} from '../testing/fake-messages-server.js';
+} from './testing/fake-messages-server.js';
 import {
   type FakeReply,
   fakeDelay,
@@ -21,7 +27,7 @@ import {
   fakeText,
   fakeToolUse,
   fakeTruncatedToolUse,
-} from '../testing/fake-messages-server-replies.js';
+} from './testing/fake-messages-server-replies.js';
 import {
   type AnthropicModelSettings,
   createAnthropicModel,
@@ -104,6 +110,7 @@ describe('createAnthropicModel', () => {
       max_tokens: defaultAnthropicMaxTokens,
       system: 'Be brief.',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi?' }] }],
+      stream: true,
     });
     expect(server!.requests[0]!.apiKey).toBe(apiKey);
   });
@@ -337,7 +344,7 @@ describe('createAnthropicModel', () => {
     expect(ModelCallError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 529, retryable: true });
     expect((error as Error).message).toMatch(
-      /^@rlm\/core\/anthropic: the Messages API answered 529 overloaded_error: Overloaded; gave up after 3 attempts over \d+ ms\. .*raise maxRetries\. \(request-id req_fake_3\)$/,
+      /^@rlm\/anthropic: the Messages API answered 529 overloaded_error: Overloaded; gave up after 3 attempts over \d+ ms\. .*raise maxRetries\. \(request-id req_fake_3\)$/,
     );
     expect(server!.requests).toHaveLength(3);
   });
@@ -550,7 +557,7 @@ describe('createAnthropicModel', () => {
     expect(retries).toEqual([]);
   });
 
-  test('a 200 with HTML, a JSON string or a cut body is retried like a 5xx', async () => {
+  test('unstreamed: a 200 with HTML, a JSON string or a cut body is retried like a 5xx', async () => {
     const { model } = await setup(
       [
         fakeRaw('text/html; charset=utf-8', '<html><body><h1>502 Bad Gateway</h1></body></html>'),
@@ -558,7 +565,7 @@ describe('createAnthropicModel', () => {
         fakeText('x'.repeat(2_000), { cutAfterBytes: 64 }),
         fakeText('finally'),
       ],
-      { maxRetries: 3 },
+      { maxRetries: 3, stream: false },
     );
     const retries: ModelRetry[] = [];
     const result = await model.generate(ask, { onRetry: (retry) => retries.push(retry) });
@@ -584,13 +591,14 @@ describe('createAnthropicModel', () => {
     const message = (error as Error).message;
     expect(message).not.toContain('\n');
     expect(message).toMatch(
-      /^@rlm\/core\/anthropic: the Messages API answered 200 \(content-type text\/html\) with a body that is not a message: content-type text\/html, not JSON; it starts "<html> <body> <h1>Sorry, the proxy is down.*"; gave up after 3 attempts over [\d.]+ s\. .*raise maxRetries\.$/,
+      /^@rlm\/anthropic: the Messages API answered 200 \(content-type text\/html\) with a body that is not a message: content-type text\/html, not JSON; it starts "<html> <body> <h1>Sorry, the proxy is down.*"; gave up after 3 attempts over [\d.]+ s\. .*raise maxRetries\.$/,
     );
   });
 
-  test('a body cut mid-stream with no retries left says how much arrived', async () => {
+  test('unstreamed: a body cut mid-way with no retries left says how much arrived', async () => {
     const { model } = await setup([fakeText('y'.repeat(1_000), { cutAfterBytes: 30 })], {
       maxRetries: 0,
+      stream: false,
     });
     const error = await rejection(model.generate(ask));
     expect((error as Error).message).toMatch(
@@ -627,6 +635,10 @@ describe('createAnthropicModel', () => {
 
 describe('defaultAnthropicModelId', () => {
   const sdkRoot = dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sdk'));
+
+  test('has a price in the built-in table, so runs report their cost', () => {
+    expect(findModelPrice(defaultModelPrices, defaultAnthropicModelId)).toBeDefined();
+  });
 
   test('is a model the installed SDK lists and does not mark deprecated', () => {
     const modelList = readFileSync(join(sdkRoot, 'resources/messages/messages.d.ts'), 'utf8');

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { GenerateResult, StopReason, ToolCall } from '../language-model.js';
+import type { GenerateResult, StopReason, ToolCall } from '@rlm/core';
 
 const stopReasons: Readonly<Record<string, StopReason>> = {
   end_turn: 'end',

@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  ArtifactCatalogEntry,
+  ArtifactRecord,
+  ArtifactStore,
+  ArtifactRef,
+  ArtifactRecordInput,
+  Checkpoint,
+  CheckpointInput,
+  CheckpointSummary,
+} from './artifact-store.js';
+import { measurePlainData } from './bridge/measure-plain-data.js';
+import type { SessionMemorySettings } from './rlm-settings.js';
+
+export type { SessionMemorySettings };
+
+/** One earlier query of a persistent session, as model code sees it in `history`. */
+export interface HistoryEntry {
+  readonly query: string;
+  readonly answer: unknown;
+  readonly iterations: number;
+}
+
+/** What a session moved out of memory: data the prompt writes up. */
+export interface SessionEvictions {
+  readonly overflow: 'drop' | 'spill';
+  /** Indices `n` of the `context_<n>` no longer in memory, ascending. */
+  readonly contexts: readonly number[];
+  /** How many of the oldest queries' `history` entries are no longer in `history`. */
+  readonly histories: number;
+}
+
+/** Counts of a session for the prompt's context metadata. */
+export interface SessionCounts {
+  /** Contexts given so far (`context_0..n`), in memory or not. */
+  readonly contexts: number;
+  /** Earlier queries of the session, in `history` or not. */
+  readonly histories: number;
+  /** Set once something was moved out of memory. */
+  readonly evicted?: SessionEvictions;
+}
+
+interface KeptContext {
+  readonly value: unknown;
+  readonly chars: number;
+}
+
+/**
+ * The contexts and history of one persistent session, bounded by {@link SessionMemorySettings}.
+ * Keeps references only to what is in memory; evicted contexts are replaced in the sandbox by
+ * the placeholder strings {@link SessionMemory.enforce} returns.
+ */
+export class SessionMemory {
+  readonly #maxContexts: number;
+  readonly #maxContextChars: number;
+  readonly #maxHistoryEntries: number;
+  readonly #overflow: 'drop' | 'spill';
+  readonly #store: ArtifactStore | undefined;
+  #scope: ArtifactStore | undefined;
+  /** By index; `undefined` once evicted. */
+  #contexts: (KeptContext | undefined)[] = [];
+  #evictedContexts: number[] = [];
+  #history: HistoryEntry[] = [];
+  #evictedHistories = 0;
+
+  /**
+   * Throws a `TypeError` for a bound that is not a positive integer, and for `spill` without
+   * an artifact store.
+   */
+  constructor(settings: SessionMemorySettings = {}, store?: ArtifactStore) {
+    this.#maxContexts = bound(settings.maxContexts, 'maxContexts');
+    this.#maxContextChars = bound(settings.maxContextChars, 'maxContextChars');
+    this.#maxHistoryEntries = bound(settings.maxHistoryEntries, 'maxHistoryEntries');
+    const overflow = settings.overflow ?? (store ? 'spill' : 'drop');
+    if (overflow !== 'spill' && overflow !== 'drop') {
+      throw new TypeError(
+        `@rlm/core: sessionMemory.overflow must be 'drop' or 'spill', got ${JSON.stringify(overflow)}`,
+      );
+    }
+    if (overflow === 'spill' && !store) {
+      throw new TypeError(
+        "@rlm/core: sessionMemory.overflow 'spill' needs an artifact store: createRLM({ artifacts }), or use 'drop'",
+      );
+    }
+    this.#overflow = overflow;
+    this.#store = store;
+  }
+
+  /**
+   * The index `n` of `context` as `context_<n>`: the index it already has when the same value
+   * (by identity) is still in memory, else a new one (`added`).
+   */
+  admit(context: unknown): { readonly index: number; readonly added: boolean } {
+    const kept = this.#contexts.findIndex(
+      (entry) => entry !== undefined && entry.value === context,
+    );
+    if (kept >= 0) return { index: kept, added: false };
+    const index = this.#contexts.push({ value: context, chars: contextChars(context) }) - 1;
+    return { index, added: true };
+  }
+
+  /** Records a finished query for `history`. */
+  record(entry: HistoryEntry): void {
+    this.#history.push(entry);
+  }
+
+  /**
+   * Moves the oldest contexts (never `current`) and history entries past the bounds out of
+   * memory. With `spill` every record is written before anything is forgotten: when the store
+   * fails, its error is thrown and nothing changed (a context that is not JSON data cannot be
+   * stored and is dropped). Returns the variables to set in the sandbox: a placeholder string
+   * for each context evicted now.
+   */
+  async enforce(current: number): Promise<Record<string, string>> {
+    const contexts = this.#contextsToEvict(current);
+    const histories = Math.max(0, this.#history.length - this.#maxHistoryEntries);
+    const stored = new Set<number>();
+    if (this.#overflow === 'spill') {
+      for (const index of contexts) {
+        const name = `context_${index}`;
+        const record = {
+          type: 'context',
+          value: this.#contexts[index]!.value,
+          description: `${name}: a context of this session, moved out of memory (sessionMemory)`,
+        };
+        if (await this.#spill(name, record)) stored.add(index);
+      }
+      for (let position = 0; position < histories; position += 1) {
+        const number = this.#evictedHistories + position;
+        await this.#spill(`history_${number}`, {
+          type: 'history',
+          value: this.#history[position]!,
+          description: `history_${number}: query ${number} of this session and its answer`,
+        });
+      }
+    }
+    const placeholders: Record<string, string> = {};
+    for (const index of contexts) {
+      const name = `context_${index}`;
+      this.#contexts[index] = undefined;
+      placeholders[name] = stored.has(index)
+        ? `[${name} is no longer in memory: get it with await load("${name}")]`
+        : `[${name} was dropped from this session's memory (sessionMemory); it is gone]`;
+    }
+    this.#evictedContexts = [...this.#evictedContexts, ...contexts].sort((a, b) => a - b);
+    this.#history.splice(0, histories);
+    this.#evictedHistories += histories;
+    return placeholders;
+  }
+
+  /** The `history` entries in memory, oldest first (a copy). */
+  get history(): HistoryEntry[] {
+    return [...this.#history];
+  }
+
+  /** Counts for the prompt. */
+  get counts(): SessionCounts {
+    const evicted =
+      this.#evictedContexts.length > 0 || this.#evictedHistories > 0
+        ? {
+            overflow: this.#overflow,
+            contexts: [...this.#evictedContexts],
+            histories: this.#evictedHistories,
+          }
+        : undefined;
+    return {
+      contexts: this.#contexts.length,
+      histories: this.#evictedHistories + this.#history.length,
+      ...(evicted ? { evicted } : {}),
+    };
+  }
+
+  /** `context_0..n`, in memory or not: the sandbox holds each (a placeholder once evicted). */
+  get contextNames(): string[] {
+    return this.#contexts.map((_, index) => `context_${index}`);
+  }
+
+  /**
+   * The run's store as model code should see it: what a spilled context or history entry
+   * became is readable with `load` and listed by `list_artifacts`; writes and checkpoints go to
+   * `run`. `run` itself when nothing can have been spilled.
+   */
+  view(run: ArtifactStore): ArtifactStore {
+    return this.#overflow === 'spill' && this.#store
+      ? new SessionRecordsView(run, this.#sessionScope())
+      : run;
+  }
+
+  /** Forgets everything; spilled records of the old session are no longer reachable. */
+  reset(): void {
+    this.#contexts = [];
+    this.#evictedContexts = [];
+    this.#history = [];
+    this.#evictedHistories = 0;
+    this.#scope = undefined;
+  }
+
+  #contextsToEvict(current: number): number[] {
+    const kept = this.#contexts.flatMap((entry, index) =>
+      entry !== undefined && index !== current ? [{ index, chars: entry.chars }] : [],
+    );
+    let count = kept.length + 1;
+    let chars = kept.reduce((sum, entry) => sum + entry.chars, this.#contexts[current]!.chars);
+    const evict: number[] = [];
+    for (const entry of kept) {
+      if (count <= this.#maxContexts && chars <= this.#maxContextChars) break;
+      evict.push(entry.index);
+      count -= 1;
+      chars -= entry.chars;
+    }
+    return evict;
+  }
+
+  /** Writes a record to the session's scope; false when the value cannot be stored (not JSON). */
+  async #spill(name: string, record: ArtifactRecordInput): Promise<boolean> {
+    try {
+      await this.#sessionScope().put(name, record);
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ArtifactValueError') return false;
+      throw error;
+    }
+  }
+
+  #sessionScope(): ArtifactStore {
+    this.#scope ??= this.#store!.scoped(`rlm-session-${randomUUID()}`);
+    return this.#scope;
+  }
+}
+
+/** A run's store whose record reads fall back to the session's spilled records. */
+class SessionRecordsView implements ArtifactStore {
+  readonly #run: ArtifactStore;
+  readonly #session: ArtifactStore;
+
+  constructor(run: ArtifactStore, session: ArtifactStore) {
+    this.#run = run;
+    this.#session = session;
+  }
+
+  get scope(): string {
+    return this.#run.scope;
+  }
+
+  scoped(scope: string): ArtifactStore {
+    return this.#run.scoped(scope);
+  }
+
+  store(content: string | Uint8Array): Promise<ArtifactRef> {
+    return this.#run.store(content);
+  }
+
+  load(id: string): Promise<string> {
+    return this.#run.load(id);
+  }
+
+  loadBytes(id: string): Promise<Uint8Array> {
+    return this.#run.loadBytes(id);
+  }
+
+  has(id: string): Promise<boolean> {
+    return this.#run.has(id);
+  }
+
+  list(): Promise<ArtifactRef[]> {
+    return this.#run.list();
+  }
+
+  put(name: string, record: ArtifactRecordInput): Promise<ArtifactCatalogEntry> {
+    return this.#run.put(name, record);
+  }
+
+  async get(name: string): Promise<ArtifactRecord | undefined> {
+    return (await this.#run.get(name)) ?? (await this.#session.get(name));
+  }
+
+  async names(): Promise<string[]> {
+    const own = await this.#run.names();
+    const taken = new Set(own);
+    return [...own, ...(await this.#session.names()).filter((name) => !taken.has(name))];
+  }
+
+  async catalog(): Promise<ArtifactCatalogEntry[]> {
+    const own = await this.#run.catalog();
+    const taken = new Set(own.map((entry) => entry.name));
+    const session = (await this.#session.catalog()).filter((entry) => !taken.has(entry.name));
+    return [...own, ...session];
+  }
+
+  resolveReferences(input: unknown): Promise<unknown> {
+    return this.#run.resolveReferences(input);
+  }
+
+  saveCheckpoint(checkpoint: CheckpointInput): Promise<CheckpointSummary> {
+    return this.#run.saveCheckpoint(checkpoint);
+  }
+
+  latestCheckpoint(runKey: string): Promise<Checkpoint | undefined> {
+    return this.#run.latestCheckpoint(runKey);
+  }
+
+  loadCheckpoint(runKey: string, id: string): Promise<Checkpoint> {
+    return this.#run.loadCheckpoint(runKey, id);
+  }
+
+  listCheckpoints(runKey: string): Promise<CheckpointSummary[]> {
+    return this.#run.listCheckpoints(runKey);
+  }
+
+  close(): Promise<void> {
+    return this.#run.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#run[Symbol.asyncDispose]();
+  }
+}
+
+function bound(value: number | undefined, name: string): number {
+  if (value === undefined) return Number.POSITIVE_INFINITY;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TypeError(
+      `@rlm/core: sessionMemory.${name} must be a positive integer, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/** A string's length, else the length of the value's JSON text (0 when it has none). */
+function contextChars(context: unknown): number {
+  if (typeof context === 'string') return context.length;
+  const measured = measurePlainData(context, {
+    maxNodes: Number.MAX_SAFE_INTEGER,
+    maxChars: Number.MAX_SAFE_INTEGER,
+    maxDepth: 10_000,
+  });
+  return measured.ok ? measured.chars : 0;
+}

@@ -1,0 +1,115 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createMemoryArtifactStore, createSqliteArtifactStore } from '@rlm/artifacts';
+import { type ArtifactStore, createRLM } from '@rlm/core';
+import { createScriptedModel } from '@rlm/core/testing';
+import { createSesSandbox } from '@rlm/sandbox-ses';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+// Bounded sessions are checked in the real SES sandbox, whatever RLM_SANDBOX says.
+const sandbox = createSesSandbox();
+
+let directory: string;
+beforeAll(async () => {
+  directory = await mkdtemp(path.join(tmpdir(), 'rlm-session-memory-'));
+});
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+const stores: [string, () => Promise<ArtifactStore>][] = [
+  ['memory store', async () => createMemoryArtifactStore()],
+  [
+    'SQLite store',
+    () => createSqliteArtifactStore({ path: path.join(directory, `${Date.now()}.sqlite`) }),
+  ],
+];
+
+describe('a bounded persistent session', () => {
+  test.each(stores)(
+    'spill (%s): old contexts and history leave memory; load() gets them back',
+    async (_, open) => {
+      await using artifacts = await open();
+      const contexts = ['A', 'B', 'C'].map((letter) => letter.repeat(1_000));
+      const llm = createScriptedModel([
+        'FINAL(first)',
+        'FINAL(second)',
+        (request) => {
+          const opening = JSON.stringify(request.messages[0]);
+          expect(opening).toContain('session memory is bounded: context_0 is no longer in memory');
+          expect(opening).toContain(
+            '`history` holds the last 1 query; the 1 earlier one is stored as history_0',
+          );
+          return repl(
+            [
+              'const placeholder = context_0;',
+              'const back = await load("context_0");',
+              'const old = await load("history_0");',
+              'const names = (await list_artifacts()).map((entry) => entry.name);',
+              'SUBMIT({ placeholder, back: back.slice(0, 3), backLength: back.length,',
+              '  kept: context_1.slice(0, 3), current: context.slice(0, 3),',
+              '  history: history.map((entry) => entry.query), old: old.query, names });',
+            ].join('\n'),
+          );
+        },
+      ]);
+      await using rlm = createRLM({
+        llm,
+        sandbox,
+        artifacts,
+        persistent: true,
+        sessionMemory: { maxContexts: 2, maxHistoryEntries: 1 },
+      });
+      await rlm.query('q0', contexts[0]);
+      await rlm.query('q1', contexts[1]);
+      const result = await rlm.query('q2', contexts[2]);
+      expect(result.answer).toEqual({
+        placeholder: '[context_0 is no longer in memory: get it with await load("context_0")]',
+        back: 'AAA',
+        backLength: 1_000,
+        kept: 'BBB',
+        current: 'CCC',
+        history: ['q1'],
+        old: 'q0',
+        names: expect.arrayContaining(['context_0', 'history_0']),
+      });
+    },
+  );
+
+  test('drop without a store: the placeholder and the prompt say the context is gone', async () => {
+    const llm = createScriptedModel([
+      'FINAL(first)',
+      (request) => {
+        expect(JSON.stringify(request.messages[0])).toContain(
+          '- session memory is bounded: context_0 was dropped and is gone\\n',
+        );
+        return repl('SUBMIT({ zero: context_0, history: history.length, now: context });');
+      },
+    ]);
+    await using rlm = createRLM({
+      llm,
+      sandbox,
+      persistent: true,
+      sessionMemory: { maxContextChars: 10, maxHistoryEntries: 1, overflow: 'drop' },
+    });
+    await rlm.query('q0', 'first context, longer than ten characters');
+    const result = await rlm.query('q1', 'second');
+    expect(result.answer).toEqual({
+      zero: "[context_0 was dropped from this session's memory (sessionMemory); it is gone]",
+      history: 1,
+      now: 'second',
+    });
+  });
+
+  test('sessionMemory without persistent, and spill without a store, are refused at createRLM', () => {
+    const llm = createScriptedModel([]);
+    expect(() => createRLM({ llm, sandbox, sessionMemory: { maxContexts: 2 } })).toThrow(
+      'sessionMemory bounds a persistent session; set persistent: true or remove it',
+    );
+    expect(() =>
+      createRLM({ llm, sandbox, persistent: true, sessionMemory: { overflow: 'spill' } }),
+    ).toThrow("sessionMemory.overflow 'spill' needs an artifact store");
+  });
+});
