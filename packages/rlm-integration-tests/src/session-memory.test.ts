@@ -78,6 +78,32 @@ describe('a bounded persistent session', () => {
     },
   );
 
+  test("after reset() the earlier conversation's spilled records are out of reach", async () => {
+    await using artifacts = createMemoryArtifactStore();
+    const llm = createScriptedModel([
+      'FINAL(one)',
+      'FINAL(two)',
+      repl(
+        'let gone; try { await load("context_0"); } catch (error) { gone = error.message; }\nSUBMIT({ gone, history: history.length });',
+      ),
+    ]);
+    await using rlm = createRLM({
+      llm,
+      sandbox,
+      artifacts,
+      persistent: true,
+      sessionMemory: { maxContexts: 1 },
+    });
+    await rlm.query('q0', 'a private context of the first user');
+    await rlm.query('q1', 'the second context');
+    await rlm.reset();
+    const result = await rlm.query('q2', 'a new conversation');
+    expect(result.answer).toEqual({
+      gone: expect.stringContaining('no artifact named "context_0"'),
+      history: 0,
+    });
+  });
+
   test('drop without a store: the placeholder and the prompt say the context is gone', async () => {
     const llm = createScriptedModel([
       'FINAL(first)',
