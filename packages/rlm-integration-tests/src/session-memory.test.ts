@@ -4,12 +4,10 @@ import path from 'node:path';
 import { createMemoryArtifactStore, createSqliteArtifactStore } from '@rlm/artifacts';
 import { type ArtifactStore, createRLM } from '@rlm/core';
 import { createScriptedModel } from '@rlm/core/testing';
-import { createSesSandbox } from '@rlm/sandbox-ses';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sandboxFactory as sandbox } from './sandbox-under-test.js';
 
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
-// Bounded sessions are checked in the real SES sandbox, whatever RLM_SANDBOX says.
-const sandbox = createSesSandbox();
 
 let directory: string;
 beforeAll(async () => {
