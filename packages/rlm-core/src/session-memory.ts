@@ -313,8 +313,31 @@ class SessionRecordsView implements ArtifactStore {
     return this.#run.formatCatalog(maxChars);
   }
 
-  resolveReferences(input: unknown): Promise<unknown> {
-    return this.#run.resolveReferences(input);
+  /**
+   * Resolves in the run's scope; a `"@name"` the run does not have but the session spilled is
+   * copied into the run's scope first (the blob is shared, so nothing is stored twice).
+   */
+  async resolveReferences(input: unknown): Promise<unknown> {
+    try {
+      return await this.#run.resolveReferences(input);
+    } catch (error) {
+      const names = (error as { names?: unknown }).names;
+      if (!(error instanceof Error) || error.name !== 'ArtifactNotFoundError') throw error;
+      if (!Array.isArray(names) || names.length === 0) throw error;
+      const spilled = await Promise.all(names.map((name) => this.#session.get(String(name))));
+      if (spilled.some((record) => record === undefined)) throw error;
+      for (const [position, record] of spilled.entries()) {
+        const { type, value, description, purpose, metadata } = record!;
+        await this.#run.put(String(names[position]), {
+          type,
+          value,
+          description,
+          purpose,
+          metadata,
+        });
+      }
+      return this.#run.resolveReferences(input);
+    }
   }
 
   saveCheckpoint(checkpoint: CheckpointInput): Promise<CheckpointSummary> {

@@ -27,7 +27,7 @@ const stores: [string, () => Promise<ArtifactStore>][] = [
 
 describe('a bounded persistent session', () => {
   test.each(stores)(
-    'spill (%s): old contexts and history leave memory; load() gets them back',
+    'spill (%s): old contexts and history leave memory; load() and "@name" inputs get them back',
     async (_, open) => {
       await using artifacts = await open();
       const contexts = ['A', 'B', 'C'].map((letter) => letter.repeat(1_000));
@@ -46,9 +46,10 @@ describe('a bounded persistent session', () => {
               'const back = await load("context_0");',
               'const old = await load("history_0");',
               'const names = (await list_artifacts()).map((entry) => entry.name);',
+              'const measured = await measure({ text: "@context_0" });',
               'SUBMIT({ placeholder, back: back.slice(0, 3), backLength: back.length,',
               '  kept: context_1.slice(0, 3), current: context.slice(0, 3),',
-              '  history: history.map((entry) => entry.query), old: old.query, names });',
+              '  history: history.map((entry) => entry.query), old: old.query, names, measured });',
             ].join('\n'),
           );
         },
@@ -59,6 +60,14 @@ describe('a bounded persistent session', () => {
         artifacts,
         persistent: true,
         sessionMemory: { maxContexts: 2, maxHistoryEntries: 1 },
+        tools: [
+          {
+            name: 'measure',
+            description: 'Counts characters.',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+            execute: (input) => (input as { text: string }).text.length,
+          },
+        ],
       });
       await rlm.query('q0', contexts[0]);
       await rlm.query('q1', contexts[1]);
@@ -72,6 +81,8 @@ describe('a bounded persistent session', () => {
         history: ['q1'],
         old: 'q0',
         names: expect.arrayContaining(['context_0', 'history_0']),
+        // A host tool's "@context_0" input reaches the spilled context too.
+        measured: 1_000,
       });
     },
   );
