@@ -63,6 +63,11 @@ export interface SessionMemorySettings {
   /** Most entries of `history` kept in memory (the newest). */
   readonly maxHistoryEntries?: number;
   /**
+   * Most characters of `history` kept in memory: each entry counts its query's length and its
+   * answer's (a string's length, anything else its JSON text's). The newest entries are kept.
+   */
+  readonly maxHistoryChars?: number;
+  /**
    * What happens to a context or history entry past a bound. `spill` (the default when
    * `artifacts` is set) stores it in the artifact store, in a scope of the session, as the
    * record `context_<n>` or `history_<n>` that model code reads back with `load(name)`;

@@ -54,6 +54,7 @@ export class SessionMemory {
   readonly #maxContexts: number;
   readonly #maxContextChars: number;
   readonly #maxHistoryEntries: number;
+  readonly #maxHistoryChars: number;
   readonly #overflow: 'drop' | 'spill';
   readonly #store: ArtifactStore | undefined;
   #scope: ArtifactStore | undefined;
@@ -61,6 +62,8 @@ export class SessionMemory {
   #contexts: (KeptContext | undefined)[] = [];
   #evictedContexts: number[] = [];
   #history: HistoryEntry[] = [];
+  /** Characters of each entry of `#history`, in the same order. */
+  #historyChars: number[] = [];
   #evictedHistories = 0;
 
   /**
@@ -71,6 +74,7 @@ export class SessionMemory {
     this.#maxContexts = bound(settings.maxContexts, 'maxContexts');
     this.#maxContextChars = bound(settings.maxContextChars, 'maxContextChars');
     this.#maxHistoryEntries = bound(settings.maxHistoryEntries, 'maxHistoryEntries');
+    this.#maxHistoryChars = bound(settings.maxHistoryChars, 'maxHistoryChars');
     const overflow = settings.overflow ?? (store ? 'spill' : 'drop');
     if (overflow !== 'spill' && overflow !== 'drop') {
       throw new TypeError(
@@ -95,13 +99,14 @@ export class SessionMemory {
       (entry) => entry !== undefined && entry.value === context,
     );
     if (kept >= 0) return { index: kept, added: false };
-    const index = this.#contexts.push({ value: context, chars: contextChars(context) }) - 1;
+    const index = this.#contexts.push({ value: context, chars: valueChars(context) }) - 1;
     return { index, added: true };
   }
 
   /** Records a finished query for `history`. */
   record(entry: HistoryEntry): void {
     this.#history.push(entry);
+    this.#historyChars.push(entry.query.length + valueChars(entry.answer));
   }
 
   /**
@@ -113,7 +118,7 @@ export class SessionMemory {
    */
   async enforce(current: number): Promise<Record<string, string>> {
     const contexts = this.#contextsToEvict(current);
-    const histories = Math.max(0, this.#history.length - this.#maxHistoryEntries);
+    const histories = this.#historyToEvict();
     const stored = new Set<number>();
     if (this.#overflow === 'spill') {
       for (const index of contexts) {
@@ -144,6 +149,7 @@ export class SessionMemory {
     }
     this.#evictedContexts = [...this.#evictedContexts, ...contexts].sort((a, b) => a - b);
     this.#history.splice(0, histories);
+    this.#historyChars.splice(0, histories);
     this.#evictedHistories += histories;
     return placeholders;
   }
@@ -191,6 +197,7 @@ export class SessionMemory {
     this.#contexts = [];
     this.#evictedContexts = [];
     this.#history = [];
+    this.#historyChars = [];
     this.#evictedHistories = 0;
     this.#scope = undefined;
   }
@@ -207,6 +214,19 @@ export class SessionMemory {
       evict.push(entry.index);
       count -= 1;
       chars -= entry.chars;
+    }
+    return evict;
+  }
+
+  /** How many of the oldest history entries go: past the count bound, then past the size bound. */
+  #historyToEvict(): number {
+    let count = this.#history.length;
+    let chars = this.#historyChars.reduce((sum, entryChars) => sum + entryChars, 0);
+    let evict = 0;
+    while (count > 0 && (count > this.#maxHistoryEntries || chars > this.#maxHistoryChars)) {
+      chars -= this.#historyChars[evict]!;
+      evict += 1;
+      count -= 1;
     }
     return evict;
   }
@@ -287,8 +307,31 @@ class SessionRecordsView implements ArtifactStore {
     return [...own, ...session];
   }
 
-  resolveReferences(input: unknown): Promise<unknown> {
-    return this.#run.resolveReferences(input);
+  /**
+   * Resolves in the run's scope; a `"@name"` the run does not have but the session spilled is
+   * copied into the run's scope first (the blob is shared, so nothing is stored twice).
+   */
+  async resolveReferences(input: unknown): Promise<unknown> {
+    try {
+      return await this.#run.resolveReferences(input);
+    } catch (error) {
+      const names = (error as { names?: unknown }).names;
+      if (!(error instanceof Error) || error.name !== 'ArtifactNotFoundError') throw error;
+      if (!Array.isArray(names) || names.length === 0) throw error;
+      const spilled = await Promise.all(names.map((name) => this.#session.get(String(name))));
+      if (spilled.some((record) => record === undefined)) throw error;
+      for (const [position, record] of spilled.entries()) {
+        const { type, value, description, purpose, metadata } = record!;
+        await this.#run.put(String(names[position]), {
+          type,
+          value,
+          description,
+          purpose,
+          metadata,
+        });
+      }
+      return this.#run.resolveReferences(input);
+    }
   }
 
   saveCheckpoint(checkpoint: CheckpointInput): Promise<CheckpointSummary> {
@@ -327,9 +370,9 @@ function bound(value: number | undefined, name: string): number {
 }
 
 /** A string's length, else the length of the value's JSON text (0 when it has none). */
-function contextChars(context: unknown): number {
-  if (typeof context === 'string') return context.length;
-  const measured = measurePlainData(context, {
+function valueChars(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  const measured = measurePlainData(value, {
     maxNodes: Number.MAX_SAFE_INTEGER,
     maxChars: Number.MAX_SAFE_INTEGER,
     maxDepth: 10_000,
