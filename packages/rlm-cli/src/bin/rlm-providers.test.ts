@@ -118,6 +118,32 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(screen).toContain('streamed');
   });
 
+  test('anthropic: on a terminal the streamed prose is shown once, then the code and the answer', async () => {
+    const anthropicKey = 'sk-ant-cli-stream-key-0123456789';
+    await using server = await startFakeMessagesServer({
+      apiKey: anthropicKey,
+      replies: [
+        fakeText(`Streamed by Claude, first line.\nSecond line of it.\n${repl('print("ran");')}`, {
+          stream: { deltaChars: 5 },
+        }),
+        fakeText('FINAL(claude streamed)'),
+      ],
+    });
+    const result = await rlm(
+      ['Stream?', '-m', 'anthropic:claude-sonnet-5-5'],
+      { ANTHROPIC_API_KEY: anthropicKey, ANTHROPIC_BASE_URL: server.url },
+      true,
+    );
+    expect(result.code).toBe(0);
+    expect(server.requests.map((request) => (request.body as { stream?: boolean }).stream)).toEqual(
+      [true, true],
+    );
+    const screen = result.stdout.replaceAll('\r', '');
+    expect(screen.split('Streamed by Claude, first line.').length).toBe(2);
+    expect(screen.indexOf('Second line of it.')).toBeLessThan(screen.indexOf('print("ran")'));
+    expect(screen).toContain('claude streamed');
+  });
+
   test('OPENAI_BASE_URL and RLM_MODEL are honoured without flags', async () => {
     await using server = await startFakeChatCompletionsServer({
       apiKey: openAIKey,
