@@ -401,6 +401,28 @@ describe('parseArguments', () => {
     );
   });
 
+  test('--price as the --max-cost error advises, a bare id with colons (qwen3:8b), is kept whole', () => {
+    const advice = usageError(['--model', 'ollama:qwen3:8b', '--max-cost', '1']);
+    expect(advice).toMatch(/add --price qwen3:8b=<input>,<output>/);
+    for (const priced of [
+      'qwen3:8b=0.1,0.2',
+      'ollama:qwen3:8b=0.1,0.2',
+      'OLLAMA:qwen3:8b=0.1,0.2',
+    ]) {
+      const options = run(['--model', 'ollama:qwen3:8b', '--price', priced, '--max-cost', '1']);
+      expect(Object.keys(options.prices)).toEqual(['qwen3:8b']);
+    }
+    const hub = run([
+      '--model',
+      'openai:meta-llama/Llama-3.1-8B',
+      '--price',
+      'meta-llama/Llama-3.1-8B=0.1,0.2',
+      '--max-cost',
+      '1',
+    ]);
+    expect(Object.keys(hub.prices)).toEqual(['meta-llama/Llama-3.1-8B']);
+  });
+
   test('a malformed RLM_MODEL names the variable', () => {
     expect(usageError([], { RLM_MODEL: 'gpt-4o' })).toBe(
       'RLM_MODEL must look like anthropic:<model-id>, openai:<model-id>, ollama:<model-id> (got "gpt-4o")',

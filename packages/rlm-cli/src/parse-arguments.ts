@@ -2,15 +2,10 @@ import { parseArgs } from 'node:util';
 import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core';
 import { defaultAnthropicModelId } from '@rlm/anthropic';
 import { createContextPathFilter } from './context-path-filter.js';
+import { type ModelProvider, modelProviders } from './model-providers.js';
 import { parsePrice } from './parse-price.js';
 import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';
 import { UsageError } from './usage-error.js';
-
-/** The providers `--model` and `--sub-model` accept. */
-export const modelProviders = ['anthropic', 'openai', 'ollama'] as const;
-
-/** A provider `--model` and `--sub-model` accept. */
-export type ModelProvider = (typeof modelProviders)[number];
 
 /** A model named on the command line as `provider:model-id`. */
 export interface ModelSpec {

@@ -332,6 +332,8 @@ describe('createOpenAIModel: faults', () => {
     const error = await rejection(model.generate(ask));
     expect(error.reason).toBe('network');
     expect(error.message).toContain(url);
+    expect(error.message).toContain('(or the baseURL setting)');
+    expect(error.settings).toEqual(['maxRetries', 'baseURL']);
   });
 });
 

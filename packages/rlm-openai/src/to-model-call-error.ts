@@ -103,7 +103,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   if (error instanceof OpenAI.APIConnectionError) {
     return new ModelCallError(
       `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${triedFor(context)}. Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.`,
-      { retryable: true, reason: 'network', settings: ['maxRetries'] },
+      { retryable: true, reason: 'network', settings: ['maxRetries', 'baseURL'] },
     );
   }
   if (error instanceof StreamCutError) {
@@ -115,7 +115,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   if (error instanceof MalformedCompletionError) {
     return new ModelCallError(
       `${prefix} the server at ${context.baseURL} answered with a body that is not a chat completion (${error.problem}); ${triedFor(context)}. Check that OPENAI_BASE_URL (or the baseURL setting) is a Chat Completions API, usually ending in /v1.`,
-      { retryable: true, reason: 'server', settings: ['maxRetries'] },
+      { retryable: true, reason: 'server', settings: ['maxRetries', 'baseURL'] },
     );
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
@@ -142,7 +142,15 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
         : advice(status);
     return new ModelCallError(
       `${answered}${retryable ? `; ${triedFor(context)}` : ''}. ${help}${requestId}`,
-      { status, retryable, reason, settings: retryable ? ['maxRetries'] : [] },
+      {
+        status,
+        retryable,
+        reason,
+        settings: [
+          ...(retryable ? (['maxRetries'] as const) : []),
+          ...(status === 404 ? (['baseURL'] as const) : []),
+        ],
+      },
     );
   }
   const message = error instanceof Error ? error.message : String(error);

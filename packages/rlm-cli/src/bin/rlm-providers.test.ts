@@ -232,4 +232,24 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(result.stdout).toBe('plain text works\n');
     expect(server.requests.map((request) => request.status)).toEqual([400, 200]);
   });
+
+  test('an unreachable server: one line naming --base-url and --max-retries, not the API settings', async () => {
+    const closed = await startFakeChatCompletionsServer({ apiKey: null });
+    await closed.close();
+    const result = await rlm([
+      'Question?',
+      '-m',
+      'ollama:qwen3:8b',
+      '--base-url',
+      closed.url,
+      '--max-retries',
+      '0',
+    ]);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(
+      /^rlm: the model call failed: could not reach the Chat Completions API at .+\(or --base-url\), or raise --max-retries\.$/,
+    );
+    expect(result.stderr).not.toMatch(/baseURL|maxRetries/);
+  });
 });
