@@ -60,8 +60,8 @@ Model:
                                many others did not run (default 20)
       --max-response-chars <n> characters of one model response sent back to it: head and
                                tail, the true length stated (default 20000)
-      --request-timeout <ms>   time for one attempt of a model call, the whole answer
-                               included (default 60000)
+      --request-timeout <ms>   time a model call may wait for its answer to start, and
+                               for each silence in the streamed answer (default 60000)
       --max-retries <n>        retries of a model call after a 429, 5xx, timeout, dropped
                                connection or malformed body (default 2); each wait is shown
                                on stderr. Worst case with the defaults: about 3 minutes

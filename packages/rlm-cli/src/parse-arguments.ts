@@ -84,7 +84,7 @@ export interface CliOptions {
    * retries, 60 s).
    */
   readonly modelCalls: {
-    /** `--request-timeout`: milliseconds allowed for one attempt, the whole answer included. */
+    /** `--request-timeout`: milliseconds an answer may take to start, and each silence in it. */
     readonly timeoutMs: number | undefined;
     /** `--max-retries`: retries of a transient fault (0 or more). */
     readonly maxRetries: number | undefined;

@@ -91,6 +91,12 @@ function count(value: number): string {
 }
 
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  if (error instanceof AttemptTimeoutError && error.chunksReceived > 0) {
+    return new ModelCallError(
+      `${prefix} the Chat Completions API at ${context.baseURL} went silent for timeoutMs (${count(context.timeoutMs)} ms) mid-answer, after ${count(error.chunksReceived)} chunks; ${triedFor(context)}. Raise timeoutMs or maxRetries, or check the server.`,
+      { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
+    );
+  }
   if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ModelCallError(
       `${prefix} the Chat Completions API at ${context.baseURL} did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${triedFor(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the server.`,
