@@ -90,6 +90,8 @@ export interface CliOptions {
     readonly maxRetries: number | undefined;
     /** `--max-retry-wait`: the longest `retry-after` wait honoured, in milliseconds (0 or more). */
     readonly maxRetryAfterMs: number | undefined;
+    /** `false` with `--no-stream` (answers in one body, for gateways that cannot stream). */
+    readonly stream: false | undefined;
   };
   /**
    * `--max-artifact-bytes` (byte suffixes allowed) and `--max-artifacts`: the run's artifact
@@ -218,6 +220,7 @@ const optionDefinitions = {
   'request-timeout': { type: 'string' },
   'max-retries': { type: 'string' },
   'max-retry-wait': { type: 'string' },
+  'no-stream': { type: 'boolean' },
   'max-artifact-bytes': { type: 'string' },
   'checkpoint-max-variable-bytes': { type: 'string' },
   'max-artifacts': { type: 'string' },
@@ -401,6 +404,7 @@ export function parseArguments(
         timeoutMs: optionalInteger(values['request-timeout'], '--request-timeout'),
         maxRetries: optionalCount(values['max-retries'], '--max-retries'),
         maxRetryAfterMs: optionalCount(values['max-retry-wait'], '--max-retry-wait'),
+        stream: values['no-stream'] ? false : undefined,
       },
       quotas: {
         artifactBytes:

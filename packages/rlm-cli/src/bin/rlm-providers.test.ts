@@ -144,6 +144,38 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(screen).toContain('claude streamed');
   });
 
+  test('--no-stream: a gateway that cannot stream is asked for one body, by root and sub-model', async () => {
+    const anthropicKey = 'sk-ant-cli-no-stream-key-0123456789';
+    await using messages = await startFakeMessagesServer({
+      apiKey: anthropicKey,
+      streaming: false,
+      replies: [fakeText(repl('const hi = await llm_query("say hi");')), fakeText('FINAL_VAR(hi)')],
+    });
+    await using chat = await startFakeChatCompletionsServer({
+      apiKey: null,
+      replies: [fakeChatText('hi from the sub-model')],
+    });
+    const result = await rlm(
+      [
+        'Greet?',
+        '-m',
+        'anthropic:claude-sonnet-5-5',
+        '--sub-model',
+        'ollama:qwen3:8b',
+        '--sub-base-url',
+        chat.url,
+        '--no-stream',
+      ],
+      { ANTHROPIC_API_KEY: anthropicKey, ANTHROPIC_BASE_URL: messages.url },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hi from the sub-model\n');
+    expect(messages.requests.map((request) => request.status)).toEqual([200, 200]);
+    expect(chat.requests.map((request) => (request.body as FakeChatRequest).stream)).toEqual([
+      undefined,
+    ]);
+  });
+
   test('OPENAI_BASE_URL and RLM_MODEL are honoured without flags', async () => {
     await using server = await startFakeChatCompletionsServer({
       apiKey: openAIKey,
