@@ -142,3 +142,31 @@ test('an unchanged variable whose bytes were never stored is refused, naming it'
   expect((error as Error).message).toContain('"ghost"');
   expect(await store.latestCheckpoint('run')).toBeUndefined();
 });
+
+test('loadSerializedBytes: false reads no variable bytes, and says which blob holds each', async () => {
+  const content = new Map<string, unknown>();
+  await using store = createArtifactStore({
+    keyv: new Keyv({ store: new Map(), namespace: 'rlm' }),
+    blobKeyv: new Keyv({ store: content, namespace: 'rlm' }),
+  });
+  const counts = new Map([['a', 1]]);
+  await store.saveCheckpoint(checkpoint(1, { counts: serialized(counts) }));
+  const reads: string[] = [];
+  const originalGet = content.get.bind(content);
+  content.get = (key: string) => {
+    reads.push(key);
+    return originalGet(key);
+  };
+  const light = await store.latestCheckpoint('run', { loadSerializedBytes: false });
+  expect(light!.serializedVariables).toEqual({});
+  expect(light!.serializedDigests.counts).toBe(serialized(counts).digest);
+  const blob = light!.serializedBlobs.counts!;
+  expect(blob).toBe(serialized(counts).digest.slice(0, 12));
+  // Only the transcript message's chunk was read, never the variable's.
+  expect(reads.some((key) => key.includes(blob))).toBe(false);
+  expect(light!.transcript).toEqual([{ role: 'user', content: 'step 1' }]);
+  expect(deserialize(await store.loadBytes(blob))).toEqual(counts);
+  const full = await store.latestCheckpoint('run');
+  expect(deserialize(full!.serializedVariables.counts!)).toEqual(counts);
+  expect(full!.serializedBlobs).toEqual(light!.serializedBlobs);
+});

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Checkpoint, CheckpointInput, CheckpointSummary, Message } from '@rlm/core';
+import type {
+  Checkpoint,
+  CheckpointInput,
+  CheckpointSummary,
+  LoadCheckpointOptions,
+  Message,
+} from '@rlm/core';
 import type { BlobStore } from './blob-store.js';
 import {
   type CheckpointEntry,
@@ -105,14 +111,17 @@ export class CheckpointStore {
     });
   }
 
-  async latest(runKey: string): Promise<Checkpoint | undefined> {
+  async latest(
+    runKey: string,
+    options: LoadCheckpointOptions = {},
+  ): Promise<Checkpoint | undefined> {
     const headKey = this.#headKey(runKey);
     const head = await this.#index.read(headKey, decodeCheckpointHead);
     if (head === undefined) return undefined;
-    return this.#materialize(await this.#linked(runKey, head.id, headKey));
+    return this.#materialize(await this.#linked(runKey, head.id, headKey), options);
   }
 
-  async load(runKey: string, id: string): Promise<Checkpoint> {
+  async load(runKey: string, id: string, options: LoadCheckpointOptions = {}): Promise<Checkpoint> {
     const entry = await this.#entry(runKey, id);
     if (entry === undefined) {
       throw new ArtifactNotFoundError(
@@ -120,7 +129,7 @@ export class CheckpointStore {
         { kind: 'checkpoint', names: [id] },
       );
     }
-    return this.#materialize(entry);
+    return this.#materialize(entry, options);
   }
 
   async list(runKey: string): Promise<CheckpointSummary[]> {
@@ -173,7 +182,7 @@ export class CheckpointStore {
     return entry;
   }
 
-  async #materialize(entry: CheckpointEntry): Promise<Checkpoint> {
+  async #materialize(entry: CheckpointEntry, options: LoadCheckpointOptions): Promise<Checkpoint> {
     const key = this.#entryKey(entry.runKey, entry.id);
     const transcript = await Promise.all(
       entry.transcript.map(async (id) => {
@@ -194,7 +203,11 @@ export class CheckpointStore {
     }
     const serializedVariables: Record<string, Uint8Array> = {};
     const serializedDigests: Record<string, string> = {};
+    const serializedBlobs: Record<string, string> = {};
     for (const [name, { blob, digest }] of Object.entries(entry.serialized ?? {})) {
+      serializedDigests[name] = digest;
+      serializedBlobs[name] = blob;
+      if (options.loadSerializedBytes === false) continue;
       try {
         serializedVariables[name] = await this.#blobs.loadBytes(blob);
       } catch (error) {
@@ -205,7 +218,6 @@ export class CheckpointStore {
           { key: storedKey, cause: error },
         );
       }
-      serializedDigests[name] = digest;
     }
     return {
       ...summarizeCheckpoint(entry),
@@ -213,6 +225,7 @@ export class CheckpointStore {
       variables,
       serializedVariables,
       serializedDigests,
+      serializedBlobs,
       budget: entry.budget,
       metadata: entry.metadata,
     };

@@ -7,6 +7,7 @@ import type {
   Checkpoint,
   CheckpointInput,
   CheckpointSummary,
+  LoadCheckpointOptions,
 } from '@rlm/core';
 import { BlobStore } from './blob-store.js';
 import { CheckpointStore } from './checkpoint-store.js';
@@ -127,12 +128,15 @@ export class KeyvArtifactStore implements ArtifactStore {
     return this.#shared.checkpoints.save(checkpoint);
   }
 
-  latestCheckpoint(runKey: string): Promise<Checkpoint | undefined> {
-    return this.#shared.checkpoints.latest(runKey);
+  latestCheckpoint(
+    runKey: string,
+    options?: LoadCheckpointOptions,
+  ): Promise<Checkpoint | undefined> {
+    return this.#shared.checkpoints.latest(runKey, options);
   }
 
-  loadCheckpoint(runKey: string, id: string): Promise<Checkpoint> {
-    return this.#shared.checkpoints.load(runKey, id);
+  loadCheckpoint(runKey: string, id: string, options?: LoadCheckpointOptions): Promise<Checkpoint> {
+    return this.#shared.checkpoints.load(runKey, id, options);
   }
 
   listCheckpoints(runKey: string): Promise<CheckpointSummary[]> {

@@ -1,11 +1,19 @@
 import type { ArtifactStore, CheckpointSummary } from './artifact-store.js';
+import {
+  planRestore,
+  restoreInBackground,
+  type UnrestoredVariable,
+  unrestoredNote,
+} from './background-restore.js';
 import type { CallState } from './call-state.js';
 import {
   type PrepareCheckpointOptions,
   type PreparedCheckpoint,
   prepareCheckpoint,
+  type ResumeState,
   type SkippedVariable,
 } from './checkpoints.js';
+import type { Sandbox } from './sandbox.js';
 
 /** What a {@link Checkpointer} reports; it never throws. */
 export interface CheckpointerEvents {
@@ -15,6 +23,8 @@ export interface CheckpointerEvents {
   skipped(variables: readonly SkippedVariable[]): void;
   /** The snapshot or the save failed: the previous checkpoint stays the newest. */
   failed(error: unknown): void;
+  /** After a resume, variables the background restore could not bring back. */
+  unrestored(variables: readonly UnrestoredVariable[]): void;
 }
 
 /**
@@ -32,15 +42,46 @@ export class Checkpointer {
   #snapshot: Promise<unknown> = Promise.resolve();
   #saves: Promise<void> = Promise.resolve();
   #closed = false;
+  #restoreNote: string | undefined;
 
   constructor(artifacts: ArtifactStore, events: CheckpointerEvents) {
     this.#artifacts = artifacts;
     this.#events = events;
   }
 
-  /** Digests of the checkpoint a run resumed from: its unchanged variables are not rewritten. */
-  resumeFrom(digests: Readonly<Record<string, string>>): void {
-    this.#digests = digests;
+  /**
+   * Continues from a checkpoint: its unchanged variables will not be rewritten, and its
+   * sandbox-serialised variables are restored into `sandbox` in the background (their bytes
+   * read from the store, then deserialised in the sandbox) while the model is asked for the
+   * next step; {@link Checkpointer.snapshotTaken} waits for that restore. Returns the state as
+   * the model should read it now; a variable the restore then fails to bring back is reported
+   * to `unrestored` and in {@link Checkpointer.takeRestoreNote}.
+   */
+  resume(sandbox: Sandbox, state: ResumeState): ResumeState {
+    this.#digests = state.serializedDigests;
+    const planned = planRestore(state, sandbox);
+    const restore = restoreInBackground({ sandbox, artifacts: this.#artifacts, state: planned });
+    this.#snapshot = restore.then((lost) => {
+      if (lost.length === 0) return;
+      // Nothing holds these bytes now: a later snapshot must send them again if remade.
+      const names = new Set(lost.map((variable) => variable.name));
+      this.#digests = Object.fromEntries(
+        Object.entries(this.#digests).filter(([name]) => !names.has(name)),
+      );
+      this.#restoreNote = unrestoredNote(lost);
+      if (!this.#closed) this.#events.unrestored(lost);
+    });
+    return planned;
+  }
+
+  /**
+   * Once, after a resume whose background restore lost variables: the note telling the model
+   * which, to show with the first execution's output. `undefined` otherwise.
+   */
+  takeRestoreNote(): string | undefined {
+    const note = this.#restoreNote;
+    this.#restoreNote = undefined;
+    return note;
   }
 
   /**
@@ -65,7 +106,10 @@ export class Checkpointer {
     this.#saves = this.#saves.then(() => this.#save(prepared, iteration, startedAt));
   }
 
-  /** Resolves once the last snapshot started has been taken (or failed). Never rejects. */
+  /**
+   * Resolves once the sandbox is free of checkpoint work: the last snapshot started has been
+   * taken (or failed), and after a resume the background restore has finished. Never rejects.
+   */
   snapshotTaken(): Promise<void> {
     return this.#snapshot.then(() => {});
   }

@@ -207,7 +207,8 @@ class RecursiveLanguageModel implements RLM {
     const storage = this.#artifacts ? this.#storageFor(query, context) : undefined;
     const checkpoint =
       storage && options.resume
-        ? await storage.artifacts.latestCheckpoint(storage.runKey)
+        ? // The variables' bytes are read in the background, while the model is first asked.
+          await storage.artifacts.latestCheckpoint(storage.runKey, { loadSerializedBytes: false })
         : undefined;
     if (checkpoint) budget.restore(checkpoint.budget);
     const scheduler = new Scheduler(this.#settings, {
