@@ -42,6 +42,7 @@ export class Checkpointer {
   #snapshot: Promise<unknown> = Promise.resolve();
   #saves: Promise<void> = Promise.resolve();
   #closed = false;
+  #superseded = false;
   #restoreNote: string | undefined;
 
   constructor(artifacts: ArtifactStore, events: CheckpointerEvents) {
@@ -127,6 +128,17 @@ export class Checkpointer {
     this.#closed = true;
   }
 
+  /**
+   * The run is complete: no checkpoint is needed any more. Starts nothing more; a checkpoint
+   * whose save has not begun is dropped; one being saved finishes (a save is never cut
+   * half-way), unreported. {@link Checkpointer.saved} still resolves once nothing is being
+   * written, so the store can be closed cleanly.
+   */
+  supersede(): void {
+    this.#closed = true;
+    this.#superseded = true;
+  }
+
   async #save(
     prepared: Promise<PreparedCheckpoint>,
     iteration: number,
@@ -134,10 +146,11 @@ export class Checkpointer {
   ): Promise<void> {
     try {
       const checkpoint = await prepared;
+      if (this.#superseded) return;
       const tooLarge = checkpoint.skipped.filter((variable) => variable.tooLarge);
       if (tooLarge.length > 0 && !this.#closed) this.#events.skipped(tooLarge);
       const summary = await this.#artifacts.saveCheckpoint(checkpoint.input);
-      this.#events.saved(summary, iteration, Date.now() - startedAt);
+      if (!this.#superseded) this.#events.saved(summary, iteration, Date.now() - startedAt);
     } catch (error) {
       this.#digests = {};
       if (!this.#closed) this.#events.failed(error);

@@ -58,6 +58,8 @@ class RecursiveLanguageModel implements RLM {
   #currentContext: unknown;
   readonly #artifacts: ArtifactStore | undefined;
   #disposed = false;
+  /** Checkpoint writes still running after their run answered (see `dispose`). */
+  readonly #writes = new Set<Promise<void>>();
 
   constructor(settings: RLMSettings) {
     this.#settings = {
@@ -155,7 +157,12 @@ class RecursiveLanguageModel implements RLM {
     this.#disposed = true;
     const sandbox = this.#sandbox;
     this.#sandbox = undefined;
-    if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+    try {
+      if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+    } finally {
+      // A run answers without waiting for its last checkpoint's write: the store closes after.
+      await Promise.all(this.#writes);
+    }
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -253,6 +260,9 @@ class RecursiveLanguageModel implements RLM {
     } finally {
       clearTimeout(timer);
       if (this.#running === scheduler) this.#running = undefined;
+      const written = scheduler.checkpointsWritten();
+      this.#writes.add(written);
+      void written.then(() => this.#writes.delete(written));
     }
   }
 

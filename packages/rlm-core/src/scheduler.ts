@@ -265,6 +265,11 @@ export class Scheduler {
     return this.#callUsage.entries;
   }
 
+  /** Resolves once no checkpoint of the run is being written (after the answer, too). */
+  checkpointsWritten(): Promise<void> {
+    return this.#checkpointer?.saved() ?? Promise.resolve();
+  }
+
   /** Calls and bridge requests still open: both 0 once a run has ended. */
   get openCounts(): { calls: number; bridgeRequests: number } {
     return { calls: this.#calls.size, bridgeRequests: this.#bridge.size };
@@ -1281,14 +1286,14 @@ export class Scheduler {
       ...(artifact ? { artifact } : {}),
     });
     this.#release(call, new Error('the query finished'));
-    this.#afterCheckpoints(call, () =>
-      call.settlement.resolve({
-        answer,
-        source,
-        iterations: call.iteration,
-        ...(artifact ? { artifact } : {}),
-      }),
-    );
+    // The run is complete: the answer does not wait for a checkpoint nobody needs.
+    if (call.parentId === undefined) this.#checkpointer?.supersede();
+    call.settlement.resolve({
+      answer,
+      source,
+      iterations: call.iteration,
+      ...(artifact ? { artifact } : {}),
+    });
   }
 
   /**
