@@ -27,11 +27,44 @@ export interface CheckpointerEvents {
   unrestored(variables: readonly UnrestoredVariable[]): void;
 }
 
+/** A checkpoint started, waiting for the save before it to end. */
+interface WaitingCheckpoint {
+  readonly prepared: Promise<PreparedCheckpoint>;
+  readonly iteration: number;
+  readonly startedAt: number;
+}
+
+/**
+ * `newer`, with the bytes `older` had for the variables `newer` marks unchanged: `older` will
+ * not be saved, so those bytes would be in no stored blob. Rejects as `newer` does.
+ */
+async function carryBytes(
+  older: Promise<PreparedCheckpoint>,
+  newer: Promise<PreparedCheckpoint>,
+): Promise<PreparedCheckpoint> {
+  const next = await newer;
+  const previous = await older.catch(() => undefined);
+  const bytesByDigest = new Map<string, Uint8Array>();
+  for (const item of Object.values(previous?.input.serializedVariables ?? {})) {
+    if (item.bytes !== undefined) bytesByDigest.set(item.digest, item.bytes);
+  }
+  if (bytesByDigest.size === 0) return next;
+  const serializedVariables = Object.fromEntries(
+    Object.entries(next.input.serializedVariables ?? {}).map(([name, item]) => {
+      const bytes = item.bytes ?? bytesByDigest.get(item.digest);
+      return [name, bytes === undefined ? item : { digest: item.digest, bytes }];
+    }),
+  );
+  return { ...next, input: { ...next.input, serializedVariables } };
+}
+
 /**
  * Takes a call's checkpoints off the critical path: {@link Checkpointer.start} snapshots the
  * variables (in the sandbox, which is idle while the next model call runs) and then saves, one
  * checkpoint after another, in order. The next execution waits only for the snapshot
- * ({@link Checkpointer.snapshotTaken}); saves overlap it. Remembers the digests of the last
+ * ({@link Checkpointer.snapshotTaken}); saves overlap it. When steps come faster than saves,
+ * a checkpoint still waiting for its save is replaced by the newer one (only the newest is
+ * worth writing), which takes over the bytes it would have written. Remembers the digests of the last
  * snapshot so that unchanged variables are neither sent nor written again; after a failure it
  * forgets them, so the next checkpoint is written whole.
  */
@@ -41,6 +74,9 @@ export class Checkpointer {
   #digests: Readonly<Record<string, string>> = {};
   #snapshot: Promise<unknown> = Promise.resolve();
   #saves: Promise<void> = Promise.resolve();
+  /** The newest checkpoint started whose save has not begun. */
+  #waiting: WaitingCheckpoint | undefined;
+  #draining = false;
   #closed = false;
   #superseded = false;
   #restoreNote: string | undefined;
@@ -104,7 +140,28 @@ export class Checkpointer {
         this.#digests = {};
       },
     );
-    this.#saves = this.#saves.then(() => this.#save(prepared, iteration, startedAt));
+    // A checkpoint still waiting for the save before it is replaced by this newer one, which
+    // takes over the bytes it would have written.
+    const waiting = this.#waiting;
+    this.#waiting = {
+      prepared: waiting ? carryBytes(waiting.prepared, prepared) : prepared,
+      iteration,
+      startedAt,
+    };
+    if (!this.#draining) this.#saves = this.#drain();
+  }
+
+  /** Saves the waiting checkpoint, one at a time, until none is waiting. */
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      for (let next = this.#waiting; next !== undefined; next = this.#waiting) {
+        this.#waiting = undefined;
+        await this.#save(next.prepared, next.iteration, next.startedAt);
+      }
+    } finally {
+      this.#draining = false;
+    }
   }
 
   /**
@@ -137,6 +194,7 @@ export class Checkpointer {
   supersede(): void {
     this.#closed = true;
     this.#superseded = true;
+    this.#waiting = undefined;
   }
 
   async #save(

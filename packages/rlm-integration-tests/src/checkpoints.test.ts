@@ -219,3 +219,59 @@ test('the answer does not wait for a checkpoint nobody needs; dispose waits for 
   });
   await store.close();
 });
+
+test('steps faster than saves: a checkpoint waiting for its save is replaced by the newer one, which carries its bytes', async () => {
+  const store = createMemoryArtifactStore();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const saved: number[] = [];
+  let savedTwice!: () => void;
+  const twoSaves = new Promise<void>((resolve) => {
+    savedTwice = resolve;
+  });
+  let runKey = '';
+  const artifacts = withSave(store, async (input) => {
+    runKey = input.runKey;
+    await gate;
+    const summary = await store.saveCheckpoint(input);
+    saved.push(input.iteration);
+    if (saved.length === 2) savedTwice();
+    return summary;
+  });
+  const scripted = createScriptedModel([
+    repl('var m = new Map([[1, 1]]);'),
+    // `big` is new here; checkpoint 2 waits behind the held save of checkpoint 1.
+    repl('var big = [1, 2, 3];\nm.set(2, 2);'),
+    // Checkpoint 3 replaces checkpoint 2, and marks `big` unchanged.
+    repl('m.set(3, 3);'),
+    () => {
+      release();
+      return repl('SUBMIT(m.size)');
+    },
+  ]);
+  // The answer is held until two saves are done, so that checkpoint 3 is written.
+  const llm: LanguageModel = {
+    ...scripted,
+    generate: async (request, options) => {
+      const result = await scripted.generate(request, options);
+      if (scripted.requests.length === 4) await twoSaves;
+      return result;
+    },
+  };
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  expect((await rlm.query('coalesced', 'ctx')).answer).toBe(3);
+  expect(saved).toEqual([1, 3]);
+  const latest = await store.latestCheckpoint(runKey);
+  expect(latest?.iteration).toBe(3);
+  // `big`'s bytes were only ever in checkpoint 2: checkpoint 3 wrote them.
+  expect(deserialize(latest!.serializedVariables.big!)).toEqual([1, 2, 3]);
+  expect(deserialize(latest!.serializedVariables.m!)).toEqual(
+    new Map([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]),
+  );
+});
