@@ -149,8 +149,11 @@ test('loadSerializedBytes: false reads no variable bytes, and says which blob ho
     keyv: new Keyv({ store: new Map(), namespace: 'rlm' }),
     blobKeyv: new Keyv({ store: content, namespace: 'rlm' }),
   });
-  const counts = new Map([['a', 1]]);
-  await store.saveCheckpoint(checkpoint(1, { counts: serialized(counts) }));
+  const counts = new Map(Array.from({ length: 2_000 }, (_, index) => [`word${index}`, index]));
+  const small = new Set(['a']);
+  await store.saveCheckpoint(
+    checkpoint(1, { counts: serialized(counts), small: serialized(small) }),
+  );
   const reads: string[] = [];
   const originalGet = content.get.bind(content);
   content.get = (key: string) => {
@@ -158,7 +161,10 @@ test('loadSerializedBytes: false reads no variable bytes, and says which blob ho
     return originalGet(key);
   };
   const light = await store.latestCheckpoint('run', { loadSerializedBytes: false });
-  expect(light!.serializedVariables).toEqual({});
+  // A small variable lives in the checkpoint itself: it comes at once, with no blob.
+  expect(Object.keys(light!.serializedVariables)).toEqual(['small']);
+  expect(deserialize(light!.serializedVariables.small!)).toEqual(small);
+  expect(Object.keys(light!.serializedBlobs)).toEqual(['counts']);
   expect(light!.serializedDigests.counts).toBe(serialized(counts).digest);
   const blob = light!.serializedBlobs.counts!;
   expect(blob).toBe(serialized(counts).digest.slice(0, 12));
@@ -169,4 +175,27 @@ test('loadSerializedBytes: false reads no variable bytes, and says which blob ho
   const full = await store.latestCheckpoint('run');
   expect(deserialize(full!.serializedVariables.counts!)).toEqual(counts);
   expect(full!.serializedBlobs).toEqual(light!.serializedBlobs);
+});
+
+test('small variables are kept in the checkpoint itself: no blob write, unchanged ones too, from another store instance', async () => {
+  const path = join(directory, 'inline.sqlite');
+  const names = Array.from({ length: 50 }, (_, index) => `v${index}`);
+  const values = Object.fromEntries(names.map((name, index) => [name, { id: index, n: 0 }]));
+  {
+    await using store = await createSqliteArtifactStore({ path });
+    await store.saveCheckpoint(
+      checkpoint(1, Object.fromEntries(names.map((name) => [name, serialized(values[name])]))),
+    );
+    // One blob: the transcript message; none for the 50 variables.
+    expect((await store.list()).length).toBe(1);
+  }
+  // Another process marks them unchanged: their bytes come from the newest checkpoint.
+  await using reopened = await createSqliteArtifactStore({ path });
+  await reopened.saveCheckpoint(
+    checkpoint(2, Object.fromEntries(names.map((name) => [name, serialized(values[name], false)]))),
+  );
+  const latest = await reopened.latestCheckpoint('run', { loadSerializedBytes: false });
+  expect(latest!.iteration).toBe(2);
+  expect(deserialize(latest!.serializedVariables.v49!)).toEqual({ id: 49, n: 0 });
+  expect(Object.keys(latest!.serializedVariables)).toHaveLength(50);
 });

@@ -22,7 +22,16 @@ import { ArtifactValueError } from './errors/artifact-value-error.js';
 import { isPlainObject, toJson } from './json-value.js';
 import type { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
-import { keyDigest } from './sha256.js';
+import { keyDigest, sha256Hex } from './sha256.js';
+
+/**
+ * Serialised variables up to this size live in the checkpoint entry itself (base64) rather than
+ * in a blob of their own, which costs several writes each.
+ */
+const maxInlineBytes = 4096;
+
+/** Inline values remembered by digest at most; the memory is cleared when full. */
+const maxRememberedInline = 10_000;
 
 /**
  * Run checkpoints. Each run (by `runKey`) has a head entry pointing at its newest checkpoint;
@@ -34,6 +43,8 @@ export class CheckpointStore {
   readonly #index: KeyvEntries;
   readonly #blobs: BlobStore;
   readonly #lock: KeyedLock;
+  /** Inline bytes (base64) this store wrote or read, by digest: what unchanged ones refer to. */
+  readonly #inline = new Map<string, string>();
 
   constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock }) {
     this.#index = options.index;
@@ -54,12 +65,32 @@ export class CheckpointStore {
       variables[name] = ref.id;
     }
     const serialized: Record<string, SerializedBlob> = {};
+    let latestInline: Promise<ReadonlyMap<string, string>> | undefined;
     for (const [name, item] of Object.entries(input.serializedVariables ?? {})) {
+      if (item.bytes !== undefined && item.bytes.byteLength <= maxInlineBytes) {
+        const inline = Buffer.from(
+          item.bytes.buffer,
+          item.bytes.byteOffset,
+          item.bytes.byteLength,
+        ).toString('base64');
+        this.#rememberInline(item.digest, inline);
+        serialized[name] = { inline, digest: item.digest };
+        continue;
+      }
       if (item.bytes !== undefined) {
         serialized[name] = { blob: (await this.#blobs.store(item.bytes)).id, digest: item.digest };
         continue;
       }
-      // Unchanged: the blob an earlier checkpoint wrote for these bytes, found by their hash.
+      // Unchanged: its bytes as an earlier checkpoint kept them, inline or in a blob.
+      let inline = this.#inline.get(item.digest);
+      if (inline === undefined) {
+        latestInline ??= this.#latestInline(input.runKey);
+        inline = (await latestInline).get(item.digest);
+      }
+      if (inline !== undefined) {
+        serialized[name] = { inline, digest: item.digest };
+        continue;
+      }
       const blob = await this.#blobs.findBySha256(item.digest);
       if (blob === undefined) {
         throw new ArtifactValueError(
@@ -204,8 +235,18 @@ export class CheckpointStore {
     const serializedVariables: Record<string, Uint8Array> = {};
     const serializedDigests: Record<string, string> = {};
     const serializedBlobs: Record<string, string> = {};
-    for (const [name, { blob, digest }] of Object.entries(entry.serialized ?? {})) {
+    for (const [name, item] of Object.entries(entry.serialized ?? {})) {
+      const { digest } = item;
       serializedDigests[name] = digest;
+      if ('inline' in item) {
+        const bytes = Buffer.from(item.inline, 'base64');
+        // Damaged bytes are left out: the variable is then lost, not restored wrong.
+        if (sha256Hex(bytes) !== digest) continue;
+        this.#rememberInline(digest, item.inline);
+        serializedVariables[name] = bytes;
+        continue;
+      }
+      const { blob } = item;
       serializedBlobs[name] = blob;
       if (options.loadSerializedBytes === false) continue;
       try {
@@ -229,6 +270,30 @@ export class CheckpointStore {
       budget: entry.budget,
       metadata: entry.metadata,
     };
+  }
+
+  #rememberInline(digest: string, inline: string): void {
+    if (this.#inline.size >= maxRememberedInline) this.#inline.clear();
+    this.#inline.set(digest, inline);
+  }
+
+  /**
+   * The inline bytes of the run's newest checkpoint, by digest (another process may have
+   * written it); empty when it has none or cannot be read (the blobs are looked at then).
+   */
+  async #latestInline(runKey: string): Promise<ReadonlyMap<string, string>> {
+    const found = new Map<string, string>();
+    try {
+      const headKey = this.#headKey(runKey);
+      const head = await this.#index.read(headKey, decodeCheckpointHead);
+      const entry = head && (await this.#entry(runKey, head.id));
+      for (const item of Object.values(entry?.serialized ?? {})) {
+        if ('inline' in item) found.set(item.digest, item.inline);
+      }
+    } catch {
+      // A damaged newest checkpoint: the unchanged variable is then looked for among blobs.
+    }
+    return found;
   }
 
   #headKey(runKey: string): string {

@@ -150,8 +150,9 @@ export interface Checkpoint extends CheckpointSummary {
    */
   readonly serializedVariables: Readonly<Record<string, Uint8Array>>;
   /**
-   * The blob id of each variable serialised by the sandbox (the same names as
-   * `serializedDigests`): its bytes are `ArtifactStore.loadBytes(id)`.
+   * The blob id of each variable serialised by the sandbox and stored as a blob: its bytes are
+   * `ArtifactStore.loadBytes(id)`. A store may keep small ones in the checkpoint itself: those
+   * always come in `serializedVariables`, and have no blob.
    */
   readonly serializedBlobs: Readonly<Record<string, string>>;
   /** The digest of each of `serializedVariables`, as given when it was saved. */

@@ -78,7 +78,7 @@ export async function restoreInBackground(
     }
     const blob = state.serializedBlobs[name];
     if (blob === undefined) {
-      lost.push({ name, reason: unreadable, detail: 'the checkpoint names no blob for it' });
+      lost.push({ name, reason: unreadable, detail: 'the checkpoint has no intact copy of it' });
       continue;
     }
     try {

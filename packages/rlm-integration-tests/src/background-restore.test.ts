@@ -57,11 +57,14 @@ function withGatedLoads(
   });
 }
 
-/** A run that saves `counts` (a Map) and `when` (a Date) at step 1, then crashes. */
+/** A run that saves `counts` (a large Map) and `when` (a Date) at step 1, then crashes. */
 async function crashAfterStep1(path: string, query: string): Promise<void> {
   await using artifacts = await createSqliteArtifactStore({ path });
   const crashing = createScriptedModel([
-    repl('var counts = new Map([["a", 1], ["b", 2]]);\nvar when = new Date(86400000);'),
+    // `counts` is large enough for a blob of its own; `when` is kept in the checkpoint itself.
+    repl(
+      'var counts = new Map([["a", 1], ["b", 2]]);\nfor (let i = 0; i < 2000; i++) counts.set("k" + i, i);\nvar when = new Date(86400000);',
+    ),
     { error: new Error('process crashed') },
   ]);
   await using rlm = createRLM({ llm: crashing, sandbox: sandboxFactory, artifacts });
@@ -85,7 +88,9 @@ test('the first model call after a resume does not wait for the saved variables;
       waitingAtFirstCall = loads.waiting;
       expect(JSON.stringify(request.messages)).toContain('Variables restored: counts, when.');
       release();
-      return repl('SUBMIT([...counts.entries()].flat().join(",") + " " + when.toISOString())');
+      return repl(
+        'SUBMIT([...counts.entries()].slice(0, 2).flat().join(",") + " " + counts.size + " " + when.toISOString())',
+      );
     },
   ]);
   await using rlm = createRLM({
@@ -101,7 +106,7 @@ test('the first model call after a resume does not wait for the saved variables;
     lost: [],
   });
   expect(events.find((event) => event.type === 'final')).toMatchObject({
-    answer: 'a,1,b,2 1970-01-02T00:00:00.000Z',
+    answer: 'a,1,b,2 2002 1970-01-02T00:00:00.000Z',
   });
   expect(events.filter((event) => event.type === 'warning')).toEqual([]);
 });
