@@ -33,6 +33,9 @@ const maxInlineBytes = 4096;
 /** Inline values remembered by digest at most; the memory is cleared when full. */
 const maxRememberedInline = 10_000;
 
+/** Transcript messages remembered as stored at most; the memory is cleared when full. */
+const maxRememberedMessages = 10_000;
+
 /**
  * Run checkpoints. Each run (by `runKey`) has a head entry pointing at its newest checkpoint;
  * each checkpoint points at the one before, so the newest is two reads and the history a walk.
@@ -45,6 +48,8 @@ export class CheckpointStore {
   readonly #lock: KeyedLock;
   /** Inline bytes (base64) this store wrote or read, by digest: what unchanged ones refer to. */
   readonly #inline = new Map<string, string>();
+  /** Blob ids of the transcript messages this store wrote, by their JSON. */
+  readonly #messageBlobs = new Map<string, string>();
 
   constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock }) {
     this.#index = options.index;
@@ -56,8 +61,15 @@ export class CheckpointStore {
     validate(input);
     const transcript: string[] = [];
     for (const [index, message] of input.transcript.entries()) {
-      const ref = await this.#blobs.storeJson(toJson(message, `transcript message ${index}`));
-      transcript.push(ref.id);
+      const json = toJson(message, `transcript message ${index}`);
+      // The transcript grows by a message or two a step: the rest is already stored.
+      let id = this.#messageBlobs.get(json);
+      if (id === undefined) {
+        id = (await this.#blobs.storeJson(json)).id;
+        if (this.#messageBlobs.size >= maxRememberedMessages) this.#messageBlobs.clear();
+        this.#messageBlobs.set(json, id);
+      }
+      transcript.push(id);
     }
     const variables: Record<string, string> = {};
     for (const [name, value] of Object.entries(input.variables)) {
