@@ -34,6 +34,7 @@ export interface GarbageCollected {
 const maxRemembered = 100_000;
 
 const idPattern = /^[0-9a-f]{12}$/;
+const sha256Pattern = /^[0-9a-f]{64}$/;
 
 /**
  * Content-addressed blobs. A write first marks its upload (`upload:<token>`, in the index),
@@ -81,8 +82,17 @@ export class BlobStore {
     return this.#store(json);
   }
 
-  async #store(content: string | Uint8Array): Promise<ArtifactRef> {
-    const sha256 = sha256Hex(content);
+  /**
+   * Stores bytes whose SHA-256 (lowercase hex) the caller has just computed, without hashing
+   * them again (a full pass over a large blob). Only for digests computed from these very
+   * bytes: a wrong one is only caught when the blob is loaded (`ArtifactCorruptError`).
+   */
+  storeHashed(bytes: Uint8Array, sha256: string): Promise<ArtifactRef> {
+    return this.#store(bytes, sha256Pattern.test(sha256) ? sha256 : undefined);
+  }
+
+  async #store(content: string | Uint8Array, knownSha256?: string): Promise<ArtifactRef> {
+    const sha256 = knownSha256 ?? sha256Hex(content);
     const id = sha256.slice(0, 12);
     return this.#lock.run(id, async () => {
       const existing = this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta));

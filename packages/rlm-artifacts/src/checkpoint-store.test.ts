@@ -8,6 +8,7 @@ import { Keyv } from 'keyv';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createArtifactStore } from './create-artifact-store.js';
 import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
+import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
 import { ArtifactValueError } from './errors/artifact-value-error.js';
 
 let directory: string;
@@ -198,4 +199,18 @@ test('small variables are kept in the checkpoint itself: no blob write, unchange
   expect(latest!.iteration).toBe(2);
   expect(deserialize(latest!.serializedVariables.v49!)).toEqual({ id: 49, n: 0 });
   expect(Object.keys(latest!.serializedVariables)).toHaveLength(50);
+});
+
+test("serialised bytes are stored under the sandbox's digest without hashing them again; a wrong digest is caught when they are loaded", async () => {
+  await using store = createArtifactStore({ keyv: new Keyv({ store: new Map() }) });
+  const words = Array.from({ length: 2_000 }, (_, index) => `word${index}`);
+  const right = serialized(words);
+  await store.saveCheckpoint(checkpoint(1, { words: right }));
+  expect(deserialize(await store.loadBytes(right.digest.slice(0, 12)))).toEqual(words);
+  const other = serialized(words.slice(1));
+  await store.saveCheckpoint(
+    checkpoint(2, { words: { digest: other.digest, bytes: right.bytes! } }),
+  );
+  const error = await store.latestCheckpoint('run').catch((caught: unknown) => caught);
+  expect(ArtifactCorruptError.isInstance(error)).toBe(true);
 });

@@ -90,7 +90,9 @@ export class CheckpointStore {
         continue;
       }
       if (item.bytes !== undefined) {
-        serialized[name] = { blob: (await this.#blobs.store(item.bytes)).id, digest: item.digest };
+        // The sandbox hashed these bytes as it serialised them; a load still verifies them.
+        const ref = await this.#blobs.storeHashed(item.bytes, item.digest);
+        serialized[name] = { blob: ref.id, digest: item.digest };
         continue;
       }
       // Unchanged: its bytes as an earlier checkpoint kept them, inline or in a blob.

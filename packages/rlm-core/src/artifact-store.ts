@@ -107,7 +107,10 @@ export interface CheckpointInput {
 
 /** One sandbox-serialised variable of a {@link CheckpointInput}. */
 export interface SerializedVariableInput {
-  /** SHA-256 of the bytes, in lowercase hex, as the sandbox computed it. */
+  /**
+   * SHA-256 of the bytes, in lowercase hex, as the sandbox computed it. The store trusts it
+   * (it does not hash the bytes again); a wrong one is caught when the bytes are loaded.
+   */
   readonly digest: string;
   /** The serialised value; absent when unchanged since the newest checkpoint. */
   readonly bytes?: Uint8Array;

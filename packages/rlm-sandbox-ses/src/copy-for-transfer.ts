@@ -215,7 +215,16 @@ export function copyForTransfer(
       const target = copy as unknown[];
       const { length } = item;
       for (let index = 0; index < length; index += 1) {
-        const found = entry(item[index]);
+        const element = item[index];
+        // Primitives, the bulk of large arrays, without the allocation `entry` makes.
+        const size = primitiveSize(element);
+        if (size !== undefined) {
+          total += size;
+          if (total > limit) break;
+          target.push(element);
+          continue;
+        }
+        const found = entry(element);
         if (found === undefined || total > limit) break;
         target.push(found.copy);
       }
