@@ -9,6 +9,7 @@ import type {
   CheckpointSummary,
   LoadCheckpointOptions,
 } from '@rlm/core';
+import type { BinaryChunks } from './binary-chunks.js';
 import { BlobStore } from './blob-store.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { formatArtifactCatalog } from './format-artifact-catalog.js';
@@ -55,13 +56,16 @@ export class KeyvArtifactStore implements ArtifactStore {
     leases?: LeaseRows;
     /** Rejects a blob write of that many bytes before it starts (disk space). */
     checkSpace?: (bytes: number) => Promise<void>;
+    /** Where `content` can hold bytes as they are: byte blobs are stored so, not as base64. */
+    binary?: BinaryChunks;
   }): KeyvArtifactStore {
-    const { index, content, chunkChars, checkSpace } = options;
+    const { index, content, chunkChars, checkSpace, binary } = options;
     const blobs = new BlobStore({
       index,
       content,
       chunkChars,
       ...(checkSpace === undefined ? {} : { checkSpace }),
+      ...(binary === undefined ? {} : { binary }),
     });
     const checkpoints = new CheckpointStore({ index, blobs, lock: new KeyedLock() });
     const leases = options.leases ?? new KeyvLeaseRows(index);
