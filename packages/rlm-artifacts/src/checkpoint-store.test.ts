@@ -214,3 +214,24 @@ test("serialised bytes are stored under the sandbox's digest without hashing the
   const error = await store.latestCheckpoint('run').catch((caught: unknown) => caught);
   expect(ArtifactCorruptError.isInstance(error)).toBe(true);
 });
+
+test('a damaged inline variable is left out of a loaded checkpoint, so it is lost rather than restored wrong', async () => {
+  const index = new Map<string, unknown>();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const good = serialized({ keep: true });
+  const bad = serialized({ keep: false });
+  await store.saveCheckpoint(checkpoint(1, { good, bad }));
+  const inline = Buffer.from(bad.bytes!).toString('base64');
+  const damaged = `${inline.slice(0, 4)}${inline[4] === 'A' ? 'B' : 'A'}${inline.slice(5)}`;
+  let replaced = 0;
+  for (const [key, value] of index) {
+    if (typeof value === 'string' && value.includes(inline)) {
+      index.set(key, value.replace(inline, damaged));
+      replaced += 1;
+    }
+  }
+  expect(replaced).toBe(1);
+  const latest = await store.latestCheckpoint('run');
+  expect(Object.keys(latest!.serializedVariables)).toEqual(['good']);
+  expect(Object.keys(latest!.serializedDigests).sort()).toEqual(['bad', 'good']);
+});
