@@ -214,7 +214,11 @@ export interface ResumedEvent extends EventBase {
   readonly type: 'resumed';
   /** The iteration the checkpoint was taken after. */
   readonly iteration: number;
-  /** Variables restored from the checkpoint. */
+  /**
+   * Variables restored from the checkpoint. Those the sandbox serialised are restored in the
+   * background, before the first execution; one that then cannot be is reported in a
+   * `resume-variables-lost` warning (and to the model with that execution's output).
+   */
   readonly restored: readonly string[];
   /** Variables that existed but could not be saved (not serializable). */
   readonly lost: readonly string[];
