@@ -127,7 +127,8 @@ export type WarningCode =
   | 'code-blocks-not-run'
   | 'queue-overload'
   | 'checkpoint-failed'
-  | 'checkpoint-variable-skipped';
+  | 'checkpoint-variable-skipped'
+  | 'resume-variables-lost';
 
 /** Something unexpected that the loop recovered from. */
 export interface WarningEvent extends EventBase {
