@@ -10,13 +10,20 @@ function memoryKeyv(map = new Map<string, unknown>()): Keyv {
 }
 
 describe('one Keyv for everything', () => {
-  runArtifactStoreConformance(test, expect, () => createArtifactStore({ keyv: memoryKeyv() }));
+  runArtifactStoreConformance({
+    name: 'one keyv',
+    create: () => createArtifactStore({ keyv: memoryKeyv() }),
+    api: { test, expect },
+  });
 });
 
 describe('small chunks', () => {
-  runArtifactStoreConformance(test, expect, () =>
-    createArtifactStore({ keyv: memoryKeyv(), blobKeyv: memoryKeyv(), chunkChars: 1000 }),
-  );
+  runArtifactStoreConformance({
+    name: 'small chunks',
+    create: () =>
+      createArtifactStore({ keyv: memoryKeyv(), blobKeyv: memoryKeyv(), chunkChars: 1000 }),
+    api: { test, expect },
+  });
 });
 
 test('content is stored once however often it is stored', async () => {

@@ -3,8 +3,16 @@ import { createMemoryArtifactStore } from './create-memory-artifact-store.js';
 import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
 import { runRunLeaseConformance } from './testing/run-run-lease-conformance.js';
 
-runArtifactStoreConformance(test, expect, () => createMemoryArtifactStore());
-runRunLeaseConformance(test, expect, () => createMemoryArtifactStore());
+runArtifactStoreConformance({
+  name: 'memory',
+  create: () => createMemoryArtifactStore(),
+  api: { test, expect },
+});
+runRunLeaseConformance({
+  name: 'memory',
+  create: () => createMemoryArtifactStore(),
+  api: { test, expect },
+});
 
 test('the scope setting picks where records live', async () => {
   await using store = createMemoryArtifactStore({ scope: 'run-7' });

@@ -8,7 +8,6 @@ export {
   collectGarbage,
   type GarbageCollected,
 } from './collect-garbage.js';
-export { formatArtifactCatalog } from './format-artifact-catalog.js';
 export {
   type ArtifactStoreSettings,
   createArtifactStore,

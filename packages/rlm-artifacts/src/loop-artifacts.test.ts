@@ -1,6 +1,6 @@
 import { deserialize } from 'node:v8';
-import { createRLM, type GenerateRequest, hashContext, type RlmEvent, runKey } from '@rlm/core';
-import { createScriptedModel, createScriptedSandbox } from '@rlm/core/testing';
+import { createRLM, type GenerateRequest, hashContext, runKey } from '@rlm/core';
+import { collectEvents, createScriptedModel, createScriptedSandbox } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { createMemoryArtifactStore } from './create-memory-artifact-store.js';
 
@@ -9,18 +9,6 @@ import { createMemoryArtifactStore } from './create-memory-artifact-store.js';
 // and independent of how the loop is built inside.
 
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
-
-async function collect(
-  stream: AsyncIterable<RlmEvent>,
-): Promise<{ events: RlmEvent[]; error?: unknown }> {
-  const events: RlmEvent[] = [];
-  try {
-    for await (const event of stream) events.push(event);
-  } catch (error) {
-    return { events, error };
-  }
-  return { events };
-}
 
 function lastText(request: GenerateRequest): string {
   const content = request.messages.at(-1)?.content ?? '';
@@ -69,7 +57,7 @@ describe('artifacts in the loop', () => {
     });
     const artifacts = createMemoryArtifactStore();
     await using rlm = createRLM({ llm, sandbox, artifacts });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 'done' });
     expect(
       events.flatMap((event) => (event.type === 'checkpoint' ? [event.iteration] : [])),
@@ -104,7 +92,7 @@ describe('artifacts in the loop', () => {
       },
     ]);
     await using second = createRLM({ llm, sandbox, artifacts });
-    const { events } = await collect(second.queryStream('q', 'c', { resume: true }));
+    const { events } = await collectEvents(second.queryStream('q', 'c', { resume: true }));
     expect(events.find((event) => event.type === 'resumed')).toMatchObject({
       iteration: 1,
       restored: ['partial'],
@@ -133,7 +121,7 @@ describe('artifacts in the loop', () => {
       sandbox,
       artifacts,
     });
-    const { events } = await collect(second.queryStream('q', 'c', { resume: true }));
+    const { events } = await collectEvents(second.queryStream('q', 'c', { resume: true }));
     expect(events.find((event) => event.type === 'resumed')).toMatchObject({
       restored: ['data'],
       lost: ['helper'],

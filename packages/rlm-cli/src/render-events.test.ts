@@ -150,7 +150,7 @@ describe('createEventRenderer', () => {
         shownToModel: 'partial\nError: ReferenceError: x is not defined\n    at <repl>',
         durationMs: 1,
       },
-      { ...root, type: 'warning', code: 'no-code-no-answer', message: 'no code and\nno answer' },
+      { ...root, type: 'warning', code: 'empty-response', message: 'no code and\nno answer' },
       { ...child, type: 'call-start', query: 'summarize\npart 1', parentCallId: 'call-1' },
       { ...child, type: 'step-start', iteration: 1 },
       {
@@ -254,7 +254,7 @@ describe('createEventRenderer', () => {
   });
 
   test('colours only when asked', () => {
-    const event: RlmEvent = { ...root, type: 'warning', code: 'x', message: 'careful' };
+    const event: RlmEvent = { ...root, type: 'warning', code: 'stall', message: 'careful' };
     expect(render([event], { color: true })).toBe('\u001b[33m⚠ careful\u001b[39m\n');
     expect(render([event])).toBe('⚠ careful\n');
   });

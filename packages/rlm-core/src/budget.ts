@@ -1,8 +1,9 @@
-import { findModelPrice, type ModelPrices } from './cost/model-prices.js';
+import { findModelPrice } from './cost/model-prices.js';
 import { usageCostUsd } from './cost/usage-cost.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import type { Usage } from './language-model.js';
-import type { BudgetSettings, RunUsage } from './rlm-settings.js';
+import type { BudgetSettings, ModelPrices } from './rlm-settings.js';
+import type { RunUsage } from './run-usage.js';
 
 /**
  * The one place a run's shared budgets live: model calls, tokens, dollars and wall time, counted

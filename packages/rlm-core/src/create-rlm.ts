@@ -7,7 +7,6 @@ import {
   resumeStateOf,
 } from './checkpoints.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
-import type { ModelPrices } from './cost/model-prices.js';
 import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { SandboxError } from './errors/sandbox-error.js';
@@ -15,9 +14,9 @@ import { EventChannel } from './event-channel.js';
 import type { RlmEvent } from './events.js';
 import { hashContext } from './hash-context.js';
 import { HostToolRegistry } from './host-tools.js';
-import { SchemaCheck } from './schema-check.js';
-import type { RLM, RLMResult, RLMSettings, QueryOptions } from './rlm-settings.js';
+import type { ModelPrices, QueryOptions, RLM, RLMResult, RLMSettings } from './rlm-settings.js';
 import { runKey } from './run-key.js';
+import { SchemaCheck } from './schema-check.js';
 import type { InferSchemaOutput, Schema } from './schema.js';
 import { SessionMemory } from './session-memory.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
@@ -49,6 +48,8 @@ class RecursiveLanguageModel implements RLM {
   #currentContext: unknown;
   readonly #artifacts: ArtifactStore | undefined;
   #disposed = false;
+  /** Checkpoint writes still running after their run answered (see `dispose`). */
+  readonly #writes = new Set<Promise<void>>();
 
   constructor(settings: RLMSettings) {
     this.#settings = {
@@ -154,7 +155,12 @@ class RecursiveLanguageModel implements RLM {
     this.#disposed = true;
     const sandbox = this.#sandbox;
     this.#sandbox = undefined;
-    if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+    try {
+      if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+    } finally {
+      // A run answers without waiting for its last checkpoint's write: the store closes after.
+      await Promise.all(this.#writes);
+    }
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -205,7 +211,8 @@ class RecursiveLanguageModel implements RLM {
     const storage = this.#artifacts ? this.#storageFor(query, context) : undefined;
     const checkpoint =
       storage && options.resume
-        ? await storage.artifacts.latestCheckpoint(storage.runKey)
+        ? // The variables' bytes are read in the background, while the model is first asked.
+          await storage.artifacts.latestCheckpoint(storage.runKey, { loadSerializedBytes: false })
         : undefined;
     if (checkpoint) budget.restore(checkpoint.budget);
     const run = new RlmRun(this.#settings, {
@@ -254,6 +261,9 @@ class RecursiveLanguageModel implements RLM {
     } finally {
       clearTimeout(timer);
       if (this.#running === run) this.#running = undefined;
+      const written = run.checkpointsWritten();
+      this.#writes.add(written);
+      void written.then(() => this.#writes.delete(written));
     }
   }
 

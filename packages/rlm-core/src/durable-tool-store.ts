@@ -51,6 +51,17 @@ export type DurableToolOutcome =
       readonly error: { readonly name: string; readonly message: string };
     };
 
+/**
+ * Why a method call failed, as the store classifies it; the one policy that decides both how
+ * the failure counts against the method and whether the loop tries a repair at once:
+ * - `intrinsic`: the code is wrong (a `TypeError`, a wrong result, anything unrecognised);
+ *   the loop repairs it within the call's attempts.
+ * - `adaptive`: the input changed format; the loop repairs it too.
+ * - `extrinsic`: the world failed (a timeout, a rate limit, the network, an abort); new code
+ *   would not help, so the loop does not repair, and a healthy method is not demoted.
+ */
+export type DurableToolFailureClass = 'intrinsic' | 'adaptive' | 'extrinsic';
+
 /** Code that has just worked, to persist as a method's new generation. */
 export interface DurableToolGeneration {
   readonly code: string;
@@ -61,6 +72,23 @@ export interface DurableToolGeneration {
   /** The generation it repairs or replaces, if any. */
   readonly parent?: string | null;
   readonly runtime: DurableToolRuntime;
+}
+
+/** One tool of the known-tools list: data the loop renders as the prompt's known-tools block. */
+export interface DurableToolSummary {
+  /** The tool's role, an identifier. */
+  readonly role: string;
+  /** Its methods' names, identifiers. */
+  readonly methods: readonly string[];
+  /** The contract's purpose: text a model wrote in another run, so data, never instructions. */
+  readonly purpose: string;
+  /** Calls counted so far. */
+  readonly calls: number;
+  /**
+   * Share of the judged calls (successes and intrinsic or adaptive failures; extrinsic ones are
+   * not the tool's fault) that succeeded, from 0 to 1; absent when no call was judged.
+   */
+  readonly successRate?: number;
 }
 
 /** Durable storage and policy for tools built by runs. */
@@ -76,6 +104,14 @@ export interface DurableToolStore {
     contract: DurableToolContract,
     runtime: DurableToolRuntime,
   ): Promise<DurableToolSelection>;
+  /**
+   * Classifies a failed call (`{ name, message }` of what the code threw). Pure and
+   * synchronous; `recordOutcome` counts a failure under the same class.
+   */
+  classifyFailure(error: {
+    readonly name: string;
+    readonly message: string;
+  }): DurableToolFailureClass;
   /** Counts one call and logs it. */
   recordOutcome(role: string, method: string, outcome: DurableToolOutcome): Promise<unknown>;
   /** Persists code that worked; resolves to the method as written. */
@@ -84,6 +120,9 @@ export interface DurableToolStore {
     method: string,
     generation: DurableToolGeneration,
   ): Promise<{ readonly generation_id: string }>;
-  /** The bounded, ranked `<known_tools>` block for the system prompt ('' when none). */
-  knownToolsPrompt(): Promise<string>;
+  /**
+   * The stored tools, best first by the store's ranking; `[]` when none. The loop bounds the
+   * list and writes the prompt's `<known_tools>` block from it.
+   */
+  knownTools(): Promise<readonly DurableToolSummary[]>;
 }

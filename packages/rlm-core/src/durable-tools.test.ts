@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type {
   DurableToolContract,
+  DurableToolFailureClass,
   DurableToolGeneration,
   DurableToolOutcome,
   DurableToolSelection,
@@ -25,6 +26,13 @@ class MemoryToolStore implements DurableToolStore {
   async select(): Promise<DurableToolSelection> {
     return this.selection;
   }
+  /** Failures this store calls extrinsic, by message; every other failure is intrinsic. */
+  readonly extrinsicMessages = new Set<string>();
+  readonly classified: string[] = [];
+  classifyFailure(error: { name: string; message: string }): DurableToolFailureClass {
+    this.classified.push(error.message);
+    return this.extrinsicMessages.has(error.message) ? 'extrinsic' : 'intrinsic';
+  }
   async recordOutcome(_role: string, _method: string, outcome: DurableToolOutcome) {
     this.outcomes.push(outcome);
   }
@@ -32,8 +40,8 @@ class MemoryToolStore implements DurableToolStore {
     this.generations.push(generation);
     return { generation_id: `gen-${this.generations.length}` };
   }
-  async knownToolsPrompt() {
-    return '';
+  async knownTools() {
+    return [];
   }
 }
 
@@ -117,6 +125,25 @@ describe('DurableToolSession reports', () => {
     await tools.plan(['counter', 'size', [], { plan: first.id }], writeCode, 'call-1');
     expect(prompts[3]).not.toContain('The current code fails');
     expect(store.outcomes).toHaveLength(1);
+  });
+
+  test("whether a failure is repaired at once is the store's classification, not the loop's own", async () => {
+    const { store, tools, writeCode } = session();
+    // A message the loop's old guess called extrinsic is repaired when the store says intrinsic,
+    // and a plain one is not when the store says extrinsic.
+    store.extrinsicMessages.add('the upstream feed is down');
+    const verdicts = [];
+    for (const message of ['request timed out', 'the upstream feed is down']) {
+      const plan = await tools.plan(['counter', 'size', []], writeCode, 'call-1');
+      verdicts.push(
+        await tools.report(
+          ['counter', 'size', { plan: plan.id, ok: false, name: 'Error', message }],
+          'call-1',
+        ),
+      );
+    }
+    expect(verdicts).toEqual([{ retry: true }, { retry: false }]);
+    expect(store.classified).toEqual(['request timed out', 'the upstream feed is down']);
   });
 
   test('delegate stores the bounded contract and refuses what it cannot bound', async () => {

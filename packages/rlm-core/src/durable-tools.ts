@@ -331,7 +331,9 @@ export class DurableToolSession {
       error,
       ...timing,
     });
-    const retry = plan.attempt < attemptsPerCall && !looksExtrinsic(error.message);
+    // The store's classification decides: new code would not fix a timeout or a rate limit.
+    const retry =
+      plan.attempt < attemptsPerCall && this.#store.classifyFailure(error) !== 'extrinsic';
     if (retry) this.#repairable.set(plan.id, { plan, error: `${error.name}: ${error.message}` });
     onActivity({
       type: 'durable-tool',
@@ -425,8 +427,3 @@ const codeWriterSystem = [
   'or network. It must be deterministic where it can be, return plain data (JSON-like), and',
   'throw an Error with a clear message on input it cannot handle.',
 ].join('\n');
-
-/** Timeouts, rate limits, network faults: retrying with new code would not help. */
-function looksExtrinsic(message: string): boolean {
-  return /timed? ?out|rate.?limit|overloaded|ECONN|ETIMEDOUT|network|aborted/i.test(message);
-}

@@ -1,10 +1,11 @@
 import type { ArtifactRef } from './artifact-store.js';
-import type { CallUsage } from './cost/call-usage-ledger.js';
 import type { DurableToolSource } from './durable-tool-store.js';
 import type { ModelRetry, Usage } from './language-model.js';
-import type { RunUsage } from './rlm-settings.js';
+import type { CallUsage, RunUsage } from './run-usage.js';
 import type { VariableInfo } from './sandbox.js';
-import type { VariableSyncReason } from './variable-space.js';
+
+/** Why a variable sync ran. */
+export type VariableSyncReason = 'start' | 'code-executed' | 'extract';
 
 /** Fields every event carries. */
 interface EventBase {
@@ -110,11 +111,40 @@ export interface BridgeResultEvent extends EventBase {
   readonly resultExcerpt?: string;
 }
 
+/**
+ * What a {@link WarningEvent} is about; the list is closed, so a consumer can switch on it.
+ * - `submit-with-code`: a response called the SUBMIT tool and also wrote code; the code did not run.
+ * - `submit-unreadable`: a SUBMIT tool call's input could not be read (e.g. cut off at max_tokens).
+ * - `answer-rejected`: a final answer could not be read or did not match the output schema; the
+ *   model was told and the loop went on.
+ * - `tools-unsupported`: the provider refused the SUBMIT tool; the run went on with FINAL text.
+ * - `stall`: `stallLimit` empty responses in a row; the loop went to the forced final prompt.
+ * - `empty-response`: a response with no text and no tool call.
+ * - `response-cut`: a response stopped at max_tokens; the model was told to continue.
+ * - `code-blocks-not-run`: blocks past `maxCodeBlocksPerResponse` did not run.
+ * - `queue-overload`: more host calls pending than `commandQueue.maxPending`.
+ * - `checkpoint-failed`: a checkpoint could not be saved; the run went on.
+ * - `checkpoint-variable-skipped`: variables over `checkpointMaxVariableBytes` were not saved.
+ */
+export type WarningCode =
+  | 'submit-with-code'
+  | 'submit-unreadable'
+  | 'answer-rejected'
+  | 'tools-unsupported'
+  | 'stall'
+  | 'empty-response'
+  | 'response-cut'
+  | 'code-blocks-not-run'
+  | 'queue-overload'
+  | 'checkpoint-failed'
+  | 'checkpoint-variable-skipped'
+  | 'resume-variables-lost';
+
 /** Something unexpected that the loop recovered from. */
 export interface WarningEvent extends EventBase {
   readonly type: 'warning';
-  /** A stable machine-readable code, e.g. `submit-with-code`, `no-code-no-answer`. */
-  readonly code: string;
+  /** A stable machine-readable code: one of {@link WarningCode}. */
+  readonly code: WarningCode;
   readonly message: string;
 }
 
@@ -195,7 +225,11 @@ export interface ResumedEvent extends EventBase {
   readonly type: 'resumed';
   /** The iteration the checkpoint was taken after. */
   readonly iteration: number;
-  /** Variables restored from the checkpoint. */
+  /**
+   * Variables restored from the checkpoint. Those the sandbox serialised are restored in the
+   * background, before the first execution; one that then cannot be is reported in a
+   * `resume-variables-lost` warning (and to the model with that execution's output).
+   */
   readonly restored: readonly string[];
   /** Variables that existed but could not be saved (not serializable). */
   readonly lost: readonly string[];

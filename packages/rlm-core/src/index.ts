@@ -8,12 +8,7 @@ export {
   stripControlCharacters,
 } from './bound-tool-contract.js';
 export { createRLM } from './create-rlm.js';
-export type {
-  HistoryEntry,
-  SessionCounts,
-  SessionEvictions,
-  SessionMemorySettings,
-} from './session-memory.js';
+export type { HistoryEntry, SessionCounts, SessionEvictions } from './session-memory.js';
 export { defineTool } from './define-tool.js';
 export type {
   InferSchemaOutput,
@@ -27,35 +22,29 @@ export { escapeControlCharacters } from './escape-control-characters.js';
 export { eventExcerpt } from './event-excerpt.js';
 export { hashContext, updateWithText } from './hash-context.js';
 export * from './normalize-conversation.js';
-export { defaultQuotas, type QuotaSettings } from './quotas/artifact-quota.js';
+export { defaultQuotas } from './quotas/artifact-quota.js';
+export { renderArtifactCatalog } from './prompt/render-artifact-catalog.js';
+export {
+  knownToolsPreamble,
+  type RenderKnownToolsOptions,
+  renderKnownTools,
+} from './prompt/render-known-tools.js';
 export { runKey } from './run-key.js';
 export { scrubSecrets } from './scrub-secrets.js';
 export { textSlices } from './text-slices.js';
 export type * from './events.js';
 export type * from './language-model.js';
 export type * from './rlm-settings.js';
+export type * from './run-usage.js';
 export * from './sandbox.js';
 export {
   formatVariables,
   type VariableSnapshot,
   VariableSpace,
   type VariableSyncOutcome,
-  type VariableSyncReason,
-  type VariableSyncSettings,
 } from './variable-space.js';
-export {
-  addModelCallUsage,
-  type CallUsage,
-  type CallUsageKind,
-  emptyRunUsage,
-} from './cost/call-usage-ledger.js';
-export {
-  bareModelId,
-  defaultModelPrices,
-  findModelPrice,
-  type ModelPrice,
-  type ModelPrices,
-} from './cost/model-prices.js';
+export { addModelCallUsage, emptyRunUsage } from './cost/call-usage-ledger.js';
+export { bareModelId, defaultModelPrices, findModelPrice } from './cost/model-prices.js';
 export { runPrices } from './cost/run-prices.js';
 export { usageCostUsd } from './cost/usage-cost.js';
 export { formatDuration } from './format-duration.js';

@@ -3,8 +3,8 @@ import { createRLM } from './create-rlm.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
-import { collect, lastMessageText, repl, submitTool } from './loop-test-helpers.js';
-import { createScriptedModel, createScriptedSandbox } from './testing/index.js';
+import { lastMessageText, repl, submitTool } from './loop-test-helpers.js';
+import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
 
 // Budgets, the forced final prompt, partial answers and abort, through createRLM only.
 
@@ -25,7 +25,7 @@ describe('out of iterations', () => {
       noop: () => {},
     });
     await using rlm = createRLM({ llm, sandbox, maxIterations: 2 });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({
       answer: 'best so far',
       source: 'extract',
@@ -73,7 +73,7 @@ describe('shared budgets', () => {
       ask: async ({ host, print }) => print(await host.llm_query?.('sub question')),
     });
     await using rlm = createRLM({ llm, sandbox, budget: { maxModelCalls: 3 } });
-    const { events, error } = await collect(rlm.queryStream('q', 'c'));
+    const { events, error } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(BudgetExhaustedError.isInstance(error)).toBe(true);
     const typed = error as BudgetExhaustedError;
     expect(typed.budget).toBe('modelCalls');
@@ -137,7 +137,7 @@ describe('abort', () => {
     });
     await using rlm = createRLM({ llm, subLlm, sandbox });
     const abort = new AbortController();
-    const running = collect(rlm.queryStream('q', 'c', { signal: abort.signal }));
+    const running = collectEvents(rlm.queryStream('q', 'c', { signal: abort.signal }));
     await subCallStarted;
     abort.abort();
     const { events, error } = await running;

@@ -1,8 +1,8 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createRLM } from './create-rlm.js';
 import { ModelCallError } from './errors/model-call-error.js';
-import { collect, lastMessageText, repl, submitTool, warningCodes } from './loop-test-helpers.js';
-import { createScriptedModel, createScriptedSandbox } from './testing/index.js';
+import { lastMessageText, repl, submitTool, warningCodes } from './loop-test-helpers.js';
+import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
 
 // What the model is shown and what the events say, through createRLM only.
 
@@ -16,7 +16,7 @@ describe('events', () => {
       },
     });
     await using rlm = createRLM({ llm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.map((event) => event.type)).toEqual([
       'call-start',
       'variables-updated',
@@ -59,7 +59,7 @@ describe('events', () => {
       },
     });
     await using rlm = createRLM({ llm, subLlm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     const bridge = events.filter(
       (event) => event.type === 'bridge-call' || event.type === 'bridge-result',
     );
@@ -116,7 +116,7 @@ describe('what the model is shown', () => {
       },
     });
     await using rlm = createRLM({ llm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.find((event) => event.type === 'execution')).toMatchObject({
       output: expect.stringContaining('partial line'),
       error: 'TypeError: boom',
@@ -157,7 +157,7 @@ describe('what the model is shown', () => {
     ]);
     const sandbox = createScriptedSandbox({ one: () => '1', two: () => '2', three: () => '3' });
     await using rlm = createRLM({ llm, sandbox, maxCodeBlocksPerResponse: 2 });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(sandbox.sandboxes[0]?.executions).toEqual(['one', 'two']);
     expect(warningCodes(events)).toEqual(['code-blocks-not-run']);
   });
@@ -183,7 +183,7 @@ describe('what the model is shown', () => {
       { supportsTools: true },
     );
     await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({ noop: () => {} }) });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['tools-unsupported']);
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'text mode' });
     expect(llm.requests).toHaveLength(3);
@@ -197,7 +197,7 @@ describe('what the model is shown', () => {
       },
     );
     await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
-    const { events, error } = await collect(rlm.queryStream('q', 'c'));
+    const { events, error } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(ModelCallError.isInstance(error)).toBe(true);
     expect(warningCodes(events)).toEqual([]);
   });
@@ -283,5 +283,25 @@ describe('persistent sessions', () => {
     expect(
       lastMessageText({ ...llm.requests[1]!, messages: llm.requests[1]!.messages.slice(0, 1) }),
     ).toContain('earlier queries in this session: 1');
+  });
+
+  test('reset() disposes the session sandbox; the next query starts a fresh one with no history', async () => {
+    const llm = createScriptedModel([repl('keep'), repl('look')]);
+    const sandbox = createScriptedSandbox({
+      keep: async ({ host, variables }) => {
+        variables.set('kept', 1);
+        await host.SUBMIT?.('one');
+      },
+      look: async ({ host, variables }) => {
+        const history = variables.get('history') as unknown[];
+        await host.SUBMIT?.([variables.has('kept'), variables.has('context_1'), history.length]);
+      },
+    });
+    await using rlm = createRLM({ llm, sandbox, persistent: true });
+    await rlm.query('first', 'a');
+    await rlm.reset();
+    expect(sandbox.sandboxes[0]?.disposed).toBe(true);
+    expect((await rlm.query('second', 'b')).answer).toEqual([false, false, 0]);
+    expect(sandbox.sandboxes).toHaveLength(2);
   });
 });

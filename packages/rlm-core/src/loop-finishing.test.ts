@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { createRLM } from './create-rlm.js';
-import { collect, lastMessageText, repl, submitTool, warningCodes } from './loop-test-helpers.js';
-import { createScriptedModel, createScriptedSandbox } from './testing/index.js';
+import { lastMessageText, repl, submitTool, warningCodes } from './loop-test-helpers.js';
+import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
 
 // The loop's finishing rules (seed 001's priority: SUBMIT tool, then SUBMIT / FINAL_VAR from
 // code, then FINAL text, then continue), through createRLM only, in milliseconds.
@@ -14,7 +14,7 @@ describe('which answer wins', () => {
     );
     const sandbox = createScriptedSandbox({ never: () => 'ran' });
     await using rlm = createRLM({ llm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(sandbox.sandboxes[0]?.executions).toEqual([]);
     expect(warningCodes(events)).toEqual(['submit-with-code']);
     expect(events.at(-1)).toMatchObject({
@@ -33,7 +33,7 @@ describe('which answer wins', () => {
       after: () => 'must not run',
     });
     await using rlm = createRLM({ llm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(sandbox.sandboxes[0]?.executions).toEqual(['submit']);
     expect(events.at(-1)).toMatchObject({
       type: 'final',
@@ -57,7 +57,7 @@ describe('which answer wins', () => {
       'Done.\nFINAL(right)',
     ]);
     await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'right', source: 'final-text' });
     expect(llm.requests).toHaveLength(2);
   });
@@ -78,7 +78,7 @@ describe('which answer wins', () => {
       },
     });
     await using rlm = createRLM({ llm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ answer: 'long report', source: 'final-var' });
   });
 
@@ -127,7 +127,7 @@ describe('SUBMIT tool inputs', () => {
       { supportsTools: true },
     );
     await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['answer-rejected']);
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'fixed' });
   });
@@ -154,7 +154,7 @@ describe('SUBMIT tool inputs', () => {
       { supportsTools: true },
     );
     await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     // Stopped at max_tokens: the model is also told its response was cut.
     expect(warningCodes(events)).toEqual(['submit-unreadable', 'response-cut']);
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'short' });
@@ -217,7 +217,7 @@ describe('outputSchema', () => {
       },
     });
     await using rlm = createRLM({ llm, sandbox, outputSchema });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['answer-rejected']);
     expect(events.at(-1)).toMatchObject({ answer: { count: 1 }, iterations: 2 });
   });
@@ -227,7 +227,7 @@ describe('the stall rule', () => {
   test('stallLimit empty responses in a row go straight to the forced final prompt', async () => {
     const llm = createScriptedModel(['', '  ', 'FINAL(after stall)'], { supportsTools: true });
     await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), stallLimit: 2 });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['empty-response', 'stall']);
     expect(events.at(-1)).toMatchObject({
       type: 'final',
@@ -242,7 +242,7 @@ describe('the stall rule', () => {
   test('a non-empty response resets the streak', async () => {
     const llm = createScriptedModel(['', 'thinking', '', 'FINAL(no stall)']);
     await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), stallLimit: 2 });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).not.toContain('stall');
     expect(events.at(-1)).toMatchObject({ answer: 'no stall', source: 'final-text' });
   });

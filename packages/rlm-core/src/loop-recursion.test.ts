@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { createRLM } from './create-rlm.js';
 import type { GenerateRequest } from './language-model.js';
-import { collect, lastMessageText, repl } from './loop-test-helpers.js';
-import { createScriptedModel, createScriptedSandbox } from './testing/index.js';
+import { lastMessageText, repl } from './loop-test-helpers.js';
+import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
 
 // sub_rlm, llm_query and llm_query_batched through createRLM only.
 
@@ -40,7 +40,7 @@ describe('sub_rlm', () => {
       },
     });
     await using rlm = createRLM({ llm, subLlm, sandbox, maxDepth: 2 });
-    const { events } = await collect(rlm.queryStream('root', 'root context'));
+    const { events } = await collectEvents(rlm.queryStream('root', 'root context'));
     const final = events.at(-1);
     expect(final).toMatchObject({
       type: 'final',
@@ -167,7 +167,7 @@ describe('llm_query and llm_query_batched', () => {
       },
     });
     await using rlm = createRLM({ llm, subLlm, sandbox });
-    const { events } = await collect(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'ok' });
     expect(await forgotten).toMatch(/cancelled: the code block that started it ended first/);
   });

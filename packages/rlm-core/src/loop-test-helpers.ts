@@ -16,19 +16,6 @@ export function submitTool(
   return { toolCalls: [{ id, name: 'SUBMIT', input }] };
 }
 
-/** Every event of a stream, in order; the stream's error, if any, is returned beside them. */
-export async function collect(
-  stream: AsyncIterable<RlmEvent>,
-): Promise<{ events: RlmEvent[]; error?: unknown }> {
-  const events: RlmEvent[] = [];
-  try {
-    for await (const event of stream) events.push(event);
-  } catch (error) {
-    return { events, error };
-  }
-  return { events };
-}
-
 /** The text of a request's last message (text parts and tool results), joined by newlines. */
 export function lastMessageText(request: GenerateRequest): string {
   const message = request.messages.at(-1);

@@ -142,6 +142,11 @@ export class RlmRun {
     return this.#ledger.entries;
   }
 
+  /** Resolves once no checkpoint of the run is being written (after the answer, too). */
+  checkpointsWritten(): Promise<void> {
+    return this.#features.pendingWrites();
+  }
+
   /** Calls and bridge requests still open: both 0 once a run has ended. */
   get openCounts(): { calls: number; bridgeRequests: number } {
     return { calls: this.#kernel.openCalls, bridgeRequests: this.#bridge.size };
@@ -208,7 +213,7 @@ export class RlmRun {
         durationMs: Date.now() - this.#resources.startedAt,
       }),
       released: (call) => this.#released(call),
-      beforeSettle: (call) => this.#features.beforeSettle(call),
+      beforeSettle: (call, outcome) => this.#features.beforeSettle(call, outcome),
     };
   }
 

@@ -1,14 +1,81 @@
 import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
-import type { CallUsage } from './cost/call-usage-ledger.js';
-import type { ModelPrices } from './cost/model-prices.js';
 import type { DurableToolStore } from './durable-tool-store.js';
 import type { RlmEvent } from './events.js';
-import type { LanguageModel, Usage } from './language-model.js';
-import type { QuotaSettings } from './quotas/artifact-quota.js';
+import type { LanguageModel } from './language-model.js';
+import type { CallUsage, RunUsage } from './run-usage.js';
 import type { Schema } from './schema.js';
-import type { SessionMemorySettings } from './session-memory.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
-import type { VariableSyncSettings } from './variable-space.js';
+
+/** What one model charges, in US dollars per million tokens. */
+export interface ModelPrice {
+  /** Input tokens billed at the full price (not read from or written to a prompt cache). */
+  readonly inputPerMillionUsd: number;
+  /** Output tokens. */
+  readonly outputPerMillionUsd: number;
+  /** Input tokens read from the provider's prompt cache. */
+  readonly cacheReadPerMillionUsd: number;
+  /** Input tokens written to the provider's prompt cache. */
+  readonly cacheWritePerMillionUsd: number;
+}
+
+/** Prices by model id (`claude-sonnet-5-5`, `gpt-5`, ...), without a provider prefix. */
+export type ModelPrices = Readonly<Record<string, ModelPrice>>;
+
+/** Per-run limits on what model code may write to the artifact store. */
+export interface QuotaSettings {
+  /**
+   * Bytes that `store()` and host tool outputs may write in one `query()`, the root and all of
+   * its children together: a string counts its UTF-8 bytes plus 2, any other value the UTF-8
+   * bytes of its JSON text. Default 1 GiB (1,073,741,824). The CLI flag is
+   * `--max-artifact-bytes`.
+   */
+  readonly artifactBytes?: number;
+  /**
+   * Records that `store()` and host tool outputs may write in one `query()`. Default 10,000.
+   * The CLI flag is `--max-artifacts`.
+   */
+  readonly artifactCount?: number;
+}
+
+/** Timeout and retries of listing a sandbox's variables (the loop's variable sync). */
+export interface VariableSyncSettings {
+  /** Time one listing attempt may take, in ms. Default 5,000. */
+  readonly timeoutMs?: number;
+  /** Attempts after the first. Default 3. */
+  readonly retries?: number;
+  /** First backoff delay in ms, doubled each retry. Default 50. */
+  readonly backoffMs?: number;
+}
+
+/**
+ * Bounds of what a persistent session keeps in memory (the host's references and the
+ * sandbox's `context_0..n` and `history`). Unset bounds are unlimited. They are applied when a
+ * query starts; the current query's context is always kept.
+ */
+export interface SessionMemorySettings {
+  /** Most contexts kept in memory, the current one included. At least 1. */
+  readonly maxContexts?: number;
+  /**
+   * Most characters of context kept in memory: a string context counts its length, any other
+   * its JSON text's. The current context is kept even when it alone is larger.
+   */
+  readonly maxContextChars?: number;
+  /** Most entries of `history` kept in memory (the newest). */
+  readonly maxHistoryEntries?: number;
+  /**
+   * Most characters of `history` kept in memory: each entry counts its query's length and its
+   * answer's (a string's length, anything else its JSON text's). The newest entries are kept.
+   */
+  readonly maxHistoryChars?: number;
+  /**
+   * What happens to a context or history entry past a bound. `spill` (the default when
+   * `artifacts` is set) stores it in the artifact store, in a scope of the session, as the
+   * record `context_<n>` or `history_<n>` that model code reads back with `load(name)`;
+   * `drop` (the default without `artifacts`) forgets it. Either way `context_<n>` becomes a
+   * short string saying where the context went, and the prompt says what was moved.
+   */
+  readonly overflow?: 'drop' | 'spill';
+}
 
 /** Limits shared by a run and all of its children. Unset means unlimited. */
 export interface BudgetSettings {
@@ -211,20 +278,6 @@ export interface QueryOptions {
   readonly resume?: boolean;
 }
 
-/** Usage of a whole run (children included), or of one call. */
-export interface RunUsage extends Usage {
-  readonly cacheReadTokens: number;
-  readonly cacheWriteTokens: number;
-  readonly modelCalls: number;
-  /**
-   * US dollars spent by the model calls that have a price. Absent when every model call was
-   * unpriced: the cost is then unknown, never guessed.
-   */
-  readonly costUsd?: number;
-  /** Model calls whose model has no price (their tokens count, their cost is unknown). */
-  readonly unpricedModelCalls?: number;
-}
-
 /** The result of one `query()`; `Answer` is the output type of a Standard `outputSchema`. */
 export interface RLMResult<Answer = unknown> {
   /**
@@ -276,6 +329,10 @@ export interface RLM<Answer = unknown> extends AsyncDisposable {
    * forget: it resolves at once.
    */
   reset(): Promise<void>;
-  /** Disposes the persistent sandbox. Idempotent. */
+  /**
+   * Disposes the persistent sandbox and resolves once no checkpoint is being written: a query
+   * answers without waiting for the write of a checkpoint its answer made needless, so close
+   * the artifact store after this resolves, never before. Idempotent.
+   */
   dispose(): Promise<void>;
 }

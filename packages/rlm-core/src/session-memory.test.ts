@@ -49,6 +49,21 @@ describe('SessionMemory without a store (drop)', () => {
     expect(memory.counts).toMatchObject({ histories: 5, evicted: { histories: 3 } });
   });
 
+  test('maxHistoryChars counts each query and answer, keeping the newest entries that fit', async () => {
+    const memory = new SessionMemory({ maxHistoryChars: 100 });
+    const { index } = memory.admit('c');
+    memory.record({ query: 'q0', answer: 'a'.repeat(58), iterations: 1 }); // 60
+    memory.record({ query: 'q1', answer: { rows: [1, 2, 3] }, iterations: 1 }); // 2 + 16
+    memory.record({ query: 'q2', answer: 'b'.repeat(38), iterations: 1 }); // 40
+    await memory.enforce(index);
+    expect(memory.history.map((entry) => entry.query)).toEqual(['q1', 'q2']);
+    // One answer larger than the bound leaves history empty rather than over it.
+    memory.record({ query: 'q3', answer: 'x'.repeat(500), iterations: 1 });
+    await memory.enforce(index);
+    expect(memory.history).toEqual([]);
+    expect(memory.counts).toMatchObject({ histories: 4, evicted: { histories: 4 } });
+  });
+
   test('reset forgets contexts, history and evictions', async () => {
     const memory = new SessionMemory({ maxContexts: 1, maxHistoryEntries: 1 });
     memory.admit('a');

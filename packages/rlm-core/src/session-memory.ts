@@ -10,37 +10,15 @@ import type {
   CheckpointSummary,
 } from './artifact-store.js';
 import { measurePlainData } from './bridge/measure-plain-data.js';
+import type { SessionMemorySettings } from './rlm-settings.js';
+
+export type { SessionMemorySettings };
 
 /** One earlier query of a persistent session, as model code sees it in `history`. */
 export interface HistoryEntry {
   readonly query: string;
   readonly answer: unknown;
   readonly iterations: number;
-}
-
-/**
- * Bounds of what a persistent session keeps in memory (the host's references and the
- * sandbox's `context_0..n` and `history`). Unset bounds are unlimited. They are applied when a
- * query starts; the current query's context is always kept.
- */
-export interface SessionMemorySettings {
-  /** Most contexts kept in memory, the current one included. At least 1. */
-  readonly maxContexts?: number;
-  /**
-   * Most characters of context kept in memory: a string context counts its length, any other
-   * its JSON text's. The current context is kept even when it alone is larger.
-   */
-  readonly maxContextChars?: number;
-  /** Most entries of `history` kept in memory (the newest). */
-  readonly maxHistoryEntries?: number;
-  /**
-   * What happens to a context or history entry past a bound. `spill` (the default when
-   * `artifacts` is set) stores it in the artifact store, in a scope of the session, as the
-   * record `context_<n>` or `history_<n>` that model code reads back with `load(name)`;
-   * `drop` (the default without `artifacts`) forgets it. Either way `context_<n>` becomes a
-   * short string saying where the context went, and the prompt says what was moved.
-   */
-  readonly overflow?: 'drop' | 'spill';
 }
 
 /** What a session moved out of memory: data the prompt writes up. */
@@ -76,6 +54,7 @@ export class SessionMemory {
   readonly #maxContexts: number;
   readonly #maxContextChars: number;
   readonly #maxHistoryEntries: number;
+  readonly #maxHistoryChars: number;
   readonly #overflow: 'drop' | 'spill';
   readonly #store: ArtifactStore | undefined;
   #scope: ArtifactStore | undefined;
@@ -83,6 +62,8 @@ export class SessionMemory {
   #contexts: (KeptContext | undefined)[] = [];
   #evictedContexts: number[] = [];
   #history: HistoryEntry[] = [];
+  /** Characters of each entry of `#history`, in the same order. */
+  #historyChars: number[] = [];
   #evictedHistories = 0;
 
   /**
@@ -93,6 +74,7 @@ export class SessionMemory {
     this.#maxContexts = bound(settings.maxContexts, 'maxContexts');
     this.#maxContextChars = bound(settings.maxContextChars, 'maxContextChars');
     this.#maxHistoryEntries = bound(settings.maxHistoryEntries, 'maxHistoryEntries');
+    this.#maxHistoryChars = bound(settings.maxHistoryChars, 'maxHistoryChars');
     const overflow = settings.overflow ?? (store ? 'spill' : 'drop');
     if (overflow !== 'spill' && overflow !== 'drop') {
       throw new TypeError(
@@ -117,13 +99,14 @@ export class SessionMemory {
       (entry) => entry !== undefined && entry.value === context,
     );
     if (kept >= 0) return { index: kept, added: false };
-    const index = this.#contexts.push({ value: context, chars: contextChars(context) }) - 1;
+    const index = this.#contexts.push({ value: context, chars: valueChars(context) }) - 1;
     return { index, added: true };
   }
 
   /** Records a finished query for `history`. */
   record(entry: HistoryEntry): void {
     this.#history.push(entry);
+    this.#historyChars.push(entry.query.length + valueChars(entry.answer));
   }
 
   /**
@@ -135,7 +118,7 @@ export class SessionMemory {
    */
   async enforce(current: number): Promise<Record<string, string>> {
     const contexts = this.#contextsToEvict(current);
-    const histories = Math.max(0, this.#history.length - this.#maxHistoryEntries);
+    const histories = this.#historyToEvict();
     const stored = new Set<number>();
     if (this.#overflow === 'spill') {
       for (const index of contexts) {
@@ -166,6 +149,7 @@ export class SessionMemory {
     }
     this.#evictedContexts = [...this.#evictedContexts, ...contexts].sort((a, b) => a - b);
     this.#history.splice(0, histories);
+    this.#historyChars.splice(0, histories);
     this.#evictedHistories += histories;
     return placeholders;
   }
@@ -213,6 +197,7 @@ export class SessionMemory {
     this.#contexts = [];
     this.#evictedContexts = [];
     this.#history = [];
+    this.#historyChars = [];
     this.#evictedHistories = 0;
     this.#scope = undefined;
   }
@@ -229,6 +214,19 @@ export class SessionMemory {
       evict.push(entry.index);
       count -= 1;
       chars -= entry.chars;
+    }
+    return evict;
+  }
+
+  /** How many of the oldest history entries go: past the count bound, then past the size bound. */
+  #historyToEvict(): number {
+    let count = this.#history.length;
+    let chars = this.#historyChars.reduce((sum, entryChars) => sum + entryChars, 0);
+    let evict = 0;
+    while (count > 0 && (count > this.#maxHistoryEntries || chars > this.#maxHistoryChars)) {
+      chars -= this.#historyChars[evict]!;
+      evict += 1;
+      count -= 1;
     }
     return evict;
   }
@@ -309,12 +307,31 @@ class SessionRecordsView implements ArtifactStore {
     return [...own, ...session];
   }
 
-  formatCatalog(maxChars: number): Promise<string> {
-    return this.#run.formatCatalog(maxChars);
-  }
-
-  resolveReferences(input: unknown): Promise<unknown> {
-    return this.#run.resolveReferences(input);
+  /**
+   * Resolves in the run's scope; a `"@name"` the run does not have but the session spilled is
+   * copied into the run's scope first (the blob is shared, so nothing is stored twice).
+   */
+  async resolveReferences(input: unknown): Promise<unknown> {
+    try {
+      return await this.#run.resolveReferences(input);
+    } catch (error) {
+      const names = (error as { names?: unknown }).names;
+      if (!(error instanceof Error) || error.name !== 'ArtifactNotFoundError') throw error;
+      if (!Array.isArray(names) || names.length === 0) throw error;
+      const spilled = await Promise.all(names.map((name) => this.#session.get(String(name))));
+      if (spilled.some((record) => record === undefined)) throw error;
+      for (const [position, record] of spilled.entries()) {
+        const { type, value, description, purpose, metadata } = record!;
+        await this.#run.put(String(names[position]), {
+          type,
+          value,
+          description,
+          purpose,
+          metadata,
+        });
+      }
+      return this.#run.resolveReferences(input);
+    }
   }
 
   saveCheckpoint(checkpoint: CheckpointInput): Promise<CheckpointSummary> {
@@ -353,9 +370,9 @@ function bound(value: number | undefined, name: string): number {
 }
 
 /** A string's length, else the length of the value's JSON text (0 when it has none). */
-function contextChars(context: unknown): number {
-  if (typeof context === 'string') return context.length;
-  const measured = measurePlainData(context, {
+function valueChars(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  const measured = measurePlainData(value, {
     maxNodes: Number.MAX_SAFE_INTEGER,
     maxChars: Number.MAX_SAFE_INTEGER,
     maxDepth: 10_000,

@@ -1,7 +1,8 @@
+import type { VariableSyncReason } from './events.js';
+import type { VariableSyncSettings } from './rlm-settings.js';
 import type { Sandbox, VariableInfo } from './sandbox.js';
 
-/** Why a variable sync ran. */
-export type VariableSyncReason = 'start' | 'code-executed' | 'extract';
+export type { VariableSyncReason, VariableSyncSettings };
 
 /** The last known listing of a sandbox's variables. */
 export interface VariableSnapshot {
@@ -27,16 +28,6 @@ export type VariableSyncOutcome =
       /** Whether the last attempt timed out. */
       readonly timedOut: boolean;
     };
-
-/** Settings of a {@link VariableSpace}'s sync. */
-export interface VariableSyncSettings {
-  /** Time one listing attempt may take, in ms. Default 5,000. */
-  readonly timeoutMs?: number;
-  /** Attempts after the first. Default 3. */
-  readonly retries?: number;
-  /** First backoff delay in ms, doubled each retry. Default 50. */
-  readonly backoffMs?: number;
-}
 
 /**
  * The one host-side API over a sandbox's variables: inject, read, and a cached listing that

@@ -4,12 +4,10 @@ import path from 'node:path';
 import { createMemoryArtifactStore, createSqliteArtifactStore } from '@rlm/artifacts';
 import { type ArtifactStore, createRLM } from '@rlm/core';
 import { createScriptedModel } from '@rlm/core/testing';
-import { createSesSandbox } from '@rlm/sandbox-ses';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sandboxFactory as sandbox } from './sandbox-under-test.js';
 
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
-// Bounded sessions are checked in the real SES sandbox, whatever RLM_SANDBOX says.
-const sandbox = createSesSandbox();
 
 let directory: string;
 beforeAll(async () => {
@@ -29,7 +27,7 @@ const stores: [string, () => Promise<ArtifactStore>][] = [
 
 describe('a bounded persistent session', () => {
   test.each(stores)(
-    'spill (%s): old contexts and history leave memory; load() gets them back',
+    'spill (%s): old contexts and history leave memory; load() and "@name" inputs get them back',
     async (_, open) => {
       await using artifacts = await open();
       const contexts = ['A', 'B', 'C'].map((letter) => letter.repeat(1_000));
@@ -48,9 +46,10 @@ describe('a bounded persistent session', () => {
               'const back = await load("context_0");',
               'const old = await load("history_0");',
               'const names = (await list_artifacts()).map((entry) => entry.name);',
+              'const measured = await measure({ text: "@context_0" });',
               'SUBMIT({ placeholder, back: back.slice(0, 3), backLength: back.length,',
               '  kept: context_1.slice(0, 3), current: context.slice(0, 3),',
-              '  history: history.map((entry) => entry.query), old: old.query, names });',
+              '  history: history.map((entry) => entry.query), old: old.query, names, measured });',
             ].join('\n'),
           );
         },
@@ -61,6 +60,14 @@ describe('a bounded persistent session', () => {
         artifacts,
         persistent: true,
         sessionMemory: { maxContexts: 2, maxHistoryEntries: 1 },
+        tools: [
+          {
+            name: 'measure',
+            description: 'Counts characters.',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+            execute: (input) => (input as { text: string }).text.length,
+          },
+        ],
       });
       await rlm.query('q0', contexts[0]);
       await rlm.query('q1', contexts[1]);
@@ -74,9 +81,37 @@ describe('a bounded persistent session', () => {
         history: ['q1'],
         old: 'q0',
         names: expect.arrayContaining(['context_0', 'history_0']),
+        // A host tool's "@context_0" input reaches the spilled context too.
+        measured: 1_000,
       });
     },
   );
+
+  test("after reset() the earlier conversation's spilled records are out of reach", async () => {
+    await using artifacts = createMemoryArtifactStore();
+    const llm = createScriptedModel([
+      'FINAL(one)',
+      'FINAL(two)',
+      repl(
+        'let gone; try { await load("context_0"); } catch (error) { gone = error.message; }\nSUBMIT({ gone, history: history.length });',
+      ),
+    ]);
+    await using rlm = createRLM({
+      llm,
+      sandbox,
+      artifacts,
+      persistent: true,
+      sessionMemory: { maxContexts: 1 },
+    });
+    await rlm.query('q0', 'a private context of the first user');
+    await rlm.query('q1', 'the second context');
+    await rlm.reset();
+    const result = await rlm.query('q2', 'a new conversation');
+    expect(result.answer).toEqual({
+      gone: expect.stringContaining('no artifact named "context_0"'),
+      history: 0,
+    });
+  });
 
   test('drop without a store: the placeholder and the prompt say the context is gone', async () => {
     const llm = createScriptedModel([

@@ -1,20 +1,18 @@
 import { createRLM, defineTool } from '@rlm/core';
 import { createScriptedModel } from '@rlm/core/testing';
-import { createSesSandbox } from '@rlm/sandbox-ses';
 import { toJsonSchema, toStandardJsonSchema } from '@valibot/to-json-schema';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
+import { sandboxFactory as sandbox } from './sandbox-under-test.js';
 
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
 const submit = (input: unknown, id = 'toolu_1') => ({
   toolCalls: [{ id, name: 'SUBMIT', input }],
 });
-// This file is about Standard Schemas in the real SES sandbox, whatever RLM_SANDBOX says.
-const sandbox = createSesSandbox();
 
-describe('Standard Schemas through the loop, in SES', () => {
+describe('Standard Schemas through the loop, in the sandbox under test (SES by default)', () => {
   test('a zod tool: the model sees its JSON Schema, execute gets the parsed value, bad input is catchable with each issue', async () => {
     const seen: unknown[] = [];
     const schedule = defineTool({

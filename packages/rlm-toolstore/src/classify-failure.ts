@@ -1,5 +1,8 @@
+import type { DurableToolFailureClass } from '@rlm/core';
+
 /**
- * Why a tool call failed, which decides what the failure does to the tool:
+ * Why a tool call failed (core's `DurableToolFailureClass`), which decides what the failure
+ * does to the tool and whether the loop repairs it at once:
  * - `intrinsic`: the code itself is wrong (syntax, logic, arity, `TypeError`,
  *   `ReferenceError`, a wrong return shape). Counts toward degradation, then repair, then
  *   regeneration.
@@ -8,7 +11,7 @@
  * - `extrinsic`: the world failed (timeout, rate limit, network, abort). Logged and counted,
  *   but never demotes a healthy tool.
  */
-export type FailureClass = 'intrinsic' | 'adaptive' | 'extrinsic';
+export type FailureClass = DurableToolFailureClass;
 
 /** The parts of a failure {@link classifyFailure} reads, when the caller has more than a line. */
 export interface FailureInfo {

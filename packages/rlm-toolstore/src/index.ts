@@ -15,12 +15,6 @@ export {
 export { defaultToolStoreRoot, type ToolStoreRootOptions } from './default-tool-store-root.js';
 export * from './errors/index.js';
 export {
-  type FormatKnownToolsOptions,
-  formatKnownTools,
-  knownToolsMaxChars,
-  knownToolsPromptLimit,
-} from './format-known-tools.js';
-export {
   defaultPruneAfterDays,
   type InspectToolsOptions,
   inspectTools,
@@ -28,6 +22,7 @@ export {
   type ToolReport,
 } from './inspect-tools.js';
 export { isRuntimeCompatible } from './is-runtime-compatible.js';
+export { knownToolsOf } from './known-tools-of.js';
 export type { JsonValue } from './json-value.js';
 export type { ArtifactLoad, GenerationRecord, MethodArtifact } from './method-artifact.js';
 export {

@@ -1,10 +1,10 @@
+import type { DurableToolGeneration } from '@rlm/core';
 import { codeChecksum } from './code-checksum.js';
 import { contractFingerprint } from './contract-fingerprint.js';
 import type { GenerationRecord, MethodArtifact } from './method-artifact.js';
 import { zeroOutcomeCounts } from './outcome-counts.js';
 import { toolStoreSchemaVersion } from './schema-version.js';
 import type { ToolContract } from './tool-contract.js';
-import type { ToolRuntime } from './tool-store-settings.js';
 
 /** How a generation came about. */
 export type GenerationKind = 'forge' | 'repair' | 'regenerate';
@@ -16,18 +16,15 @@ export type GenerationKind = 'forge' | 'repair' | 'regenerate';
  */
 export type GenerationTrigger = GenerationKind | `${GenerationKind}:${string}`;
 
-/** A new version of a method's code, as the loop hands it to `persistGeneration`. */
-export interface NewGeneration {
-  /** The code, which has just worked in the sandbox. */
-  readonly code: string;
-  /** The contract it was written against. */
+/**
+ * A new version of a method's code, as the loop hands it to `persistGeneration`: core's
+ * `DurableToolGeneration` (code that has just worked, the contract it was written against, the
+ * model that wrote it, the runtime), whose `trigger` may also carry a reason and whose
+ * `parent` defaults to the method's current generation.
+ */
+export interface NewGeneration extends Omit<DurableToolGeneration, 'contract' | 'trigger'> {
   readonly contract: ToolContract;
-  /** The model that wrote it. */
-  readonly model: string;
   readonly trigger: GenerationTrigger;
-  /** The generation it replaces or repairs. Default: the method's current generation. */
-  readonly parent?: string | null;
-  readonly runtime: ToolRuntime;
 }
 
 /** How many generations a method file keeps in `history`. */

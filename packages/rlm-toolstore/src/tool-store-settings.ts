@@ -1,16 +1,13 @@
+import type { DurableToolRuntime } from '@rlm/core';
 import type { ToolStoreEvent } from './tool-store-event.js';
 import type { FileLockOptions } from './with-file-lock.js';
 
-/** The versions a caller runs under, recorded in every generation it persists. */
-export interface ToolRuntime {
-  /**
-   * Version of the runtime that runs method code (the loop and its sandbox), semver.
-   * Persisted code runs only under a compatible version; see `isRuntimeCompatible`.
-   */
-  readonly runtimeVersion: string;
-  /** Version of the prompts that write method code. Recorded, never compared. */
-  readonly promptVersion: string;
-}
+/**
+ * The versions a caller runs under, recorded in every generation it persists (core's
+ * `DurableToolRuntime`): persisted code runs only under a compatible `runtimeVersion` (see
+ * `isRuntimeCompatible`); `promptVersion` is recorded, never compared.
+ */
+export type ToolRuntime = DurableToolRuntime;
 
 /** Thresholds of selection and repair. */
 export interface ToolStorePolicy {

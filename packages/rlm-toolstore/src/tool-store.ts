@@ -3,16 +3,17 @@ import path from 'node:path';
 import { applyOutcome, applyToolOutcome, type ClassifiedOutcome } from './apply-outcome.js';
 import { assertToolName, isToolName } from './assert-tool-name.js';
 import { atomicWriteFile } from './atomic-write-file.js';
-import { classifyFailure, toFailureInfo } from './classify-failure.js';
+import type { DurableToolStore, DurableToolSummary } from '@rlm/core';
+import { classifyFailure, type FailureClass, toFailureInfo } from './classify-failure.js';
 import { codeChecksum } from './code-checksum.js';
 import { contractFingerprint } from './contract-fingerprint.js';
 import { decideSelection, type Selection } from './decide-selection.js';
 import { defaultToolStoreRoot } from './default-tool-store-root.js';
 import { errorCode } from './error-code.js';
-import { type FormatKnownToolsOptions, formatKnownTools } from './format-known-tools.js';
 import { ToolConflictError } from './errors/tool-conflict-error.js';
 import { ToolNotFoundError } from './errors/tool-not-found-error.js';
 import { isRecord } from './json-checks.js';
+import { knownToolsOf } from './known-tools-of.js';
 import { type ArtifactLoad, findArtifactProblem, type MethodArtifact } from './method-artifact.js';
 import { type NewGeneration, nextGeneration } from './next-generation.js';
 import { listDirectoryIfPresent, pathExists, readTextIfPresent } from './optional-files.js';
@@ -26,6 +27,7 @@ import {
   serializeRegistry,
   type ToolRecord,
 } from './registry.js';
+import type { RankToolsOptions } from './rank-tools.js';
 import { toolStoreSchemaVersion } from './schema-version.js';
 import type { ToolCallOutcome } from './tool-call-outcome.js';
 import type { ToolContract } from './tool-contract.js';
@@ -84,7 +86,7 @@ export function createToolStore(settings: ToolStoreSettings = {}): ToolStore {
  * All methods validate role and method names first and throw `InvalidToolNameError` for
  * anything but identifiers.
  */
-export class ToolStore {
+export class ToolStore implements DurableToolStore {
   /** The store's directory. */
   readonly root: string;
   readonly policy: ToolStorePolicy;
@@ -112,11 +114,11 @@ export class ToolStore {
   }
 
   /**
-   * The ranked, bounded `<known_tools>` block for a system prompt (see `formatKnownTools`);
-   * `''` when the registry has no tools.
+   * The registry's tools, best first (see `knownToolsOf`): data from which the loop writes the
+   * prompt's `<known_tools>` block. `[]` when the registry has no tools.
    */
-  async knownToolsPrompt(options: FormatKnownToolsOptions = {}): Promise<string> {
-    return formatKnownTools(await this.loadRegistry(), { now: this.#now(), ...options });
+  async knownTools(options: RankToolsOptions = {}): Promise<DurableToolSummary[]> {
+    return knownToolsOf(await this.loadRegistry(), { now: this.#now(), ...options });
   }
 
   /**
@@ -215,6 +217,14 @@ export class ToolStore {
       policy: this.policy,
       repair: this.switches.repair,
     });
+  }
+
+  /**
+   * Classifies a failed call with `classifyFailure`: the one policy that counts the failure
+   * (`recordOutcome`) and tells the loop whether a repair could help (not for `extrinsic`).
+   */
+  classifyFailure(error: { readonly name: string; readonly message: string }): FailureClass {
+    return classifyFailure(error);
   }
 
   /**

@@ -1,2 +1,8 @@
-export { runArtifactStoreConformance } from './run-artifact-store-conformance.js';
-export { runRunLeaseConformance } from './run-run-lease-conformance.js';
+export {
+  type ArtifactStoreConformanceOptions,
+  runArtifactStoreConformance,
+} from './run-artifact-store-conformance.js';
+export {
+  type RunLeaseConformanceOptions,
+  runRunLeaseConformance,
+} from './run-run-lease-conformance.js';

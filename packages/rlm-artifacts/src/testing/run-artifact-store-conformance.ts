@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { ArtifactStore, CheckpointInput } from '@rlm/core';
+import type { ConformanceSuiteSettings } from '@rlm/core/testing';
 import type { ExpectStatic, TestAPI } from 'vitest';
+
+/**
+ * Settings of {@link runArtifactStoreConformance}, in the shape of every conformance suite (`{ name, create, api }`):
+ * `create` must return a new, empty store each call; `api` is vitest's `{ test, expect }`.
+ */
+export type ArtifactStoreConformanceOptions = ConformanceSuiteSettings<
+  () => ArtifactStore | Promise<ArtifactStore>,
+  { readonly test: TestAPI; readonly expect: ExpectStatic }
+>;
 
 /**
  * The contract every `ArtifactStore` must keep, as vitest tests (the pattern of
@@ -9,16 +19,18 @@ import type { ExpectStatic, TestAPI } from 'vitest';
  *
  * ```ts
  * import { expect, test } from 'vitest';
- * runArtifactStoreConformance(test, expect, () => createMemoryArtifactStore());
+ * runArtifactStoreConformance({
+ *   name: 'memory',
+ *   create: () => createMemoryArtifactStore(),
+ *   api: { test, expect },
+ * });
  * ```
  */
-export function runArtifactStoreConformance(
-  test: TestAPI,
-  expect: ExpectStatic,
-  create: () => ArtifactStore | Promise<ArtifactStore>,
-): void {
+export function runArtifactStoreConformance(options: ArtifactStoreConformanceOptions): void {
+  const { name: subject, create, api } = options;
+  const { test, expect } = api;
   const withStore = (name: string, body: (store: ArtifactStore) => Promise<void>) =>
-    test(`ArtifactStore conformance: ${name}`, async () => {
+    test(`ArtifactStore conformance (${subject}): ${name}`, async () => {
       const store = await create();
       try {
         await body(store);
@@ -266,28 +278,31 @@ export function runArtifactStoreConformance(
     expect((error as Error).message).toContain('"@also/missing"');
   });
 
-  withStore('the catalog lists records newest first within maxChars', async (store) => {
-    expect(await store.formatCatalog(1000)).toBe('');
-    for (let index = 0; index < 50; index += 1) {
-      await store.put(`artifact-${index}`, {
+  withStore(
+    'the catalog lists every record in creation order, described without its value',
+    async (store) => {
+      expect(await store.catalog()).toEqual([]);
+      for (let index = 0; index < 50; index += 1) {
+        await store.put(`artifact-${index}`, {
+          type: 'data',
+          value: 'v'.repeat(index),
+          description: `Description number ${index}`,
+        });
+      }
+      const catalog = await store.catalog();
+      expect(catalog.map((entry) => entry.name)).toEqual(
+        Array.from({ length: 50 }, (_, index) => `artifact-${index}`),
+      );
+      expect(catalog[7]).toMatchObject({
+        name: 'artifact-7',
         type: 'data',
-        value: 'v'.repeat(index),
-        description: `Description number ${index}`,
+        description: 'Description number 7',
+        valueKind: 'string',
+        valueLength: 7,
       });
-    }
-    const catalog = await store.catalog();
-    expect(catalog.map((entry) => entry.name)).toEqual(
-      Array.from({ length: 50 }, (_, index) => `artifact-${index}`),
-    );
-    const text = await store.formatCatalog(600);
-    expect(text.length).toBeLessThanOrEqual(600);
-    expect(text).toContain('"@artifact-49"');
-    expect(text).not.toContain('"@artifact-0"');
-    expect(text).toMatch(/\(\d+ older artifacts not shown\)$/);
-    const full = await store.formatCatalog(100_000);
-    expect(full).toContain('"@artifact-0"');
-    expect(full.indexOf('"@artifact-49"')).toBeLessThan(full.indexOf('"@artifact-0"'));
-  });
+      expect(catalog[7]).not.toHaveProperty('value');
+    },
+  );
 
   withStore('checkpoints: the latest of a run comes back whole', async (store) => {
     const run = 'run-1';

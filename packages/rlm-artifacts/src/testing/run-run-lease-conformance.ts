@@ -1,6 +1,16 @@
 import { hostname } from 'node:os';
 import type { ArtifactStore } from '@rlm/core';
+import type { ConformanceSuiteSettings } from '@rlm/core/testing';
 import type { ExpectStatic, TestAPI } from 'vitest';
+
+/**
+ * Settings of {@link runRunLeaseConformance}, in the shape of every conformance suite (`{ name, create, api }`):
+ * `create` must return a new, empty store each call; `api` is vitest's `{ test, expect }`.
+ */
+export type RunLeaseConformanceOptions = ConformanceSuiteSettings<
+  () => ArtifactStore | Promise<ArtifactStore>,
+  { readonly test: TestAPI; readonly expect: ExpectStatic }
+>;
 import { acquireRunLease } from '../acquire-run-lease.js';
 import type { RunLeaseHeldError } from '../errors/run-lease-held-error.js';
 
@@ -9,13 +19,11 @@ import type { RunLeaseHeldError } from '../errors/run-lease-held-error.js';
  * tests: one holder per run, refusals naming the holder, release, stale leases taken over, and
  * the loser of a takeover told. `create` must return a new, empty store each call.
  */
-export function runRunLeaseConformance(
-  test: TestAPI,
-  expect: ExpectStatic,
-  create: () => ArtifactStore | Promise<ArtifactStore>,
-): void {
+export function runRunLeaseConformance(options: RunLeaseConformanceOptions): void {
+  const { name: subject, create, api } = options;
+  const { test, expect } = api;
   const withStore = (name: string, body: (store: ArtifactStore) => Promise<void>) =>
-    test(`run lease conformance: ${name}`, { timeout: 30_000 }, async () => {
+    test(`run lease conformance (${subject}): ${name}`, { timeout: 30_000 }, async () => {
       const store = await create();
       try {
         await body(store);

@@ -1,26 +1,7 @@
 import type { Usage } from '../language-model.js';
-import type { RunUsage } from '../rlm-settings.js';
+import type { CallUsage, CallUsageKind, RunUsage } from '../run-usage.js';
 
-/** What kind of call a {@link CallUsage} entry is. */
-export type CallUsageKind = 'root' | 'sub_rlm' | 'llm_query';
-
-/**
- * The usage of one call of a run's tree, its own model calls only (its children have their own
- * entries; `RLMResult.usage` is the sum over the tree).
- * - `root`: the root query's loop (steps, the forced final prompt, tool planning).
- * - `sub_rlm`: a `sub_rlm` child's loop; at `maxDepth`, the one plain model call that stands in
- *   for it (its `callId` is then the host request id).
- * - `llm_query`: one `llm_query` or `llm_query_batched` host call (all of a batch's model calls).
- */
-export interface CallUsage {
-  /** A call id (`call-1`) for root and `sub_rlm` children, else the host request id. */
-  readonly callId: string;
-  /** The call whose code made this one; absent for the root. */
-  readonly parentCallId?: string;
-  readonly kind: CallUsageKind;
-  /** Tokens, model calls and cost of this call alone. */
-  readonly usage: RunUsage;
-}
+export type { CallUsage, CallUsageKind };
 
 interface Entry {
   readonly callId: string;

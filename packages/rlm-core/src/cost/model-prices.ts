@@ -1,17 +1,4 @@
-/** What one model charges, in US dollars per million tokens. */
-export interface ModelPrice {
-  /** Input tokens billed at the full price (not read from or written to a prompt cache). */
-  readonly inputPerMillionUsd: number;
-  /** Output tokens. */
-  readonly outputPerMillionUsd: number;
-  /** Input tokens read from the provider's prompt cache. */
-  readonly cacheReadPerMillionUsd: number;
-  /** Input tokens written to the provider's prompt cache. */
-  readonly cacheWritePerMillionUsd: number;
-}
-
-/** Prices by model id (`claude-sonnet-5-5`, `gpt-5`, ...), without a provider prefix. */
-export type ModelPrices = Readonly<Record<string, ModelPrice>>;
+import type { ModelPrice, ModelPrices } from '../rlm-settings.js';
 
 function price(input: number, output: number, cacheRead: number, cacheWrite: number): ModelPrice {
   return {
@@ -58,12 +45,14 @@ export const defaultModelPrices: ModelPrices = {
 };
 
 /**
- * The price of `modelId` in `prices`, or `undefined` when it has none (never a guess). A
- * `provider:` or `provider/` prefix is ignored (`anthropic:claude-sonnet-5-5`); an exact key
- * wins, else the longest key the id starts with followed by `-` (a dated snapshot such as
- * `claude-sonnet-4-5-20250929` takes the price of `claude-sonnet-4-5`).
+ * The price of `modelId` in `prices`, or `undefined` when it has none (never a guess). A key
+ * equal to the whole id wins (`ollama:qwen3:8b`), then one equal to the id without its
+ * `provider:` or `provider/` prefix (`qwen3:8b`), else the longest key the prefix-less id
+ * starts with followed by `-` (a dated snapshot such as `claude-sonnet-4-5-20250929` takes the
+ * price of `claude-sonnet-4-5`).
  */
 export function findModelPrice(prices: ModelPrices, modelId: string): ModelPrice | undefined {
+  if (Object.hasOwn(prices, modelId)) return prices[modelId];
   const id = bareModelId(modelId);
   if (Object.hasOwn(prices, id)) return prices[id];
   let best: string | undefined;

@@ -1,12 +1,7 @@
 import { ModelPriceError } from '../errors/model-price-error.js';
 import type { LanguageModel } from '../language-model.js';
-import type { BudgetSettings } from '../rlm-settings.js';
-import {
-  bareModelId,
-  defaultModelPrices,
-  findModelPrice,
-  type ModelPrices,
-} from './model-prices.js';
+import type { BudgetSettings, ModelPrices } from '../rlm-settings.js';
+import { bareModelId, defaultModelPrices, findModelPrice } from './model-prices.js';
 
 const priceFields = [
   'inputPerMillionUsd',

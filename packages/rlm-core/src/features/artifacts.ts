@@ -2,9 +2,10 @@ import { artifactFunctionNames, callArtifactFunction } from '../artifact-functio
 import type { ArtifactRef, ArtifactStore } from '../artifact-store.js';
 import type { Budget } from '../budget.js';
 import { Checkpointer } from '../checkpointer.js';
-import type { ResumeState } from '../checkpoints.js';
-import type { CallState, Workspace } from '../loop/call-state.js';
-import type { ResumedStep } from '../loop/commands.js';
+import { restoredNames } from '../checkpoints.js';
+import { unrestoredWarning } from '../background-restore.js';
+import { renderArtifactCatalog } from '../prompt/render-artifact-catalog.js';
+import type { CallState } from '../loop/call-state.js';
 import { answerText } from '../loop/final-answer.js';
 import { errorMessage } from '../loop/error-message.js';
 import type { CallEvent } from '../loop/scheduler.js';
@@ -58,6 +59,12 @@ export function artifactsFeature(options: ArtifactsFeatureOptions): Feature {
           code: 'checkpoint-failed',
           message: `Could not save a checkpoint: ${errorMessage(error)}`,
         }),
+      unrestored: (variables) =>
+        options.emit(call, {
+          type: 'warning',
+          code: 'resume-variables-lost',
+          message: unrestoredWarning(variables),
+        }),
     });
     return checkpointer;
   };
@@ -83,15 +90,22 @@ export function artifactsFeature(options: ArtifactsFeatureOptions): Feature {
       '  `await list_artifacts()` lists them.',
     ],
     async promptSection() {
-      return `Available artifacts (load(name) in code, "@name" in tool inputs):\n${await artifacts.formatCatalog(options.catalogChars)}`;
+      return `Available artifacts (load(name) in code, "@name" in tool inputs):\n${renderArtifactCatalog(await artifacts.catalog(), options.catalogChars)}`;
     },
+    /**
+     * Resumes from a checkpoint: its JSON variables at once, the sandbox-serialised ones in the
+     * background while the model is first asked (see `Checkpointer.resume`).
+     */
     async beforeFirstStep(call, workspace, setup) {
-      if (!setup.resume) return undefined;
-      if (isRoot(call)) checkpointerFor(call).resumeFrom(setup.resume.serializedDigests);
-      return restore(workspace, setup.resume);
+      if (!setup.resume || !isRoot(call)) return undefined;
+      await workspace.variables.injectAll(setup.resume.variables);
+      const state = checkpointerFor(call).resume(workspace.sandbox, setup.resume);
+      return { state, restored: restoredNames(state) };
     },
-    beforeExecute: (call) =>
+    // A snapshot or a background restore in flight finishes before the sandbox is used.
+    beforeSandboxUse: (call) =>
       isRoot(call) && checkpointer ? checkpointer.snapshotTaken() : Promise.resolve(),
+    takeNote: (call) => (isRoot(call) ? checkpointer?.takeRestoreNote() : undefined),
     afterExecutedStep(call) {
       if (!isRoot(call)) return;
       checkpointerFor(call).start(call, {
@@ -109,43 +123,20 @@ export function artifactsFeature(options: ArtifactsFeatureOptions): Feature {
     },
     // The root's last checkpoint snapshot, if one is being taken, finishes first.
     beforeDispose: (call) => (isRoot(call) ? checkpointer?.snapshotTaken() : undefined),
-    // The root settles once the checkpoint in flight is saved, so the store is not closed under it.
-    beforeSettle(call) {
+    /**
+     * An answered run needs no checkpoint any more and answers at once (`pendingWrites` lets
+     * `dispose` wait for a save under way); a failed root settles once the checkpoint in flight
+     * is saved, so the run can be resumed from it.
+     */
+    beforeSettle(call, outcome) {
       if (!isRoot(call) || !checkpointer) return undefined;
+      if (outcome === 'answered') {
+        checkpointer.supersede();
+        return undefined;
+      }
       checkpointer.close();
       return checkpointer.saved();
     },
-  };
-}
-
-/** Restores a checkpoint's variables into the sandbox; says which ones could not be. */
-async function restore(workspace: Workspace, resumed: ResumeState): Promise<ResumedStep> {
-  const { sandbox, variables } = workspace;
-  await variables.injectAll(resumed.variables);
-  const serializedNames = Object.keys(resumed.serializedVariables);
-  let unrestored: string[] = [];
-  if (serializedNames.length > 0) {
-    unrestored = sandbox.restoreVariables
-      ? await sandbox.restoreVariables(resumed.serializedVariables)
-      : serializedNames;
-  }
-  const state: ResumeState =
-    unrestored.length === 0
-      ? resumed
-      : {
-          ...resumed,
-          lost: [...resumed.lost, ...unrestored],
-          lostReasons: {
-            ...resumed.lostReasons,
-            ...Object.fromEntries(
-              unrestored.map((name) => [name, 'this sandbox could not restore it']),
-            ),
-          },
-        };
-  return {
-    state,
-    restored: [...Object.keys(state.variables), ...serializedNames].filter(
-      (name) => !unrestored.includes(name),
-    ),
+    pendingWrites: () => checkpointer?.saved() ?? Promise.resolve(),
   };
 }

@@ -1,6 +1,7 @@
 import { coreVersion } from '../core-version.js';
 import type { DurableToolStore } from '../durable-tool-store.js';
 import { DurableToolSession, toolGuestHelper, toolPromptVersion } from '../durable-tools.js';
+import { renderKnownTools } from '../prompt/render-known-tools.js';
 import type { Feature } from './feature.js';
 
 /** The host functions the durable tools feature adds (model code's, then the helper's own). */
@@ -43,7 +44,10 @@ export function durableToolsFeature(
       '  their arguments, the built-ins and llm_query: pass them the data they need.',
     ],
     promptSection() {
-      knownTools ??= store.knownToolsPrompt().catch(() => '');
+      knownTools ??= store
+        .knownTools()
+        .then(renderKnownTools)
+        .catch(() => '');
       return knownTools;
     },
   };

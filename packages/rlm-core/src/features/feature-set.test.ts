@@ -78,7 +78,7 @@ describe('features', () => {
 
   it('wait for every pending beforeSettle, and settle at once when none is pending', async () => {
     const call = { parentId: undefined } as never;
-    expect(new FeatureSet([], coreFunctionNames).beforeSettle(call)).toBeUndefined();
+    expect(new FeatureSet([], coreFunctionNames).beforeSettle(call, 'failed')).toBeUndefined();
     let done = false;
     const slow: Feature = {
       name: 'slow',
@@ -91,7 +91,7 @@ describe('features', () => {
           }, 1),
         ),
     };
-    await new FeatureSet([slow], coreFunctionNames).beforeSettle(call);
+    await new FeatureSet([slow], coreFunctionNames).beforeSettle(call, 'failed');
     expect(done).toBe(true);
   });
 });

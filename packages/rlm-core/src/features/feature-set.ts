@@ -1,7 +1,7 @@
 import type { ArtifactRef } from '../artifact-store.js';
 import type { CallState, RunningCall, Workspace } from '../loop/call-state.js';
 import type { CallSetup, ResumedStep } from '../loop/commands.js';
-import type { Feature, FeatureHostFunction } from './feature.js';
+import type { CallOutcome, Feature, FeatureHostFunction } from './feature.js';
 
 /**
  * The installed features of a run, as one: their names, prompt lines and hooks, in install
@@ -72,8 +72,13 @@ export class FeatureSet {
     return undefined;
   }
 
-  async beforeExecute(call: RunningCall): Promise<void> {
-    for (const feature of this.#features) await feature.beforeExecute?.(call);
+  async beforeSandboxUse(call: RunningCall): Promise<void> {
+    for (const feature of this.#features) await feature.beforeSandboxUse?.(call);
+  }
+
+  /** The features' notes for the model, taken once each. */
+  takeNotes(call: RunningCall): string[] {
+    return this.#features.flatMap((feature) => feature.takeNote?.(call) ?? []);
   }
 
   afterExecutedStep(call: RunningCall): void {
@@ -93,8 +98,13 @@ export class FeatureSet {
     return all(this.#features.map((feature) => feature.beforeDispose?.(call)));
   }
 
-  beforeSettle(call: CallState): Promise<void> | undefined {
-    return all(this.#features.map((feature) => feature.beforeSettle?.(call)));
+  beforeSettle(call: CallState, outcome: CallOutcome): Promise<void> | undefined {
+    return all(this.#features.map((feature) => feature.beforeSettle?.(call, outcome)));
+  }
+
+  /** Resolves once no feature is writing any more. */
+  pendingWrites(): Promise<void> {
+    return all(this.#features.map((feature) => feature.pendingWrites?.())) ?? Promise.resolve();
   }
 }
 

@@ -3,6 +3,9 @@ import type { CallState, RunningCall, Workspace } from '../loop/call-state.js';
 import type { CallSetup, ResumedStep } from '../loop/commands.js';
 import type { HostCallHandler } from '../loop/host-call.js';
 
+/** How a call ended. */
+export type CallOutcome = 'answered' | 'failed';
+
 /** A host function of a feature (see {@link HostCallHandler}). */
 export type FeatureHostFunction = HostCallHandler;
 
@@ -37,14 +40,24 @@ export interface Feature {
     workspace: Workspace,
     setup: CallSetup,
   ): Promise<ResumedStep | undefined>;
-  /** Before a step's code runs: work on the sandbox that must finish first. Never rejects. */
-  beforeExecute?(call: RunningCall): Promise<void>;
+  /**
+   * Before the loop uses the sandbox (runs a step's code, reads an answer's variable): work on
+   * the sandbox that must finish first. Never rejects.
+   */
+  beforeSandboxUse?(call: RunningCall): Promise<void>;
+  /** Once the sandbox is free, before a step's code runs: a note for the model, if any. */
+  takeNote?(call: RunningCall): string | undefined;
   /** After a step whose code ran, once the variables are synced (a checkpoint). */
   afterExecutedStep?(call: RunningCall): void;
   /** When a call's answer is accepted: may store it, returning its reference. */
   onFinal?(call: CallState, answer: unknown): Promise<ArtifactRef | undefined>;
   /** Work that must finish before the call's sandbox is disposed, if any. Never rejects. */
   beforeDispose?(call: CallState): Promise<void> | undefined;
-  /** Work that must finish before the call's promise settles, if any. Never rejects. */
-  beforeSettle?(call: CallState): Promise<void> | undefined;
+  /**
+   * The call has ended (`answered` or `failed`): work that must finish before its promise
+   * settles, if any. Never rejects.
+   */
+  beforeSettle?(call: CallState, outcome: CallOutcome): Promise<void> | undefined;
+  /** Work still running after the run settled (a checkpoint write). Never rejects. */
+  pendingWrites?(): Promise<void>;
 }

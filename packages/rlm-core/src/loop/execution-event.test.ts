@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { createRLM } from '../create-rlm.js';
-import { collect, lastMessageText, repl } from '../loop-test-helpers.js';
-import { createScriptedModel, createScriptedSandbox } from '../testing/index.js';
+import { lastMessageText, repl } from '../loop-test-helpers.js';
+import { collectEvents, createScriptedModel, createScriptedSandbox } from '../testing/index.js';
 
 // The execution event carries data: what the code printed, its error, and what the model saw.
 
@@ -22,7 +22,7 @@ test('an execution event has the output, the error and what the model was shown,
     long: () => 'y'.repeat(5_000),
   });
   await using rlm = createRLM({ llm, sandbox, maxOutputChars: 1_000 });
-  const { events } = await collect(rlm.queryStream('q', 'c'.repeat(100_000)));
+  const { events } = await collectEvents(rlm.queryStream('q', 'c'.repeat(100_000)));
   const [broken, long] = events.flatMap((event) => (event.type === 'execution' ? [event] : []));
   expect(broken).toMatchObject({
     output: 'partial line',

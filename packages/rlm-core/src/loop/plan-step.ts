@@ -63,6 +63,7 @@ export type StepPlan =
       readonly kind: 'continue';
       readonly toolResults: readonly ToolResultPart[];
       readonly notes: readonly string[];
+      readonly fallbackFinal?: undefined;
     });
 
 /**

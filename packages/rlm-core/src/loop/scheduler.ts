@@ -40,7 +40,10 @@ export interface KernelHooks {
   /** The call has ended: its host calls are refused and its sandbox given back. */
   readonly released: (call: CallState) => void;
   /** Work that must finish before the call's promise settles, if any (a checkpoint save). */
-  readonly beforeSettle: (call: CallState) => Promise<void> | undefined;
+  readonly beforeSettle: (
+    call: CallState,
+    outcome: 'answered' | 'failed',
+  ) => Promise<void> | undefined;
 }
 
 /**
@@ -247,7 +250,7 @@ export class Scheduler {
       ...(artifact ? { artifact } : {}),
     });
     this.#release(call, new Error('the query finished'));
-    this.#settle(call, () =>
+    this.#settle(call, 'answered', () =>
       call.settlement.resolve({
         answer,
         source,
@@ -269,11 +272,11 @@ export class Scheduler {
       ...(callUsage ? { callUsage } : {}),
     });
     this.#release(call, final);
-    this.#settle(call, () => call.settlement.reject(final));
+    this.#settle(call, 'failed', () => call.settlement.reject(final));
   }
 
-  #settle(call: CallState, settle: () => void): void {
-    const pending = this.#hooks.beforeSettle(call);
+  #settle(call: CallState, outcome: 'answered' | 'failed', settle: () => void): void {
+    const pending = this.#hooks.beforeSettle(call, outcome);
     if (pending) void pending.then(settle);
     else settle();
   }

@@ -26,8 +26,10 @@ export interface StepHooks {
   readonly replHelp: readonly string[];
   /** Sections appended to the system prompt, read at each step. */
   promptSections(): Promise<string[]>;
-  /** Work on the sandbox that must finish before a step's code runs. */
-  beforeExecute(call: RunningCall): Promise<void>;
+  /** Work on the sandbox that must finish before the loop runs code in it or reads from it. */
+  beforeSandboxUse(call: RunningCall): Promise<void>;
+  /** Notes for the model, taken once, shown with the next step's outputs. */
+  takeNotes(call: RunningCall): string[];
   /** After a step whose code ran, once the variables are synced. */
   afterExecutedStep(call: RunningCall): void;
   /** A stored copy of an accepted answer, if a feature keeps one. */
@@ -219,36 +221,32 @@ export class StepHandlers {
     });
     call.emptyStreak = plan.emptyStreak;
     for (const warning of plan.warnings) this.#kernel.emit(call, { type: 'warning', ...warning });
-    switch (plan.kind) {
-      case 'stall':
-        this.#sync(call, 'extract');
-        return;
-      case 'finalize':
-        this.#resolveFinal(call, plan.final, response, [], plan.submitCall, plan.toolResults);
-        return;
-      case 'continue':
-        this.#kernel.enqueue({
-          type: 'CodeExecuted',
-          callId: call.id,
-          response,
-          outputs: [],
-          toolResults: plan.toolResults,
-          notes: plan.notes,
-          fallbackFinal: undefined,
-        });
-        return;
-      case 'execute':
-        this.#kernel.spawn(call.id, async () => ({
-          type: 'CodeExecuted',
-          callId: call.id,
-          response,
-          outputs: await this.#runBlocks(call, plan.blocks),
-          toolResults: plan.toolResults,
-          notes: plan.notes,
-          fallbackFinal: plan.fallbackFinal,
-        }));
-        return;
+    if (plan.kind === 'stall') {
+      this.#sync(call, 'extract');
+      return;
     }
+    if (plan.kind === 'finalize' && plan.submitCall) {
+      this.#resolveFinal(call, plan.final, response, [], plan.submitCall, plan.toolResults);
+      return;
+    }
+    // Code to run, or none (a FINAL in the prose, or nothing): either way the sandbox is used
+    // once the features are done with it (a checkpoint snapshot, a resume's restore).
+    const blocks = plan.kind === 'execute' ? plan.blocks : [];
+    const fallbackFinal = plan.kind === 'finalize' ? plan.final : plan.fallbackFinal;
+    const notes = plan.kind === 'finalize' ? [] : plan.notes;
+    this.#kernel.spawn(call.id, async () => {
+      await this.#features.beforeSandboxUse(call);
+      const featureNotes = this.#features.takeNotes(call);
+      return {
+        type: 'CodeExecuted',
+        callId: call.id,
+        response,
+        outputs: await this.#runBlocks(call, blocks),
+        toolResults: plan.toolResults,
+        notes: [...notes, ...featureNotes],
+        fallbackFinal,
+      };
+    });
   }
 
   /** Spawned work: runs the blocks in order until one records a final answer or the call ends. */
@@ -256,7 +254,6 @@ export class StepHandlers {
     call: RunningCall,
     blocks: readonly { readonly code: string; readonly language: string }[],
   ): Promise<string[]> {
-    await this.#features.beforeExecute(call);
     const outputs: string[] = [];
     for (const [index, block] of blocks.entries()) {
       if (call.done || call.pendingFinal) break;
@@ -402,7 +399,10 @@ export class StepHandlers {
   #readAnswer(call: RunningCall, final: PendingFinal) {
     return readFinalAnswer(
       final,
-      (name) => call.workspace.variables.read(name),
+      async (name) => {
+        await this.#features.beforeSandboxUse(call);
+        return call.workspace.variables.read(name);
+      },
       this.#settings.outputSchema,
     );
   }

@@ -1,21 +1,8 @@
 import { describeValue } from '../bridge/describe-value.js';
 import { measurePlainData } from '../bridge/measure-plain-data.js';
+import type { QuotaSettings } from '../rlm-settings.js';
 
-/** Per-run limits on what model code may write to the artifact store. */
-export interface QuotaSettings {
-  /**
-   * Bytes that `store()` and host tool outputs may write in one `query()`, the root and all of
-   * its children together: a string counts its UTF-8 bytes plus 2, any other value the UTF-8
-   * bytes of its JSON text. Default 1 GiB (1,073,741,824). The CLI flag is
-   * `--max-artifact-bytes`.
-   */
-  readonly artifactBytes?: number;
-  /**
-   * Records that `store()` and host tool outputs may write in one `query()`. Default 10,000.
-   * The CLI flag is `--max-artifacts`.
-   */
-  readonly artifactCount?: number;
-}
+export type { QuotaSettings };
 
 /** The defaults of {@link QuotaSettings}. */
 export const defaultQuotas: Required<QuotaSettings> = {

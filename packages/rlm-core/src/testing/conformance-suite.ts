@@ -31,13 +31,16 @@ export interface ConformanceTestApi {
  * import { runSandboxConformance } from '@rlm/core/testing';
  * runSandboxConformance({ name: 'my-sandbox', create: createMySandbox(), api: { describe, expect, test } });
  */
-export interface ConformanceSuiteSettings<Create> {
+export interface ConformanceSuiteSettings<Create, Api = ConformanceTestApi> {
   /** Names the subject in the group's title, e.g. `ses`: "Sandbox conformance (ses)". */
   readonly name: string;
   /** Makes a fresh subject for a test; every test makes its own. */
   readonly create: Create;
-  /** The test runner's `test`, `expect` and (optionally) `describe`. */
-  readonly api: ConformanceTestApi;
+  /**
+   * The test runner's `test`, `expect` and (optionally) `describe`. Suites of other packages
+   * may ask for more of the runner (`Api`), e.g. vitest's own types.
+   */
+  readonly api: Api;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface ConformanceSuiteSettings<Create> {
  * runner has `describe`, else directly.
  */
 export function registerConformanceSuite(
-  settings: ConformanceSuiteSettings<unknown>,
+  settings: ConformanceSuiteSettings<unknown, Pick<ConformanceTestApi, 'describe'>>,
   title: string,
   register: () => void,
 ): void {

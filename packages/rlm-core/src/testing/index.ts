@@ -21,6 +21,7 @@ export {
   type ModelConformanceUsage,
   runModelConformance,
 } from './model-conformance.js';
+export { type CollectedEvents, collectEvents } from './collect-events.js';
 export {
   createScriptedSandbox,
   type ScriptedExecution,

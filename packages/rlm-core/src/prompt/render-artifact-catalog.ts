@@ -1,4 +1,4 @@
-import type { ArtifactCatalogEntry } from '@rlm/core';
+import type { ArtifactCatalogEntry } from '../artifact-store.js';
 
 const maxNameChars = 120;
 const maxTypeChars = 40;
@@ -6,12 +6,13 @@ const maxDescriptionChars = 200;
 const maxPurposeChars = 120;
 
 /**
- * The prompt's "Available artifacts" section: one line per record, newest first, each name
+ * The prompt's "Available artifacts" section: one line per record, newest first (by
+ * `timestamp`, then by position in `entries`, later first), each name
  * quoted as the `"@name"` string a tool input uses. Never longer than `maxChars` characters:
  * records that do not fit are counted in a last line. `''` when there are no records (or not
  * even the heading fits), so the caller can leave the section out.
  */
-export function formatArtifactCatalog(
+export function renderArtifactCatalog(
   entries: readonly ArtifactCatalogEntry[],
   maxChars: number,
 ): string {
@@ -20,7 +21,11 @@ export function formatArtifactCatalog(
   if (heading.length > maxChars) return '';
   const lines = [heading];
   let length = heading.length;
-  const newestFirst = [...entries].reverse();
+  // Newest first by timestamp; records made in the same millisecond, the later-made first.
+  const newestFirst = entries
+    .map((entry, position) => ({ entry, position }))
+    .sort((a, b) => b.entry.timestamp - a.entry.timestamp || b.position - a.position)
+    .map(({ entry }) => entry);
   for (const [shown, entry] of newestFirst.entries()) {
     const line = formatLine(entry);
     const hidden = newestFirst.length - shown - 1;

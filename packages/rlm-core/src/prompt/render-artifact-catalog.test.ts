@@ -1,6 +1,6 @@
-import type { ArtifactCatalogEntry } from '@rlm/core';
+import type { ArtifactCatalogEntry } from '../artifact-store.js';
 import { expect, test } from 'vitest';
-import { formatArtifactCatalog } from './format-artifact-catalog.js';
+import { renderArtifactCatalog } from './render-artifact-catalog.js';
 
 function entry(name: string, overrides: Partial<ArtifactCatalogEntry> = {}): ArtifactCatalogEntry {
   return {
@@ -17,11 +17,11 @@ function entry(name: string, overrides: Partial<ArtifactCatalogEntry> = {}): Art
 }
 
 test('no records give no section', () => {
-  expect(formatArtifactCatalog([], 1000)).toBe('');
+  expect(renderArtifactCatalog([], 1000)).toBe('');
 });
 
 test('each record is one line: quoted reference, type, description, shape, size', () => {
-  const text = formatArtifactCatalog(
+  const text = renderArtifactCatalog(
     [
       entry('summary'),
       entry('rows', {
@@ -49,15 +49,26 @@ test('never longer than maxChars; what does not fit is counted', () => {
     entry(`artifact-${index}`, { description: 'd'.repeat(500) }),
   );
   for (const maxChars of [120, 300, 1000, 4000]) {
-    const text = formatArtifactCatalog(entries, maxChars);
+    const text = renderArtifactCatalog(entries, maxChars);
     expect(text.length).toBeLessThanOrEqual(maxChars);
     expect(text).toMatch(/^Available artifacts \(200\)/);
     expect(text).toMatch(/\(\d+ older artifacts not shown\)$/);
   }
-  const lines = formatArtifactCatalog(entries, 4000).split('\n');
+  const lines = renderArtifactCatalog(entries, 4000).split('\n');
   const shown = lines.length - 2;
   expect(lines.at(-1)).toBe(`(${200 - shown} older artifacts not shown)`);
   expect(lines[1]).toContain('"@artifact-199"');
   expect(lines[1]?.length).toBeLessThan(300);
-  expect(formatArtifactCatalog(entries, 10)).toBe('');
+  expect(renderArtifactCatalog(entries, 10)).toBe('');
+});
+
+test('newest first by timestamp, so older records (a session spilled earlier) give way first', () => {
+  const text = renderArtifactCatalog(
+    [entry('made_now', { timestamp: 2_000 }), entry('spilled_earlier', { timestamp: 1_000 })],
+    10_000,
+  );
+  expect(text.split('\n').slice(1)).toEqual([
+    expect.stringContaining('"@made_now"'),
+    expect.stringContaining('"@spilled_earlier"'),
+  ]);
 });
