@@ -227,6 +227,52 @@ describe('createAISDKModel with the AI SDK mock model', () => {
     expect(error.settings).toEqual(['timeoutMs', 'maxRetries']);
   });
 
+  test('streamed, timeoutMs bounds silences: parts that keep coming are never cut', async () => {
+    const deltas = Array.from({ length: 30 }, (_, index) => `piece ${index}. `);
+    const mock = new MockLanguageModelV2({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV2StreamPart>({
+          async start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: 't' });
+            for (const delta of deltas) {
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              controller.enqueue({ type: 'text-delta', id: 't', delta });
+            }
+            controller.enqueue({ type: 'text-end', id: 't' });
+            controller.enqueue({ type: 'finish', finishReason: 'stop', usage });
+            controller.close();
+          },
+        }),
+      }),
+    });
+    const model = createAISDKModel(mock, { timeoutMs: 1_000, maxRetries: 0 });
+    const started = Date.now();
+    expect((await model.generate(ask)).text).toBe(deltas.join(''));
+    // 30 parts 50 ms apart: longer than timeoutMs in all.
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+  });
+
+  test('streamed, an answer that goes silent past timeoutMs fails saying so', async () => {
+    const mock = new MockLanguageModelV2({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV2StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: 't' });
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'then nothing' });
+          },
+        }),
+      }),
+    });
+    const model = createAISDKModel(mock, { timeoutMs: 200, maxRetries: 0 });
+    const error = await rejection(model.generate(ask));
+    expect(error).toMatchObject({ reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] });
+    expect(error.message).toMatch(
+      /went silent for 200 ms mid-answer, after 3 stream parts; gave up after 1 attempt .+\. Raise timeoutMs or maxRetries/,
+    );
+  });
+
   test('streams by default: text deltas reach onText, tool calls and usage are read', async () => {
     const parts: LanguageModelV2StreamPart[] = [
       { type: 'stream-start', warnings: [] },

@@ -25,7 +25,10 @@ import { toAISDKCallOptions } from './to-ai-sdk-call-options.js';
 /** Retries of a transient fault (what the provider marks retryable, 429, 5xx): 2. */
 export const defaultAISDKMaxRetries = 2;
 
-/** Time allowed for one attempt, in milliseconds: 60 s. */
+/**
+ * Time allowed, in milliseconds, for an answer to start and (streamed) for each silence in it:
+ * 60 s.
+ */
 export const defaultAISDKTimeoutMs = 60_000;
 
 /** The longest `retry-after` wait honoured, in milliseconds: 60 s. */
@@ -36,7 +39,11 @@ export interface AISDKModelSettings {
   readonly maxTokens?: number;
   /** Retries of transient faults (0 or more). Defaults to {@link defaultAISDKMaxRetries}. */
   readonly maxRetries?: number;
-  /** Milliseconds allowed for one attempt. Defaults to {@link defaultAISDKTimeoutMs}. */
+  /**
+   * Milliseconds allowed, streamed, before the first stream part and between two parts (an
+   * answer that keeps coming is never cut); not streamed, for the whole call. Defaults to
+   * {@link defaultAISDKTimeoutMs}.
+   */
   readonly timeoutMs?: number;
   /**
    * The longest `retry-after` wait honoured, in milliseconds; a longer one fails the call at
@@ -63,9 +70,13 @@ export interface AISDKModelSettings {
   readonly secrets?: readonly string[];
 }
 
-/** One attempt of a call ran past `timeoutMs`. */
+/** One attempt of a call ran past `timeoutMs`, before any part or (streamed) between two. */
 class AttemptTimeout extends Error {
-  constructor(readonly timeoutMs: number) {
+  constructor(
+    readonly timeoutMs: number,
+    /** Stream parts received before the silence; 0 when nothing came. */
+    readonly partsReceived: number,
+  ) {
     super(`the attempt took longer than ${timeoutMs} ms`);
     this.name = 'AttemptTimeout';
   }
@@ -100,7 +111,10 @@ function classify(error: unknown): Failure {
       retryAfterMs: undefined,
       reason: 'timeout',
       status: undefined,
-      detail: `did not answer within ${formatDuration(error.timeoutMs)}`,
+      detail:
+        error.partsReceived === 0
+          ? `did not answer within ${formatDuration(error.timeoutMs)}`
+          : `went silent for ${formatDuration(error.timeoutMs)} mid-answer, after ${error.partsReceived} stream parts`,
     };
   }
   if (error instanceof StreamCutError) {
@@ -201,10 +215,11 @@ export function createAISDKModel(
   async function call(
     options: LanguageModelV2CallOptions,
     onText: ((delta: string) => void) | undefined,
+    onPart: () => void,
   ): Promise<CollectedStream> {
     if (streaming) {
       const { stream } = await model.doStream(options);
-      return collectAISDKStream(stream, onText);
+      return collectAISDKStream(stream, onText, onPart);
     }
     const result = await model.doGenerate(options);
     const text = result.content
@@ -229,7 +244,21 @@ export function createAISDKModel(
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
+    let partsReceived = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => controller.abort(new AttemptTimeout(timeoutMs, partsReceived)),
+        timeoutMs,
+      );
+    };
+    arm();
+    // Streamed, each part restarts the clock: timeoutMs bounds silences, not long answers.
+    const onPart = () => {
+      partsReceived += 1;
+      arm();
+    };
     try {
       const aborted = new Promise<never>((_, reject) => {
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
@@ -238,7 +267,7 @@ export function createAISDKModel(
       });
       // A provider that ignores the signal still cannot hold the call past the abort.
       const result = await Promise.race([
-        call({ ...options, abortSignal: controller.signal }, onText),
+        call({ ...options, abortSignal: controller.signal }, onText, onPart),
         aborted,
       ]);
       return fromAISDKResult(result, inputIncludesCached);
@@ -294,8 +323,12 @@ export function createAISDKModel(
             attempts === 1
               ? `gave up after 1 attempt (${formatDuration(elapsedMs)})`
               : `gave up after ${attempts} attempts over ${formatDuration(elapsedMs)}`;
-          return fail(`${failure.detail}; ${tried}. Try again later or raise maxRetries.`, {
-            settings: failure.reason === 'timeout' ? ['timeoutMs', 'maxRetries'] : ['maxRetries'],
+          const timedOut = failure.reason === 'timeout';
+          const advice = timedOut
+            ? 'Raise timeoutMs or maxRetries, or try again later.'
+            : 'Try again later or raise maxRetries.';
+          return fail(`${failure.detail}; ${tried}. ${advice}`, {
+            settings: timedOut ? ['timeoutMs', 'maxRetries'] : ['maxRetries'],
           });
         },
         maxRetries,

@@ -25,12 +25,14 @@ export interface CollectedStream {
 /**
  * Reads an AI SDK (spec v2) stream to its end: text deltas joined into one text part (each
  * passed to `onText` as it arrives; a throwing `onText` is ignored), complete `tool-call` parts,
- * the finish reason and usage of the `finish` part. An `error` part rejects with its error; a
- * stream that fails to read (a connection lost mid-answer) rejects with a `StreamCutError`.
+ * the finish reason and usage of the `finish` part; `onPart` is called on every part (the
+ * stream is alive). An `error` part rejects with its error; a stream that fails to read (a
+ * connection lost mid-answer) rejects with a `StreamCutError`.
  */
 export async function collectAISDKStream(
   stream: ReadableStream<LanguageModelV2StreamPart>,
   onText: ((delta: string) => void) | undefined,
+  onPart?: () => void,
 ): Promise<CollectedStream> {
   let text = '';
   const calls: LanguageModelV2Content[] = [];
@@ -51,6 +53,7 @@ export async function collectAISDKStream(
       }
       const { done, value: part } = read;
       if (done) break;
+      onPart?.();
       switch (part.type) {
         case 'text-delta':
           text += part.delta;

@@ -389,7 +389,12 @@ describe('createAnthropicModel', () => {
     await closed.close();
     const model = createAnthropicModel({ apiKey, baseURL: closed.url, maxRetries: 0 });
     const error = await rejection(model.generate(ask));
-    expect(error).toMatchObject({ name: 'ModelCallError', status: undefined, retryable: true });
+    expect(error).toMatchObject({
+      name: 'ModelCallError',
+      status: undefined,
+      retryable: true,
+      settings: ['maxRetries', 'baseURL'],
+    });
     expect((error as Error).message).toContain(`could not reach the Messages API at ${closed.url}`);
     expect(everythingIn(error)).not.toContain(apiKey);
   });

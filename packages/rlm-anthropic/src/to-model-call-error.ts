@@ -126,14 +126,19 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   if (error instanceof Anthropic.APIConnectionError) {
     return new ModelCallError(
       `${prefix} could not reach the Messages API at ${context.baseURL} (${oneLine(rootCause(error))}); ${triedFor(context)}. Check the network and ANTHROPIC_BASE_URL (or the baseURL setting), or raise maxRetries.`,
-      { retryable: true, reason: 'network', settings: ['maxRetries'] },
+      { retryable: true, reason: 'network', settings: ['maxRetries', 'baseURL'] },
     );
   }
   if (error instanceof MalformedBodyError) {
     const quoted = JSON.stringify(oneLine(error.firstBytes, 100));
     return new ModelCallError(
       `${prefix} the Messages API answered ${error.status} (content-type ${error.contentType}) with a body that is not a message: ${error.problem}; it starts ${quoted}; ${triedFor(context)}. Check that ANTHROPIC_BASE_URL (or the baseURL setting) is the Messages API, try again later, or raise maxRetries.`,
-      { status: error.status, retryable: true, reason: 'server', settings: ['maxRetries'] },
+      {
+        status: error.status,
+        retryable: true,
+        reason: 'server',
+        settings: ['maxRetries', 'baseURL'],
+      },
     );
   }
   if (error instanceof Anthropic.APIError && error.status !== undefined) {
@@ -163,7 +168,10 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
         status,
         retryable,
         reason: reasonFor(status, detail),
-        settings: retryable ? ['maxRetries'] : [],
+        settings: [
+          ...(retryable ? (['maxRetries'] as const) : []),
+          ...(status === 404 ? (['baseURL'] as const) : []),
+        ],
       },
     );
   }

@@ -7,8 +7,11 @@ import {
   expectString,
 } from './entry-fields.js';
 
-/** How a blob's content is kept: text as is, bytes as base64. */
-export type BlobEncoding = 'text' | 'base64';
+/**
+ * How a blob's content is kept: text as is, bytes as base64 text, or bytes as they are (in a
+ * store with `BinaryChunks`).
+ */
+export type BlobEncoding = 'text' | 'base64' | 'binary';
 
 /** The stored description of one blob; written after its chunks, so it marks the blob complete. */
 export interface BlobMeta {
@@ -39,7 +42,7 @@ export function decodeBlobMeta(value: unknown): BlobMeta {
     sha256: expectString(entry, 'sha256'),
     size: expectCount(entry, 'size'),
     createdAt: expectNumber(entry, 'createdAt'),
-    encoding: expectOneOf(entry, 'encoding', ['text', 'base64'] as const),
+    encoding: expectOneOf(entry, 'encoding', ['text', 'base64', 'binary'] as const),
     chunks: expectCount(entry, 'chunks'),
     ...(entry.upload === undefined ? {} : { upload: expectString(entry, 'upload') }),
   };

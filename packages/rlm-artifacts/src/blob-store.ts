@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ArtifactRef } from '@rlm/core';
+import type { BinaryChunks } from './binary-chunks.js';
 import {
+  type BlobEncoding,
   type BlobMeta,
   chunkKey,
   decodeBlobMeta,
@@ -34,6 +36,7 @@ export interface GarbageCollected {
 const maxRemembered = 100_000;
 
 const idPattern = /^[0-9a-f]{12}$/;
+const sha256Pattern = /^[0-9a-f]{64}$/;
 
 /**
  * Content-addressed blobs. A write first marks its upload (`upload:<token>`, in the index),
@@ -48,20 +51,27 @@ export class BlobStore {
   readonly #content: KeyvEntries;
   readonly #chunkChars: number;
   readonly #checkSpace: ((bytes: number) => Promise<void>) | undefined;
+  readonly #binary: BinaryChunks | undefined;
   readonly #lock = new KeyedLock();
   readonly #remembered = new Map<string, BlobMeta>();
 
-  /** `checkSpace` rejects a write of that many bytes before any of it is written. */
+  /**
+   * `checkSpace` rejects a write of that many bytes before any of it is written; `binary`, when
+   * the content store can hold bytes as they are, stores byte content so (`chunkChars` bytes a
+   * chunk) instead of as base64 text.
+   */
   constructor(options: {
     index: KeyvEntries;
     content: KeyvEntries;
     chunkChars: number;
     checkSpace?: (bytes: number) => Promise<void>;
+    binary?: BinaryChunks;
   }) {
     this.#index = options.index;
     this.#content = options.content;
     this.#chunkChars = options.chunkChars;
     this.#checkSpace = options.checkSpace;
+    this.#binary = options.binary;
   }
 
   async store(content: string | Uint8Array): Promise<ArtifactRef> {
@@ -81,14 +91,31 @@ export class BlobStore {
     return this.#store(json);
   }
 
-  async #store(content: string | Uint8Array): Promise<ArtifactRef> {
-    const sha256 = sha256Hex(content);
+  /**
+   * Stores bytes whose SHA-256 (lowercase hex) the caller has just computed, without hashing
+   * them again (a full pass over a large blob). Only for digests computed from these very
+   * bytes: a wrong one is only caught when the blob is loaded (`ArtifactCorruptError`).
+   */
+  storeHashed(bytes: Uint8Array, sha256: string): Promise<ArtifactRef> {
+    return this.#store(bytes, sha256Pattern.test(sha256) ? sha256 : undefined);
+  }
+
+  async #store(content: string | Uint8Array, knownSha256?: string): Promise<ArtifactRef> {
+    const sha256 = knownSha256 ?? sha256Hex(content);
     const id = sha256.slice(0, 12);
     return this.#lock.run(id, async () => {
       const existing = this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta));
       if (existing !== undefined) return this.#existing(existing, sha256);
-      const encoded = typeof content === 'string' ? content : bytesOf(content).toString('base64');
-      await this.#checkSpace?.(Buffer.byteLength(encoded));
+      // Bytes go as they are where the content store can hold them, else as base64 text.
+      const bytes = typeof content === 'string' ? undefined : content;
+      const binary = bytes === undefined ? undefined : this.#binary;
+      const encoding: BlobEncoding =
+        bytes === undefined ? 'text' : binary === undefined ? 'base64' : 'binary';
+      const text =
+        bytes === undefined ? (content as string) : binary ? '' : bytesOf(bytes).toString('base64');
+      await this.#checkSpace?.(
+        bytes !== undefined && binary ? bytes.byteLength : Buffer.byteLength(text),
+      );
       const upload = randomBytes(8).toString('hex');
       const marker: UploadEntry = {
         kind: 'rlm.upload',
@@ -102,9 +129,20 @@ export class BlobStore {
       let chunks = 0;
       let meta: BlobMeta;
       try {
-        for (const slice of textSlices(encoded, this.#chunkChars)) {
-          await this.#content.write(chunkKey(id, upload, chunks), slice);
-          chunks += 1;
+        if (bytes !== undefined && binary !== undefined) {
+          for (let start = 0; start < bytes.byteLength; start += this.#chunkChars) {
+            this.#content.assertOpen(chunkKey(id, upload, chunks));
+            await binary.write(
+              chunkKey(id, upload, chunks),
+              bytes.subarray(start, start + this.#chunkChars),
+            );
+            chunks += 1;
+          }
+        } else {
+          for (const slice of textSlices(text, this.#chunkChars)) {
+            await this.#content.write(chunkKey(id, upload, chunks), slice);
+            chunks += 1;
+          }
         }
         // Another process may have committed the same content meanwhile: keep its blob.
         const committed = await this.#index.read(metaKey(id), decodeBlobMeta);
@@ -120,7 +158,7 @@ export class BlobStore {
           size:
             typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength,
           createdAt: Date.now(),
-          encoding: typeof content === 'string' ? 'text' : 'base64',
+          encoding,
           chunks,
           upload,
         };
@@ -219,10 +257,10 @@ export class BlobStore {
   }
 
   async load(id: string): Promise<string> {
-    const { meta, encoded } = await this.#read(id);
-    if (meta.encoding === 'text') return encoded;
+    const content = await this.#read(id);
+    if (typeof content === 'string') return content;
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(encoded, 'base64'));
+      return new TextDecoder('utf-8', { fatal: true }).decode(content);
     } catch (error) {
       throw new ArtifactValueError(
         `@rlm/artifacts: blob ${id} holds bytes that are not UTF-8 text; load it with loadBytes`,
@@ -251,8 +289,8 @@ export class BlobStore {
   }
 
   async loadBytes(id: string): Promise<Uint8Array> {
-    const { meta, encoded } = await this.#read(id);
-    return meta.encoding === 'text' ? Buffer.from(encoded, 'utf8') : Buffer.from(encoded, 'base64');
+    const content = await this.#read(id);
+    return typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   }
 
   /** The id of the committed blob whose full SHA-256 is `sha256` (hex), or `undefined`. */
@@ -276,7 +314,8 @@ export class BlobStore {
     return refs.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   }
 
-  async #read(id: string): Promise<{ meta: BlobMeta; encoded: string }> {
+  /** The verified content of blob `id`: text for a text blob, bytes otherwise. */
+  async #read(id: string): Promise<string | Uint8Array> {
     const meta = idPattern.test(id)
       ? (this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta)))
       : undefined;
@@ -286,23 +325,40 @@ export class BlobStore {
         names: [id],
       });
     }
-    const chunks = await Promise.all(
-      Array.from({ length: meta.chunks }, async (_, index) => {
-        const chunk = await this.#content.read(chunkKey(id, meta.upload, index), decodeChunk);
-        if (chunk === undefined) {
-          throw this.#damaged(id, `chunk ${index} of ${meta.chunks} is missing`);
-        }
-        return chunk;
-      }),
-    );
-    const encoded = chunks.join('');
-    const actual =
-      meta.encoding === 'text' ? sha256Hex(encoded) : sha256Hex(Buffer.from(encoded, 'base64'));
-    if (actual !== meta.sha256) {
+    const missing = (index: number) =>
+      this.#damaged(id, `chunk ${index} of ${meta.chunks} is missing`);
+    let content: string | Uint8Array;
+    if (meta.encoding === 'binary') {
+      const binary = this.#binary;
+      if (binary === undefined) {
+        throw this.#damaged(id, 'it was stored as raw bytes, which this store cannot read');
+      }
+      const chunks = await Promise.all(
+        Array.from({ length: meta.chunks }, async (_, index) => {
+          const key = chunkKey(id, meta.upload, index);
+          this.#content.assertOpen(key);
+          const chunk = await binary.read(key);
+          if (chunk === undefined) throw missing(index);
+          return chunk;
+        }),
+      );
+      content = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+    } else {
+      const chunks = await Promise.all(
+        Array.from({ length: meta.chunks }, async (_, index) => {
+          const chunk = await this.#content.read(chunkKey(id, meta.upload, index), decodeChunk);
+          if (chunk === undefined) throw missing(index);
+          return chunk;
+        }),
+      );
+      const encoded = chunks.join('');
+      content = meta.encoding === 'text' ? encoded : Buffer.from(encoded, 'base64');
+    }
+    if (sha256Hex(content) !== meta.sha256) {
       throw this.#damaged(id, 'its content no longer matches its SHA-256');
     }
     this.#remember(meta);
-    return { meta, encoded };
+    return content;
   }
 
   #damaged(id: string, reason: string): ArtifactCorruptError {

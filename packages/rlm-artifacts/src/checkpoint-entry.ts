@@ -38,11 +38,13 @@ export interface CheckpointEntry {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-/** Where a sandbox-serialised variable is stored. */
-export interface SerializedBlob {
-  readonly blob: string;
-  readonly digest: string;
-}
+/**
+ * Where a sandbox-serialised variable is stored: in a blob, or (small ones) in the checkpoint
+ * entry itself, as base64.
+ */
+export type SerializedBlob =
+  | { readonly blob: string; readonly digest: string }
+  | { readonly inline: string; readonly digest: string };
 
 /** Points at the newest checkpoint of a run. */
 export interface CheckpointHead {
@@ -65,7 +67,11 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
     const stored = expectObject(entry, 'serialized');
     for (const name of Object.keys(stored)) {
       const item = expectObject(stored, name);
-      serialized[name] = { blob: expectString(item, 'blob'), digest: expectString(item, 'digest') };
+      const digest = expectString(item, 'digest');
+      serialized[name] =
+        item.inline === undefined
+          ? { blob: expectString(item, 'blob'), digest }
+          : { inline: expectString(item, 'inline'), digest };
     }
   }
   return {

@@ -8,6 +8,7 @@ import { Keyv } from 'keyv';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createArtifactStore } from './create-artifact-store.js';
 import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
+import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
 import { ArtifactValueError } from './errors/artifact-value-error.js';
 
 let directory: string;
@@ -141,4 +142,96 @@ test('an unchanged variable whose bytes were never stored is refused, naming it'
   expect(ArtifactValueError.isInstance(error)).toBe(true);
   expect((error as Error).message).toContain('"ghost"');
   expect(await store.latestCheckpoint('run')).toBeUndefined();
+});
+
+test('loadSerializedBytes: false reads no variable bytes, and says which blob holds each', async () => {
+  const content = new Map<string, unknown>();
+  await using store = createArtifactStore({
+    keyv: new Keyv({ store: new Map(), namespace: 'rlm' }),
+    blobKeyv: new Keyv({ store: content, namespace: 'rlm' }),
+  });
+  const counts = new Map(Array.from({ length: 2_000 }, (_, index) => [`word${index}`, index]));
+  const small = new Set(['a']);
+  await store.saveCheckpoint(
+    checkpoint(1, { counts: serialized(counts), small: serialized(small) }),
+  );
+  const reads: string[] = [];
+  const originalGet = content.get.bind(content);
+  content.get = (key: string) => {
+    reads.push(key);
+    return originalGet(key);
+  };
+  const light = await store.latestCheckpoint('run', { loadSerializedBytes: false });
+  // A small variable lives in the checkpoint itself: it comes at once, with no blob.
+  expect(Object.keys(light!.serializedVariables)).toEqual(['small']);
+  expect(deserialize(light!.serializedVariables.small!)).toEqual(small);
+  expect(Object.keys(light!.serializedBlobs)).toEqual(['counts']);
+  expect(light!.serializedDigests.counts).toBe(serialized(counts).digest);
+  const blob = light!.serializedBlobs.counts!;
+  expect(blob).toBe(serialized(counts).digest.slice(0, 12));
+  // Only the transcript message's chunk was read, never the variable's.
+  expect(reads.some((key) => key.includes(blob))).toBe(false);
+  expect(light!.transcript).toEqual([{ role: 'user', content: 'step 1' }]);
+  expect(deserialize(await store.loadBytes(blob))).toEqual(counts);
+  const full = await store.latestCheckpoint('run');
+  expect(deserialize(full!.serializedVariables.counts!)).toEqual(counts);
+  expect(full!.serializedBlobs).toEqual(light!.serializedBlobs);
+});
+
+test('small variables are kept in the checkpoint itself: no blob write, unchanged ones too, from another store instance', async () => {
+  const path = join(directory, 'inline.sqlite');
+  const names = Array.from({ length: 50 }, (_, index) => `v${index}`);
+  const values = Object.fromEntries(names.map((name, index) => [name, { id: index, n: 0 }]));
+  {
+    await using store = await createSqliteArtifactStore({ path });
+    await store.saveCheckpoint(
+      checkpoint(1, Object.fromEntries(names.map((name) => [name, serialized(values[name])]))),
+    );
+    // One blob: the transcript message; none for the 50 variables.
+    expect((await store.list()).length).toBe(1);
+  }
+  // Another process marks them unchanged: their bytes come from the newest checkpoint.
+  await using reopened = await createSqliteArtifactStore({ path });
+  await reopened.saveCheckpoint(
+    checkpoint(2, Object.fromEntries(names.map((name) => [name, serialized(values[name], false)]))),
+  );
+  const latest = await reopened.latestCheckpoint('run', { loadSerializedBytes: false });
+  expect(latest!.iteration).toBe(2);
+  expect(deserialize(latest!.serializedVariables.v49!)).toEqual({ id: 49, n: 0 });
+  expect(Object.keys(latest!.serializedVariables)).toHaveLength(50);
+});
+
+test("serialised bytes are stored under the sandbox's digest without hashing them again; a wrong digest is caught when they are loaded", async () => {
+  await using store = createArtifactStore({ keyv: new Keyv({ store: new Map() }) });
+  const words = Array.from({ length: 2_000 }, (_, index) => `word${index}`);
+  const right = serialized(words);
+  await store.saveCheckpoint(checkpoint(1, { words: right }));
+  expect(deserialize(await store.loadBytes(right.digest.slice(0, 12)))).toEqual(words);
+  const other = serialized(words.slice(1));
+  await store.saveCheckpoint(
+    checkpoint(2, { words: { digest: other.digest, bytes: right.bytes! } }),
+  );
+  const error = await store.latestCheckpoint('run').catch((caught: unknown) => caught);
+  expect(ArtifactCorruptError.isInstance(error)).toBe(true);
+});
+
+test('a damaged inline variable is left out of a loaded checkpoint, so it is lost rather than restored wrong', async () => {
+  const index = new Map<string, unknown>();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const good = serialized({ keep: true });
+  const bad = serialized({ keep: false });
+  await store.saveCheckpoint(checkpoint(1, { good, bad }));
+  const inline = Buffer.from(bad.bytes!).toString('base64');
+  const damaged = `${inline.slice(0, 4)}${inline[4] === 'A' ? 'B' : 'A'}${inline.slice(5)}`;
+  let replaced = 0;
+  for (const [key, value] of index) {
+    if (typeof value === 'string' && value.includes(inline)) {
+      index.set(key, value.replace(inline, damaged));
+      replaced += 1;
+    }
+  }
+  expect(replaced).toBe(1);
+  const latest = await store.latestCheckpoint('run');
+  expect(Object.keys(latest!.serializedVariables)).toEqual(['good']);
+  expect(Object.keys(latest!.serializedDigests).sort()).toEqual(['bad', 'good']);
 });

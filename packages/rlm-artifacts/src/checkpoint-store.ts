@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Checkpoint, CheckpointInput, CheckpointSummary, Message } from '@rlm/core';
+import type {
+  Checkpoint,
+  CheckpointInput,
+  CheckpointSummary,
+  LoadCheckpointOptions,
+  Message,
+} from '@rlm/core';
 import type { BlobStore } from './blob-store.js';
 import {
   type CheckpointEntry,
@@ -16,7 +22,19 @@ import { ArtifactValueError } from './errors/artifact-value-error.js';
 import { isPlainObject, toJson } from './json-value.js';
 import type { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
-import { keyDigest } from './sha256.js';
+import { keyDigest, sha256Hex } from './sha256.js';
+
+/**
+ * Serialised variables up to this size live in the checkpoint entry itself (base64) rather than
+ * in a blob of their own, which costs several writes each.
+ */
+const maxInlineBytes = 4096;
+
+/** Inline values remembered by digest at most; the memory is cleared when full. */
+const maxRememberedInline = 10_000;
+
+/** Transcript messages remembered as stored at most; the memory is cleared when full. */
+const maxRememberedMessages = 10_000;
 
 /**
  * Run checkpoints. Each run (by `runKey`) has a head entry pointing at its newest checkpoint;
@@ -28,6 +46,10 @@ export class CheckpointStore {
   readonly #index: KeyvEntries;
   readonly #blobs: BlobStore;
   readonly #lock: KeyedLock;
+  /** Inline bytes (base64) this store wrote or read, by digest: what unchanged ones refer to. */
+  readonly #inline = new Map<string, string>();
+  /** Blob ids of the transcript messages this store wrote, by their JSON. */
+  readonly #messageBlobs = new Map<string, string>();
 
   constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock }) {
     this.#index = options.index;
@@ -39,8 +61,15 @@ export class CheckpointStore {
     validate(input);
     const transcript: string[] = [];
     for (const [index, message] of input.transcript.entries()) {
-      const ref = await this.#blobs.storeJson(toJson(message, `transcript message ${index}`));
-      transcript.push(ref.id);
+      const json = toJson(message, `transcript message ${index}`);
+      // The transcript grows by a message or two a step: the rest is already stored.
+      let id = this.#messageBlobs.get(json);
+      if (id === undefined) {
+        id = (await this.#blobs.storeJson(json)).id;
+        if (this.#messageBlobs.size >= maxRememberedMessages) this.#messageBlobs.clear();
+        this.#messageBlobs.set(json, id);
+      }
+      transcript.push(id);
     }
     const variables: Record<string, string> = {};
     for (const [name, value] of Object.entries(input.variables)) {
@@ -48,12 +77,34 @@ export class CheckpointStore {
       variables[name] = ref.id;
     }
     const serialized: Record<string, SerializedBlob> = {};
+    let latestInline: Promise<ReadonlyMap<string, string>> | undefined;
     for (const [name, item] of Object.entries(input.serializedVariables ?? {})) {
-      if (item.bytes !== undefined) {
-        serialized[name] = { blob: (await this.#blobs.store(item.bytes)).id, digest: item.digest };
+      if (item.bytes !== undefined && item.bytes.byteLength <= maxInlineBytes) {
+        const inline = Buffer.from(
+          item.bytes.buffer,
+          item.bytes.byteOffset,
+          item.bytes.byteLength,
+        ).toString('base64');
+        this.#rememberInline(item.digest, inline);
+        serialized[name] = { inline, digest: item.digest };
         continue;
       }
-      // Unchanged: the blob an earlier checkpoint wrote for these bytes, found by their hash.
+      if (item.bytes !== undefined) {
+        // The sandbox hashed these bytes as it serialised them; a load still verifies them.
+        const ref = await this.#blobs.storeHashed(item.bytes, item.digest);
+        serialized[name] = { blob: ref.id, digest: item.digest };
+        continue;
+      }
+      // Unchanged: its bytes as an earlier checkpoint kept them, inline or in a blob.
+      let inline = this.#inline.get(item.digest);
+      if (inline === undefined) {
+        latestInline ??= this.#latestInline(input.runKey);
+        inline = (await latestInline).get(item.digest);
+      }
+      if (inline !== undefined) {
+        serialized[name] = { inline, digest: item.digest };
+        continue;
+      }
       const blob = await this.#blobs.findBySha256(item.digest);
       if (blob === undefined) {
         throw new ArtifactValueError(
@@ -105,14 +156,17 @@ export class CheckpointStore {
     });
   }
 
-  async latest(runKey: string): Promise<Checkpoint | undefined> {
+  async latest(
+    runKey: string,
+    options: LoadCheckpointOptions = {},
+  ): Promise<Checkpoint | undefined> {
     const headKey = this.#headKey(runKey);
     const head = await this.#index.read(headKey, decodeCheckpointHead);
     if (head === undefined) return undefined;
-    return this.#materialize(await this.#linked(runKey, head.id, headKey));
+    return this.#materialize(await this.#linked(runKey, head.id, headKey), options);
   }
 
-  async load(runKey: string, id: string): Promise<Checkpoint> {
+  async load(runKey: string, id: string, options: LoadCheckpointOptions = {}): Promise<Checkpoint> {
     const entry = await this.#entry(runKey, id);
     if (entry === undefined) {
       throw new ArtifactNotFoundError(
@@ -120,7 +174,7 @@ export class CheckpointStore {
         { kind: 'checkpoint', names: [id] },
       );
     }
-    return this.#materialize(entry);
+    return this.#materialize(entry, options);
   }
 
   async list(runKey: string): Promise<CheckpointSummary[]> {
@@ -173,7 +227,7 @@ export class CheckpointStore {
     return entry;
   }
 
-  async #materialize(entry: CheckpointEntry): Promise<Checkpoint> {
+  async #materialize(entry: CheckpointEntry, options: LoadCheckpointOptions): Promise<Checkpoint> {
     const key = this.#entryKey(entry.runKey, entry.id);
     const transcript = await Promise.all(
       entry.transcript.map(async (id) => {
@@ -194,7 +248,21 @@ export class CheckpointStore {
     }
     const serializedVariables: Record<string, Uint8Array> = {};
     const serializedDigests: Record<string, string> = {};
-    for (const [name, { blob, digest }] of Object.entries(entry.serialized ?? {})) {
+    const serializedBlobs: Record<string, string> = {};
+    for (const [name, item] of Object.entries(entry.serialized ?? {})) {
+      const { digest } = item;
+      serializedDigests[name] = digest;
+      if ('inline' in item) {
+        const bytes = Buffer.from(item.inline, 'base64');
+        // Damaged bytes are left out: the variable is then lost, not restored wrong.
+        if (sha256Hex(bytes) !== digest) continue;
+        this.#rememberInline(digest, item.inline);
+        serializedVariables[name] = bytes;
+        continue;
+      }
+      const { blob } = item;
+      serializedBlobs[name] = blob;
+      if (options.loadSerializedBytes === false) continue;
       try {
         serializedVariables[name] = await this.#blobs.loadBytes(blob);
       } catch (error) {
@@ -205,7 +273,6 @@ export class CheckpointStore {
           { key: storedKey, cause: error },
         );
       }
-      serializedDigests[name] = digest;
     }
     return {
       ...summarizeCheckpoint(entry),
@@ -213,9 +280,34 @@ export class CheckpointStore {
       variables,
       serializedVariables,
       serializedDigests,
+      serializedBlobs,
       budget: entry.budget,
       metadata: entry.metadata,
     };
+  }
+
+  #rememberInline(digest: string, inline: string): void {
+    if (this.#inline.size >= maxRememberedInline) this.#inline.clear();
+    this.#inline.set(digest, inline);
+  }
+
+  /**
+   * The inline bytes of the run's newest checkpoint, by digest (another process may have
+   * written it); empty when it has none or cannot be read (the blobs are looked at then).
+   */
+  async #latestInline(runKey: string): Promise<ReadonlyMap<string, string>> {
+    const found = new Map<string, string>();
+    try {
+      const headKey = this.#headKey(runKey);
+      const head = await this.#index.read(headKey, decodeCheckpointHead);
+      const entry = head && (await this.#entry(runKey, head.id));
+      for (const item of Object.values(entry?.serialized ?? {})) {
+        if ('inline' in item) found.set(item.digest, item.inline);
+      }
+    } catch {
+      // A damaged newest checkpoint: the unchanged variable is then looked for among blobs.
+    }
+    return found;
   }
 
   #headKey(runKey: string): string {

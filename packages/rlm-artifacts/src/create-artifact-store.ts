@@ -1,3 +1,4 @@
+import type { BinaryChunks } from './binary-chunks.js';
 import type { ArtifactStore } from '@rlm/core';
 import type { Keyv } from 'keyv';
 import { KeyvArtifactStore } from './keyv-artifact-store.js';
@@ -53,6 +54,7 @@ export function createKeyvArtifactStore(
     readonly listContentKeys?: KeyLister;
     readonly leases?: LeaseRows;
     readonly checkSpace?: (bytes: number) => Promise<void>;
+    readonly binary?: BinaryChunks;
   },
 ): ArtifactStore {
   const chunkChars = settings.chunkChars ?? defaultChunkChars;
@@ -74,5 +76,6 @@ export function createKeyvArtifactStore(
     scope: settings.scope ?? defaultScope,
     ...(backend.leases ? { leases: backend.leases } : {}),
     ...(backend.checkSpace ? { checkSpace: backend.checkSpace } : {}),
+    ...(backend.binary ? { binary: backend.binary } : {}),
   });
 }

@@ -61,6 +61,32 @@ test('the database runs in WAL mode with 64 KiB pages', async () => {
   expect(await query(path, 'PRAGMA page_size')).toEqual([{ page_size: 65_536 }]);
 });
 
+test('bytes are stored as they are (BLOB chunks, no base64), text as text; both load back after reopening', async () => {
+  const path = freshPath();
+  const bytes = new Uint8Array(5 * 1024 * 1024 + 3).map((_, index) => (index * 31) % 256);
+  let bytesId: string;
+  let textId: string;
+  {
+    await using store = await createSqliteArtifactStore({ path });
+    bytesId = (await store.store(bytes)).id;
+    textId = (await store.store('plain text')).id;
+  }
+  const chunks = await query<{ key: string; type: string; size: number }>(
+    path,
+    "SELECT key, typeof(value) AS type, length(value) AS size FROM rlm_blobs WHERE key LIKE 'rlm:chunk:%' ORDER BY key",
+  );
+  const ofBytes = chunks.filter((chunk) => chunk.key.includes(bytesId));
+  // Two chunks (4 MiB each at most) holding exactly the bytes: base64 would take a third more.
+  expect(ofBytes.map((chunk) => chunk.type)).toEqual(['blob', 'blob']);
+  expect(ofBytes.reduce((total, chunk) => total + chunk.size, 0)).toBe(bytes.byteLength);
+  expect(chunks.find((chunk) => chunk.key.includes(textId))?.type).toBe('text');
+  await using reopened = await createSqliteArtifactStore({ path });
+  expect(Buffer.compare(Buffer.from(await reopened.loadBytes(bytesId)), Buffer.from(bytes))).toBe(
+    0,
+  );
+  expect(await reopened.load(textId)).toBe('plain text');
+});
+
 // Several seconds on an idle machine, past 20 s once on a loaded 2-core one: a generous bound.
 test('a 100 MB value stores once and loads back whole, as a blob and as a record', {
   timeout: 300_000,

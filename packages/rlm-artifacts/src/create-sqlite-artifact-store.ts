@@ -5,6 +5,7 @@ import type { ArtifactStore } from '@rlm/core';
 import { Keyv } from 'keyv';
 import type sqlite3 from 'sqlite3';
 import { checkDiskSpace } from './check-disk-space.js';
+import { SqliteBinaryChunks } from './sqlite-binary-chunks.js';
 import { createKeyvArtifactStore } from './create-artifact-store.js';
 import { ArtifactStoreError } from './errors/artifact-store-error.js';
 import type { StoredKey } from './keyv-entries.js';
@@ -100,6 +101,12 @@ export async function createSqliteArtifactStore(
       {
         listContentKeys: (prefix) => listKeys(content.query as SqlQuery, 'rlm_blobs', prefix),
         checkSpace: (bytes) => checkDiskSpace(dirname(path), bytes, headroom),
+        // Byte blobs (checkpoint snapshots) as BLOB values: no base64, no JSON around them.
+        binary: new SqliteBinaryChunks({
+          query: content.query as SqlQuery,
+          table: 'rlm_blobs',
+          namespace,
+        }),
         leases: new SqliteLeaseRows({
           query: index.query as SqlQuery,
           table: 'rlm_index',

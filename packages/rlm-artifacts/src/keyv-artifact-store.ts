@@ -7,7 +7,9 @@ import type {
   Checkpoint,
   CheckpointInput,
   CheckpointSummary,
+  LoadCheckpointOptions,
 } from '@rlm/core';
+import type { BinaryChunks } from './binary-chunks.js';
 import { BlobStore } from './blob-store.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -53,13 +55,16 @@ export class KeyvArtifactStore implements ArtifactStore {
     leases?: LeaseRows;
     /** Rejects a blob write of that many bytes before it starts (disk space). */
     checkSpace?: (bytes: number) => Promise<void>;
+    /** Where `content` can hold bytes as they are: byte blobs are stored so, not as base64. */
+    binary?: BinaryChunks;
   }): KeyvArtifactStore {
-    const { index, content, chunkChars, checkSpace } = options;
+    const { index, content, chunkChars, checkSpace, binary } = options;
     const blobs = new BlobStore({
       index,
       content,
       chunkChars,
       ...(checkSpace === undefined ? {} : { checkSpace }),
+      ...(binary === undefined ? {} : { binary }),
     });
     const checkpoints = new CheckpointStore({ index, blobs, lock: new KeyedLock() });
     const leases = options.leases ?? new KeyvLeaseRows(index);
@@ -122,12 +127,15 @@ export class KeyvArtifactStore implements ArtifactStore {
     return this.#shared.checkpoints.save(checkpoint);
   }
 
-  latestCheckpoint(runKey: string): Promise<Checkpoint | undefined> {
-    return this.#shared.checkpoints.latest(runKey);
+  latestCheckpoint(
+    runKey: string,
+    options?: LoadCheckpointOptions,
+  ): Promise<Checkpoint | undefined> {
+    return this.#shared.checkpoints.latest(runKey, options);
   }
 
-  loadCheckpoint(runKey: string, id: string): Promise<Checkpoint> {
-    return this.#shared.checkpoints.load(runKey, id);
+  loadCheckpoint(runKey: string, id: string, options?: LoadCheckpointOptions): Promise<Checkpoint> {
+    return this.#shared.checkpoints.load(runKey, id, options);
   }
 
   listCheckpoints(runKey: string): Promise<CheckpointSummary[]> {

@@ -12,6 +12,8 @@ export interface CliModelCallSettings {
   readonly timeoutMs?: number | undefined;
   readonly maxRetries?: number | undefined;
   readonly maxRetryAfterMs?: number | undefined;
+  /** `false` asks every model for one JSON body instead of a stream. */
+  readonly stream?: boolean | undefined;
 }
 
 function definedFields<Fields extends object>(record: Fields): Partial<Fields> {

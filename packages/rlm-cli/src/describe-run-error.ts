@@ -22,6 +22,7 @@ export const modelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
   timeoutMs: '--request-timeout',
   maxRetries: '--max-retries',
   maxRetryAfterMs: '--max-retry-wait',
+  baseURL: '--base-url',
 };
 
 const budgetNames = {
@@ -57,12 +58,13 @@ export function describeRunError(error: unknown): RunFailure {
     };
   }
   if (ModelCallError.isInstance(error)) {
-    // The adapter names its settings; on the command line they are flags.
-    const withFlags = (error.settings ?? []).reduce(
-      (text, setting) =>
-        text.replace(new RegExp(`\\b${setting}\\b`, 'g'), modelSettingFlags[setting] ?? setting),
-      detail,
-    );
+    // The adapter names its settings (`timeoutMs`, `the baseURL setting`); here they are flags.
+    const withFlags = (error.settings ?? []).reduce((text, setting) => {
+      const flag = modelSettingFlags[setting] ?? setting;
+      return text
+        .replace(new RegExp(`\\bthe ${setting} setting\\b`, 'g'), flag)
+        .replace(new RegExp(`\\b${setting}\\b`, 'g'), flag);
+    }, detail);
     return {
       message: `the model call failed: ${withFlags}`,
       exitCode: 1,

@@ -60,13 +60,15 @@ Model:
                                many others did not run (default 20)
       --max-response-chars <n> characters of one model response sent back to it: head and
                                tail, the true length stated (default 20000)
-      --request-timeout <ms>   time for one attempt of a model call, the whole answer
-                               included (default 60000)
+      --request-timeout <ms>   time a model call may wait for its answer to start, and
+                               for each silence in the streamed answer (default 60000)
       --max-retries <n>        retries of a model call after a 429, 5xx, timeout, dropped
                                connection or malformed body (default 2); each wait is shown
                                on stderr. Worst case with the defaults: about 3 minutes
       --max-retry-wait <ms>    longest retry-after wait honoured; an API asking for more
                                fails the call at once (default 60000)
+      --no-stream              ask models for one answer body instead of a stream (for a
+                               proxy or server that cannot stream); prose then shows at once
       --max-cost <usd>         budget in US dollars for the whole run; when it is spent the
                                best partial answer is printed (needs a price for each model)
       --price <model>=<in>,<out>[,<cache-read>,<cache-write>]

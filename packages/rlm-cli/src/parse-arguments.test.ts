@@ -48,7 +48,12 @@ describe('parseArguments', () => {
       execTimeoutMs: undefined,
       maxCodeBlocks: undefined,
       maxResponseChars: undefined,
-      modelCalls: { timeoutMs: undefined, maxRetries: undefined, maxRetryAfterMs: undefined },
+      modelCalls: {
+        timeoutMs: undefined,
+        maxRetries: undefined,
+        maxRetryAfterMs: undefined,
+        stream: undefined,
+      },
       quotas: { artifactBytes: undefined, artifactCount: undefined },
       json: false,
       quiet: false,
@@ -102,6 +107,7 @@ describe('parseArguments', () => {
       '0',
       '--max-retry-wait',
       '10000',
+      '--no-stream',
       '--max-artifact-bytes',
       '64M',
       '--max-artifacts',
@@ -152,7 +158,7 @@ describe('parseArguments', () => {
       execTimeoutMs: 5000,
       maxCodeBlocks: 5,
       maxResponseChars: 4_000,
-      modelCalls: { timeoutMs: 30_000, maxRetries: 0, maxRetryAfterMs: 10_000 },
+      modelCalls: { timeoutMs: 30_000, maxRetries: 0, maxRetryAfterMs: 10_000, stream: false },
       quotas: { artifactBytes: 64 * 1024 ** 2, artifactCount: 50 },
       checkpointMaxVariableBytes: 1024 ** 3,
       json: true,
@@ -399,6 +405,28 @@ describe('parseArguments', () => {
     expect(usageError(['--model', 'ollama:qwen2.5-coder:7b', '--max-cost', '1'])).toMatch(
       /^--max-cost needs a price for qwen2.5-coder:7b/,
     );
+  });
+
+  test('--price as the --max-cost error advises, a bare id with colons (qwen3:8b), is kept whole', () => {
+    const advice = usageError(['--model', 'ollama:qwen3:8b', '--max-cost', '1']);
+    expect(advice).toMatch(/add --price qwen3:8b=<input>,<output>/);
+    for (const priced of [
+      'qwen3:8b=0.1,0.2',
+      'ollama:qwen3:8b=0.1,0.2',
+      'OLLAMA:qwen3:8b=0.1,0.2',
+    ]) {
+      const options = run(['--model', 'ollama:qwen3:8b', '--price', priced, '--max-cost', '1']);
+      expect(Object.keys(options.prices)).toEqual(['qwen3:8b']);
+    }
+    const hub = run([
+      '--model',
+      'openai:meta-llama/Llama-3.1-8B',
+      '--price',
+      'meta-llama/Llama-3.1-8B=0.1,0.2',
+      '--max-cost',
+      '1',
+    ]);
+    expect(Object.keys(hub.prices)).toEqual(['meta-llama/Llama-3.1-8B']);
   });
 
   test('a malformed RLM_MODEL names the variable', () => {

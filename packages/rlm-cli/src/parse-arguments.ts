@@ -2,15 +2,10 @@ import { parseArgs } from 'node:util';
 import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core';
 import { defaultAnthropicModelId } from '@rlm/anthropic';
 import { createContextPathFilter } from './context-path-filter.js';
+import { type ModelProvider, modelProviders } from './model-providers.js';
 import { parsePrice } from './parse-price.js';
 import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';
 import { UsageError } from './usage-error.js';
-
-/** The providers `--model` and `--sub-model` accept. */
-export const modelProviders = ['anthropic', 'openai', 'ollama'] as const;
-
-/** A provider `--model` and `--sub-model` accept. */
-export type ModelProvider = (typeof modelProviders)[number];
 
 /** A model named on the command line as `provider:model-id`. */
 export interface ModelSpec {
@@ -89,12 +84,14 @@ export interface CliOptions {
    * retries, 60 s).
    */
   readonly modelCalls: {
-    /** `--request-timeout`: milliseconds allowed for one attempt, the whole answer included. */
+    /** `--request-timeout`: milliseconds an answer may take to start, and each silence in it. */
     readonly timeoutMs: number | undefined;
     /** `--max-retries`: retries of a transient fault (0 or more). */
     readonly maxRetries: number | undefined;
     /** `--max-retry-wait`: the longest `retry-after` wait honoured, in milliseconds (0 or more). */
     readonly maxRetryAfterMs: number | undefined;
+    /** `false` with `--no-stream` (answers in one body, for gateways that cannot stream). */
+    readonly stream: false | undefined;
   };
   /**
    * `--max-artifact-bytes` (byte suffixes allowed) and `--max-artifacts`: the run's artifact
@@ -223,6 +220,7 @@ const optionDefinitions = {
   'request-timeout': { type: 'string' },
   'max-retries': { type: 'string' },
   'max-retry-wait': { type: 'string' },
+  'no-stream': { type: 'boolean' },
   'max-artifact-bytes': { type: 'string' },
   'checkpoint-max-variable-bytes': { type: 'string' },
   'max-artifacts': { type: 'string' },
@@ -406,6 +404,7 @@ export function parseArguments(
         timeoutMs: optionalInteger(values['request-timeout'], '--request-timeout'),
         maxRetries: optionalCount(values['max-retries'], '--max-retries'),
         maxRetryAfterMs: optionalCount(values['max-retry-wait'], '--max-retry-wait'),
+        stream: values['no-stream'] ? false : undefined,
       },
       quotas: {
         artifactBytes:

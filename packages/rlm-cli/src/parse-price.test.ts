@@ -26,6 +26,14 @@ describe('parsePrice', () => {
     });
   });
 
+  test('only a known provider prefix is dropped; colons and slashes in the id are kept', () => {
+    const id = (text: string) => parsePrice(text).modelId;
+    expect(id('qwen3:8b=1,2')).toBe('qwen3:8b');
+    expect(id('ollama:qwen3:8b=1,2')).toBe('qwen3:8b');
+    expect(id('openai:meta-llama/Llama-3.1-8B=1,2')).toBe('meta-llama/Llama-3.1-8B');
+    expect(id('meta-llama/Llama-3.1-8B=1,2')).toBe('meta-llama/Llama-3.1-8B');
+  });
+
   test.each([
     'my-model',
     '=1,2',

@@ -1,4 +1,5 @@
-import { bareModelId, type ModelPrice } from '@rlm/core';
+import type { ModelPrice } from '@rlm/core';
+import { splitProvider } from './model-providers.js';
 import { UsageError } from './usage-error.js';
 
 const shape =
@@ -6,14 +7,16 @@ const shape =
 
 /**
  * Parses one `--price` value: `<model>=<input>,<output>[,<cache-read>,<cache-write>]`, US dollars
- * per million tokens. A `provider:` prefix on the model is dropped; cache prices that are not
- * given default to the input price.
+ * per million tokens. A known `provider:` prefix (`anthropic:`, `openai:`, `ollama:`) is dropped
+ * and the rest kept whole: `qwen3:8b` and `ollama:qwen3:8b` both price `qwen3:8b`. Cache prices
+ * that are not given default to the input price.
  *
  * @throws {UsageError} naming the expected shape when the value does not match it.
  */
 export function parsePrice(text: string): { readonly modelId: string; readonly price: ModelPrice } {
   const equals = text.indexOf('=');
-  const modelId = bareModelId(text.slice(0, Math.max(equals, 0)).trim());
+  const named = text.slice(0, Math.max(equals, 0)).trim();
+  const modelId = splitProvider(named)?.modelId ?? named;
   const numbers = text
     .slice(equals + 1)
     .split(',')

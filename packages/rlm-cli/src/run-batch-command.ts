@@ -24,6 +24,7 @@ import { runQueuedBatch } from './run-queued-batch.js';
 import { RunTally } from './run-tally.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
+import { disposeThenClose } from './dispose-then-close.js';
 
 /** What `rlm batch` reads and writes. */
 export interface BatchCommandIo {
@@ -140,7 +141,7 @@ export async function runBatchCommand(
     return outcome + (problems.length > 0 && outcome === 0 ? 1 : 0);
   } finally {
     results.close();
-    await Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
+    await disposeThenClose(rlm, store);
   }
 }
 

@@ -40,6 +40,7 @@ import { runTraceCommand } from './run-trace-command.js';
 import { StoreFailedError } from './store-failed-error.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
+import { disposeThenClose } from './dispose-then-close.js';
 
 /** A readable stream `runCli` takes queries from; `process.stdin` fits. */
 export type CliInput = NodeJS.ReadableStream & { readonly isTTY?: boolean };
@@ -187,7 +188,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (json) stdout.write(formatJsonFailure(jsonFailureReport(error)));
     return reportFailure(error, stderr);
   } finally {
-    const disposed = Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
+    const disposed = disposeThenClose(rlm, store);
     await Promise.race([disposed, forceQuit]);
   }
 }

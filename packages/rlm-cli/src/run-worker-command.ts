@@ -13,6 +13,7 @@ import { parseQueueUrl } from './parse-queue-url.js';
 import { runBatchQuery } from './run-batch-query.js';
 import { RunTally } from './run-tally.js';
 import { UsageError } from './usage-error.js';
+import { disposeThenClose } from './dispose-then-close.js';
 
 /** What `rlm worker` writes to and listens on. */
 export interface WorkerCommandIo {
@@ -180,7 +181,7 @@ export async function runWorkerCommand(
     });
     return exitCode;
   } finally {
-    await Promise.all([rlm?.dispose(), store?.close()]).catch(() => {});
+    await disposeThenClose(rlm, store);
   }
 }
 

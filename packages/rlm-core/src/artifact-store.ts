@@ -107,7 +107,10 @@ export interface CheckpointInput {
 
 /** One sandbox-serialised variable of a {@link CheckpointInput}. */
 export interface SerializedVariableInput {
-  /** SHA-256 of the bytes, in lowercase hex, as the sandbox computed it. */
+  /**
+   * SHA-256 of the bytes, in lowercase hex, as the sandbox computed it. The store trusts it
+   * (it does not hash the bytes again); a wrong one is caught when the bytes are loaded.
+   */
   readonly digest: string;
   /** The serialised value; absent when unchanged since the newest checkpoint. */
   readonly bytes?: Uint8Array;
@@ -129,12 +132,32 @@ export interface CheckpointSummary {
   readonly variableNames: readonly string[];
 }
 
+/** Options of `ArtifactStore.latestCheckpoint` and `ArtifactStore.loadCheckpoint`. */
+export interface LoadCheckpointOptions {
+  /**
+   * Whether to read the bytes of the variables the sandbox serialised (default `true`). With
+   * `false` the checkpoint comes without them (`serializedVariables` is `{}`), in the time its
+   * entry and transcript take, and `serializedBlobs` says where each one is: a resume reads
+   * them in the background while the model is asked for the next step.
+   */
+  readonly loadSerializedBytes?: boolean;
+}
+
 /** A checkpoint as loaded: everything needed to resume the run. */
 export interface Checkpoint extends CheckpointSummary {
   readonly transcript: readonly Message[];
   readonly variables: Readonly<Record<string, unknown>>;
-  /** Variables serialised by the sandbox, as bytes to hand back to `Sandbox.restoreVariables`. */
+  /**
+   * Variables serialised by the sandbox, as bytes to hand back to `Sandbox.restoreVariables`;
+   * `{}` when the checkpoint was loaded with `loadSerializedBytes: false`.
+   */
   readonly serializedVariables: Readonly<Record<string, Uint8Array>>;
+  /**
+   * The blob id of each variable serialised by the sandbox and stored as a blob: its bytes are
+   * `ArtifactStore.loadBytes(id)`. A store may keep small ones in the checkpoint itself: those
+   * always come in `serializedVariables`, and have no blob.
+   */
+  readonly serializedBlobs: Readonly<Record<string, string>>;
   /** The digest of each of `serializedVariables`, as given when it was saved. */
   readonly serializedDigests: Readonly<Record<string, string>>;
   readonly budget: CheckpointBudget;
@@ -225,10 +248,13 @@ export interface ArtifactStore extends AsyncDisposable {
   saveCheckpoint(checkpoint: CheckpointInput): Promise<CheckpointSummary>;
 
   /** The newest checkpoint of the run, from any process, or `undefined` when it has none. */
-  latestCheckpoint(runKey: string): Promise<Checkpoint | undefined>;
+  latestCheckpoint(
+    runKey: string,
+    options?: LoadCheckpointOptions,
+  ): Promise<Checkpoint | undefined>;
 
   /** One checkpoint of the run; rejects with `ArtifactNotFoundError` for an unknown id. */
-  loadCheckpoint(runKey: string, id: string): Promise<Checkpoint>;
+  loadCheckpoint(runKey: string, id: string, options?: LoadCheckpointOptions): Promise<Checkpoint>;
 
   /** Summaries of the run's checkpoints, newest first; `[]` when it has none. */
   listCheckpoints(runKey: string): Promise<CheckpointSummary[]>;

@@ -26,10 +26,15 @@ export interface ResumeState {
   readonly iteration: number;
   readonly transcript: readonly Message[];
   readonly variables: Readonly<Record<string, unknown>>;
-  /** Variables the sandbox serialised, to hand back to `Sandbox.restoreVariables`. */
+  /**
+   * Bytes of variables the sandbox serialised, to hand back to `Sandbox.restoreVariables`:
+   * those the checkpoint was loaded with (possibly none; see `serializedBlobs`).
+   */
   readonly serializedVariables: Readonly<Record<string, Uint8Array>>;
-  /** The digest of each of `serializedVariables`. */
+  /** The digest of every variable the sandbox serialised (all of them, loaded or not). */
   readonly serializedDigests: Readonly<Record<string, string>>;
+  /** The blob holding each serialised variable's bytes, for those not in `serializedVariables`. */
+  readonly serializedBlobs: Readonly<Record<string, string>>;
   /** Variables that existed at the checkpoint but could not be saved. */
   readonly lost: readonly string[];
   /** Why each lost variable was not saved, where known (`a function`, `too large`, ...). */
@@ -178,8 +183,12 @@ export function resumeStateOf(checkpoint: Checkpoint): ResumeState {
     variables: checkpoint.variables,
     serializedVariables: checkpoint.serializedVariables,
     serializedDigests: checkpoint.serializedDigests,
+    serializedBlobs: checkpoint.serializedBlobs,
     lost: checkpoint.variableNames.filter(
-      (name) => !(name in checkpoint.variables) && !(name in checkpoint.serializedVariables),
+      (name) =>
+        !Object.hasOwn(checkpoint.variables, name) &&
+        !Object.hasOwn(checkpoint.serializedDigests, name) &&
+        !Object.hasOwn(checkpoint.serializedVariables, name),
     ),
     lostReasons: skippedReasons(checkpoint.metadata.skipped),
     checkpoint,
@@ -196,11 +205,22 @@ function skippedReasons(value: unknown): Record<string, string> {
   );
 }
 
+/**
+ * The variables a resume restores: the JSON ones and the serialised ones (which the sandbox
+ * may still be restoring), less the lost.
+ */
+export function restoredNames(state: ResumeState): string[] {
+  const names = new Set([
+    ...Object.keys(state.variables),
+    ...Object.keys(state.serializedDigests),
+    ...Object.keys(state.serializedVariables),
+  ]);
+  return [...names].filter((name) => !state.lost.includes(name)).sort();
+}
+
 /** The note the model reads after a resume. */
 export function resumeNote(state: ResumeState): string {
-  const restored = [...Object.keys(state.variables), ...Object.keys(state.serializedVariables)]
-    .filter((name) => !state.lost.includes(name))
-    .sort();
+  const restored = restoredNames(state);
   const lost = state.lost.map((name) =>
     state.lostReasons[name] === undefined ? name : `${name} (${state.lostReasons[name]})`,
   );

@@ -53,6 +53,8 @@ class RecursiveLanguageModel implements RLM {
   #currentContext: unknown;
   readonly #artifacts: ArtifactStore | undefined;
   #disposed = false;
+  /** Checkpoint writes still running after their run answered (see `dispose`). */
+  readonly #writes = new Set<Promise<void>>();
 
   constructor(settings: RLMSettings) {
     this.#settings = {
@@ -158,7 +160,12 @@ class RecursiveLanguageModel implements RLM {
     this.#disposed = true;
     const sandbox = this.#sandbox;
     this.#sandbox = undefined;
-    if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+    try {
+      if (sandbox) await (await sandbox.catch(() => undefined))?.dispose();
+    } finally {
+      // A run answers without waiting for its last checkpoint's write: the store closes after.
+      await Promise.all(this.#writes);
+    }
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -209,7 +216,8 @@ class RecursiveLanguageModel implements RLM {
     const storage = this.#artifacts ? this.#storageFor(query, context) : undefined;
     const checkpoint =
       storage && options.resume
-        ? await storage.artifacts.latestCheckpoint(storage.runKey)
+        ? // The variables' bytes are read in the background, while the model is first asked.
+          await storage.artifacts.latestCheckpoint(storage.runKey, { loadSerializedBytes: false })
         : undefined;
     if (checkpoint) budget.restore(checkpoint.budget);
     const scheduler = new Scheduler(this.#settings, {
@@ -254,6 +262,9 @@ class RecursiveLanguageModel implements RLM {
     } finally {
       clearTimeout(timer);
       if (this.#running === scheduler) this.#running = undefined;
+      const written = scheduler.checkpointsWritten();
+      this.#writes.add(written);
+      void written.then(() => this.#writes.delete(written));
     }
   }
 

@@ -115,6 +115,8 @@ export interface BridgeResultEvent extends EventBase {
  * - `queue-overload`: more host calls pending than `commandQueue.maxPending`.
  * - `checkpoint-failed`: a checkpoint could not be saved; the run went on.
  * - `checkpoint-variable-skipped`: variables over `checkpointMaxVariableBytes` were not saved.
+ * - `resume-variables-lost`: after a resume, variables restored in the background could not be
+ *   brought back; the run went on without them.
  */
 export type WarningCode =
   | 'submit-with-code'
@@ -127,7 +129,8 @@ export type WarningCode =
   | 'code-blocks-not-run'
   | 'queue-overload'
   | 'checkpoint-failed'
-  | 'checkpoint-variable-skipped';
+  | 'checkpoint-variable-skipped'
+  | 'resume-variables-lost';
 
 /** Something unexpected that the loop recovered from. */
 export interface WarningEvent extends EventBase {
@@ -214,7 +217,11 @@ export interface ResumedEvent extends EventBase {
   readonly type: 'resumed';
   /** The iteration the checkpoint was taken after. */
   readonly iteration: number;
-  /** Variables restored from the checkpoint. */
+  /**
+   * Variables restored from the checkpoint. Those the sandbox serialised are restored in the
+   * background, before the first execution; one that then cannot be is reported in a
+   * `resume-variables-lost` warning (and to the model with that execution's output).
+   */
   readonly restored: readonly string[];
   /** Variables that existed but could not be saved (not serializable). */
   readonly lost: readonly string[];

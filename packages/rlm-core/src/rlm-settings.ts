@@ -329,6 +329,10 @@ export interface RLM<Answer = unknown> extends AsyncDisposable {
    * forget: it resolves at once.
    */
   reset(): Promise<void>;
-  /** Disposes the persistent sandbox. Idempotent. */
+  /**
+   * Disposes the persistent sandbox and resolves once no checkpoint is being written: a query
+   * answers without waiting for the write of a checkpoint its answer made needless, so close
+   * the artifact store after this resolves, never before. Idempotent.
+   */
   dispose(): Promise<void>;
 }

@@ -17,8 +17,9 @@ import type { ArtifactRef, ArtifactStore } from './artifact-store.js';
 import type { Budget } from './budget.js';
 import { type CallUsage, CallUsageLedger } from './cost/call-usage-ledger.js';
 import { appendMessage, type CallState, type PendingFinal } from './call-state.js';
+import { unrestoredWarning } from './background-restore.js';
 import { Checkpointer } from './checkpointer.js';
-import { type ResumeState, resumeNote } from './checkpoints.js';
+import { type ResumeState, restoredNames, resumeNote } from './checkpoints.js';
 import { describeContext, measure } from './describe-context.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
@@ -268,6 +269,11 @@ export class Scheduler {
     return this.#callUsage.entries;
   }
 
+  /** Resolves once no checkpoint of the run is being written (after the answer, too). */
+  checkpointsWritten(): Promise<void> {
+    return this.#checkpointer?.saved() ?? Promise.resolve();
+  }
+
   /** Calls and bridge requests still open: both 0 once a run has ended. */
   get openCounts(): { calls: number; bridgeRequests: number } {
     return { calls: this.#calls.size, bridgeRequests: this.#bridge.size };
@@ -500,41 +506,20 @@ export class Scheduler {
     this.#childSlotReleases.delete(callId);
   }
 
-  /** Restores a checkpoint's transcript, iteration and variables into a starting call. */
+  /**
+   * Restores a checkpoint's transcript, iteration and JSON variables into a starting call; its
+   * serialised variables are restored in the background (see `Checkpointer.resume`).
+   */
   async #resume(call: CallState, resumed: ResumeState): Promise<void> {
     await call.variables!.injectAll(resumed.variables);
-    const serializedNames = Object.keys(resumed.serializedVariables);
-    let unrestored: string[] = [];
-    if (serializedNames.length > 0) {
-      unrestored = call.sandbox?.restoreVariables
-        ? await call.sandbox.restoreVariables(resumed.serializedVariables)
-        : serializedNames;
-    }
-    const state: ResumeState =
-      unrestored.length === 0
-        ? resumed
-        : {
-            ...resumed,
-            lost: [...resumed.lost, ...unrestored],
-            lostReasons: {
-              ...resumed.lostReasons,
-              ...Object.fromEntries(
-                unrestored.map((name) => [name, 'this sandbox could not restore it']),
-              ),
-            },
-          };
-    if (call.parentId === undefined) {
-      this.#checkpointerFor(call)?.resumeFrom(resumed.serializedDigests);
-    }
+    const state = this.#checkpointerFor(call)?.resume(call.sandbox!, resumed) ?? resumed;
     call.messages.splice(0, call.messages.length, ...state.transcript);
     call.iteration = state.iteration;
     appendMessage(call.messages, { role: 'user', content: resumeNote(state) });
     this.#emit(call, {
       type: 'resumed',
       iteration: state.iteration,
-      restored: [...Object.keys(state.variables), ...serializedNames].filter(
-        (name) => !unrestored.includes(name),
-      ),
+      restored: restoredNames(state),
       lost: state.lost,
     });
   }
@@ -574,6 +559,12 @@ export class Scheduler {
           type: 'warning',
           code: 'checkpoint-failed',
           message: `Could not save a checkpoint: ${errorMessage(error)}`,
+        }),
+      unrestored: (variables) =>
+        this.#emit(call, {
+          type: 'warning',
+          code: 'resume-variables-lost',
+          message: unrestoredWarning(variables),
         }),
     });
     return this.#checkpointer;
@@ -1065,6 +1056,7 @@ export class Scheduler {
     this.#spawn(call, async () => {
       // The checkpoint of the step before ran during the model call; its snapshot must be taken.
       if (call.parentId === undefined) await this.#checkpointer?.snapshotTaken();
+      const restoreNote = call.parentId ? undefined : this.#checkpointer?.takeRestoreNote();
       const outputs: string[] = [];
       for (const [index, block] of plan.run.entries()) {
         if (call.done || call.pendingFinal) break;
@@ -1085,7 +1077,15 @@ export class Scheduler {
           ...(result.error === undefined ? {} : { error: result.error }),
         });
       }
-      return { type: 'CodeExecuted', callId: call.id, response, outputs, toolResults, notes };
+      const allNotes = restoreNote === undefined ? notes : [...notes, restoreNote];
+      return {
+        type: 'CodeExecuted',
+        callId: call.id,
+        response,
+        outputs,
+        toolResults,
+        notes: allNotes,
+      };
     });
   }
 
@@ -1217,6 +1217,7 @@ export class Scheduler {
     if (final.kind === 'value') answer = final.value;
     else {
       try {
+        if (call.parentId === undefined) await this.#checkpointer?.snapshotTaken();
         answer = await call.variables!.read(final.variable);
       } catch (error) {
         return {
@@ -1284,14 +1285,14 @@ export class Scheduler {
       ...(artifact ? { artifact } : {}),
     });
     this.#release(call, new Error('the query finished'));
-    this.#afterCheckpoints(call, () =>
-      call.settlement.resolve({
-        answer,
-        source,
-        iterations: call.iteration,
-        ...(artifact ? { artifact } : {}),
-      }),
-    );
+    // The run is complete: the answer does not wait for a checkpoint nobody needs.
+    if (call.parentId === undefined) this.#checkpointer?.supersede();
+    call.settlement.resolve({
+      answer,
+      source,
+      iterations: call.iteration,
+      ...(artifact ? { artifact } : {}),
+    });
   }
 
   /**

@@ -41,6 +41,80 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
     expect(JSON.stringify(body.messages)).not.toContain('"text":""');
   });
 
+  test('a needle in a large context, streamed, then SUBMIT {variable}: every request is valid', async () => {
+    const lines = Array.from({ length: 5_000 }, (_, index) => `line ${index}: filler text`);
+    lines[2_904] = 'line 2904: the secret code is NEEDLE-4410';
+    await using server = await startFakeMessagesServer({
+      apiKey,
+      replies: [
+        fakeText(
+          `Searching.\n${repl('const hit = context.split("\\n").find((line) => line.includes("NEEDLE"));\nprint(hit);')}`,
+        ),
+        fakeText(repl('const code = hit.match(/NEEDLE-\\d+/)[0];')),
+        fakeToolUse('SUBMIT', { variable: 'code' }, { stream: { deltaChars: 2 } }),
+      ],
+    });
+    const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const result = await rlm.query('What is the secret code?', lines.join('\n'));
+    expect(result.answer).toBe('NEEDLE-4410');
+    expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+    expect(server.requests.every((request) => (request.body as { stream?: boolean }).stream)).toBe(
+      true,
+    );
+    const last = JSON.stringify((server.requests[2]!.body as { messages: unknown[] }).messages);
+    expect(last).toContain('line 2904: the secret code is NEEDLE-4410');
+    // The whole context never crosses the token boundary.
+    expect(last).not.toContain('line 4999');
+  });
+
+  test('streamed text arrives as text-delta events before the step text', async () => {
+    const prose = 'Counting the words of the context first, then answering.';
+    await using server = await startFakeMessagesServer({
+      replies: [
+        fakeText(`${prose}\n${repl('const words = context.split(" ").length;')}`, {
+          stream: { deltaChars: 6 },
+        }),
+        fakeText('FINAL_VAR(words)'),
+      ],
+    });
+    const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const events = await collect(rlm.queryStream('How many words?', 'one two three'));
+    expect(events.at(-1)).toMatchObject({ type: 'final', answer: 3 });
+    const firstText = events.findIndex((event) => event.type === 'text');
+    const deltas = events
+      .slice(0, firstText)
+      .flatMap((event) => (event.type === 'text-delta' ? [event] : []));
+    expect(deltas.length).toBeGreaterThan(5);
+    const text = events[firstText] as Extract<RlmEvent, { type: 'text' }>;
+    expect(deltas.map((event) => event.text).join('')).toBe(text.text);
+  });
+
+  test('a gateway that refuses tools: one warning, then the text protocol to the end', async () => {
+    await using server = await startFakeMessagesServer({
+      handler: (request) => {
+        if (request.tools !== undefined) {
+          return fakeError(400, { message: 'tools: this deployment does not support tool use' });
+        }
+        const last = JSON.stringify(request.messages.at(-1));
+        return last.includes('REPL output')
+          ? fakeText('FINAL_VAR(total)')
+          : fakeText(repl('const total = context.split(",").length;'));
+      },
+    });
+    const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
+    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    const events = await collect(rlm.queryStream('How many items?', 'a,b,c,d'));
+    expect(events.at(-1)).toMatchObject({ type: 'final', answer: 4 });
+    expect(
+      events.filter((event) => event.type === 'warning' && event.code === 'tools-unsupported'),
+    ).toHaveLength(1);
+    expect(server.requests.map((request) => request.status)).toEqual([400, 200, 200]);
+    const later = server.requests.slice(1).map((request) => request.body as { tools?: unknown });
+    expect(later.every((body) => body.tools === undefined)).toBe(true);
+  });
+
   test('a max_tokens stop inside SUBMIT: the tool_result answers it in the next request', async () => {
     await using server = await startFakeMessagesServer({
       replies: [

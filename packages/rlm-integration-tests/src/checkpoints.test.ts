@@ -4,6 +4,7 @@ import {
   type ArtifactStore,
   type CheckpointInput,
   createRLM,
+  type LanguageModel,
   type RlmEvent,
   type SandboxFactory,
 } from '@rlm/core';
@@ -49,6 +50,10 @@ test('the save after step 1 overlaps the model call of step 2; the snapshot stil
   });
   let saved = 0;
   let runKey = '';
+  let bothSaved!: () => void;
+  const savedTwice = new Promise<void>((resolve) => {
+    bothSaved = resolve;
+  });
   // Every save waits until the model is asked for step 3: were the loop waiting for saves,
   // the model would never be asked for step 2.
   const artifacts = withSave(store, async (input) => {
@@ -56,10 +61,11 @@ test('the save after step 1 overlaps the model call of step 2; the snapshot stil
     await saveGate;
     const summary = await store.saveCheckpoint(input);
     saved += 1;
+    if (saved === 2) bothSaved();
     return summary;
   });
   let savedBeforeStep2: number | undefined;
-  const llm = createScriptedModel([
+  const scripted = createScriptedModel([
     repl('var total = new Map([["step", 1]]);'),
     () => {
       savedBeforeStep2 = saved;
@@ -70,6 +76,16 @@ test('the save after step 1 overlaps the model call of step 2; the snapshot stil
       return repl('SUBMIT(total.get("step"))');
     },
   ]);
+  // The answer is held until both saves are done: once the run has its answer, a checkpoint
+  // not yet saved is dropped.
+  const llm: LanguageModel = {
+    ...scripted,
+    generate: async (request, options) => {
+      const result = await scripted.generate(request, options);
+      if (scripted.requests.length === 3) await savedTwice;
+      return result;
+    },
+  };
   await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
   const events = await collect(rlm.queryStream('q', 'ctx'));
   expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 2 });
@@ -145,4 +161,117 @@ test('a sandbox without snapshotVariables is checkpointed as JSON data; the rest
   await using second = createRLM({ llm: resumed, sandbox: jsonOnly, artifacts });
   const result = await second.query('json only', 'ctx', { resume: true });
   expect(result).toMatchObject({ answer: 1, resumedFrom: 1 });
+});
+
+test('the answer does not wait for a checkpoint nobody needs; dispose waits for the write in flight', async () => {
+  const store = createMemoryArtifactStore();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const saving: number[] = [];
+  const saved: number[] = [];
+  let runKey = '';
+  const artifacts = withSave(store, async (input) => {
+    runKey = input.runKey;
+    saving.push(input.iteration);
+    await gate;
+    const summary = await store.saveCheckpoint(input);
+    saved.push(input.iteration);
+    return summary;
+  });
+  const llm = createScriptedModel([
+    repl('var total = new Map([["step", 1]]);'),
+    repl('total.set("step", 2);'),
+    repl('SUBMIT(total.get("step"))'),
+  ]);
+  const rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  // The save of step 1 is held, step 2's queued behind it: the answer comes all the same.
+  const result = await rlm.query('superseded', 'ctx');
+  expect(result.answer).toBe(2);
+  expect(saving).toEqual([1]);
+  expect(saved).toEqual([]);
+  let disposed = false;
+  const disposing = rlm.dispose().then(() => {
+    disposed = true;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // The write in flight holds dispose (the store must not be closed under it).
+  expect(disposed).toBe(false);
+  release();
+  await disposing;
+  // It finished whole; the one that had not begun was dropped.
+  expect(saved).toEqual([1]);
+  expect(saving).toEqual([1]);
+  expect((await store.latestCheckpoint(runKey))?.iteration).toBe(1);
+
+  // --resume of the finished run continues from the checkpoint that was written.
+  const again = createScriptedModel([
+    (request) => {
+      expect(JSON.stringify(request.messages)).toContain('resumed after iteration 1');
+      return repl('SUBMIT(total.get("step") * 10)');
+    },
+  ]);
+  await using resumed = createRLM({ llm: again, sandbox: sandboxFactory, artifacts: store });
+  expect(await resumed.query('superseded', 'ctx', { resume: true })).toMatchObject({
+    answer: 10,
+    resumedFrom: 1,
+  });
+  await store.close();
+});
+
+test('steps faster than saves: a checkpoint waiting for its save is replaced by the newer one, which carries its bytes', async () => {
+  const store = createMemoryArtifactStore();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const saved: number[] = [];
+  let savedTwice!: () => void;
+  const twoSaves = new Promise<void>((resolve) => {
+    savedTwice = resolve;
+  });
+  let runKey = '';
+  const artifacts = withSave(store, async (input) => {
+    runKey = input.runKey;
+    await gate;
+    const summary = await store.saveCheckpoint(input);
+    saved.push(input.iteration);
+    if (saved.length === 2) savedTwice();
+    return summary;
+  });
+  const scripted = createScriptedModel([
+    repl('var m = new Map([[1, 1]]);'),
+    // `big` is new here; checkpoint 2 waits behind the held save of checkpoint 1.
+    repl('var big = [1, 2, 3];\nm.set(2, 2);'),
+    // Checkpoint 3 replaces checkpoint 2, and marks `big` unchanged.
+    repl('m.set(3, 3);'),
+    () => {
+      release();
+      return repl('SUBMIT(m.size)');
+    },
+  ]);
+  // The answer is held until two saves are done, so that checkpoint 3 is written.
+  const llm: LanguageModel = {
+    ...scripted,
+    generate: async (request, options) => {
+      const result = await scripted.generate(request, options);
+      if (scripted.requests.length === 4) await twoSaves;
+      return result;
+    },
+  };
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  expect((await rlm.query('coalesced', 'ctx')).answer).toBe(3);
+  expect(saved).toEqual([1, 3]);
+  const latest = await store.latestCheckpoint(runKey);
+  expect(latest?.iteration).toBe(3);
+  // `big`'s bytes were only ever in checkpoint 2: checkpoint 3 wrote them.
+  expect(deserialize(latest!.serializedVariables.big!)).toEqual([1, 2, 3]);
+  expect(deserialize(latest!.serializedVariables.m!)).toEqual(
+    new Map([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]),
+  );
 });

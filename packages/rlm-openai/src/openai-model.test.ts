@@ -325,6 +325,46 @@ describe('createOpenAIModel: faults', () => {
     expect(error.message).toMatch(/did not answer within timeoutMs \(200 ms\)/);
   });
 
+  test('streamed, timeoutMs bounds silences: a long answer that keeps coming ends well', async () => {
+    const text = 'y'.repeat(16 * 30);
+    const { model } = await setup([fakeChatText(text, { streamChunkDelayMs: 50 })], {
+      timeoutMs: 1_000,
+      maxRetries: 0,
+    });
+    const started = Date.now();
+    expect((await model.generate(ask)).text).toBe(text);
+    // About 33 chunks 50 ms apart: longer than timeoutMs in all.
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+  });
+
+  test('streamed, an answer that goes silent past timeoutMs fails saying so', async () => {
+    const { model } = await setup([fakeChatText('stalls', { streamHangAfterChunks: 2 })], {
+      timeoutMs: 300,
+      maxRetries: 0,
+    });
+    const error = await rejection(model.generate(ask));
+    expect(error).toMatchObject({ reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] });
+    expect(error.message).toMatch(
+      /went silent for timeoutMs \(300 ms\) mid-answer, after 2 chunks/,
+    );
+  });
+
+  test('streamed, aborting mid-answer rejects with the signal reason, never a short answer', async () => {
+    const { model, server } = await setup([
+      fakeChatText('a'.repeat(16 * 10), { streamChunkDelayMs: 20 }),
+    ]);
+    const controller = new AbortController();
+    const reason = new Error('the user pressed Ctrl-C');
+    const outcome = await model
+      .generate(ask, { signal: controller.signal, onText: () => controller.abort(reason) })
+      .then(
+        (result) => result,
+        (error: unknown) => error,
+      );
+    expect(outcome).toBe(reason);
+    expect(server.requests).toHaveLength(1);
+  });
+
   test('an unreachable server is a network error naming the URL', async () => {
     const { model, server } = await setup([], { maxRetries: 0 });
     const { url } = server;
@@ -332,6 +372,8 @@ describe('createOpenAIModel: faults', () => {
     const error = await rejection(model.generate(ask));
     expect(error.reason).toBe('network');
     expect(error.message).toContain(url);
+    expect(error.message).toContain('(or the baseURL setting)');
+    expect(error.settings).toEqual(['maxRetries', 'baseURL']);
   });
 });
 

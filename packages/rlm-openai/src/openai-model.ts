@@ -21,7 +21,10 @@ export const openAIBaseURL = 'https://api.openai.com/v1';
 /** Retries of a transient fault (429, 408, 409, 5xx, a dropped connection, a timeout): 2. */
 export const defaultOpenAIMaxRetries = 2;
 
-/** Time allowed for one attempt, in milliseconds: 60 s (raise it for slow local models). */
+/**
+ * Time allowed, in milliseconds, for an answer to start and (streamed) for each silence in it:
+ * 60 s (raise it for slow local models).
+ */
 export const defaultOpenAITimeoutMs = 60_000;
 
 /** The longest `retry-after` wait honoured, in milliseconds: 60 s. */
@@ -63,8 +66,10 @@ export interface OpenAIModelSettings {
    */
   readonly maxRetries?: number;
   /**
-   * Milliseconds allowed for one attempt, from the request to the last byte of the answer; a
-   * timed-out attempt is retried. Defaults to {@link defaultOpenAITimeoutMs}.
+   * Milliseconds allowed, streamed, before the first chunk and between two chunks (a stream
+   * that goes silent that long is dropped, while one that keeps coming is never cut);
+   * unstreamed, from the request to the last byte of the answer. A timed-out attempt is
+   * retried. Defaults to {@link defaultOpenAITimeoutMs}.
    */
   readonly timeoutMs?: number;
   /**
@@ -96,10 +101,11 @@ export interface OpenAIModelSettings {
 
 function judge(error: unknown): RetryVerdict {
   if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
-    const detail =
-      error instanceof AttemptTimeoutError
+    const detail = !(error instanceof AttemptTimeoutError)
+      ? 'did not answer in time'
+      : error.chunksReceived === 0
         ? `did not answer within ${formatDuration(error.timeoutMs)}`
-        : 'did not answer in time';
+        : `went silent for ${formatDuration(error.timeoutMs)} mid-answer`;
     return { retryable: true, retryAfterMs: undefined, retry: { reason: 'timeout', detail } };
   }
   if (error instanceof MalformedCompletionError) {
@@ -161,6 +167,7 @@ function emitText(onText: ((delta: string) => void) | undefined, delta: string):
 async function collectStream(
   chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
   onText: ((delta: string) => void) | undefined,
+  onChunk: () => void,
 ): Promise<unknown> {
   let content = '';
   let finishReason: string | null = null;
@@ -180,6 +187,7 @@ async function collectStream(
     if (next.done) break;
     const chunk = next.value;
     received = true;
+    onChunk();
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
@@ -198,6 +206,7 @@ async function collectStream(
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
   if (!received) throw new MalformedCompletionError('an empty stream');
+  if (finishReason === null) throw new StreamCutError('the stream ended before a finish_reason');
   const toolCalls = calls.flatMap((call) =>
     call ? [{ id: call.id, function: { name: call.name, arguments: call.arguments } }] : [],
   );
@@ -292,7 +301,16 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+    let chunksReceived = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => controller.abort(new AttemptTimeoutError(timeoutMs, chunksReceived)),
+        timeoutMs,
+      );
+    };
+    arm();
     try {
       // The SDK's own timer is a backstop a little later than ours, which also covers the body.
       const requestOptions = {
@@ -311,7 +329,16 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
         { ...body, stream: true, stream_options: { include_usage: true } },
         requestOptions,
       );
-      return fromChatCompletion(await collectStream(chunks, onText));
+      // Streamed, timeoutMs bounds each silence, so an answer that keeps coming is never cut.
+      const onChunk = () => {
+        chunksReceived += 1;
+        arm();
+      };
+      const collected = await collectStream(chunks, onText, onChunk);
+      // The SDK ends a stream quietly when its signal aborts: a timeout or an abort mid-answer
+      // must not pass for a short answer.
+      if (controller.signal.aborted) throw controller.signal.reason;
+      return fromChatCompletion(collected);
     } catch (error) {
       const reason: unknown = controller.signal.reason;
       throw reason instanceof AttemptTimeoutError ? reason : error;

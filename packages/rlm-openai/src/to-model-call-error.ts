@@ -91,6 +91,12 @@ function count(value: number): string {
 }
 
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  if (error instanceof AttemptTimeoutError && error.chunksReceived > 0) {
+    return new ModelCallError(
+      `${prefix} the Chat Completions API at ${context.baseURL} went silent for timeoutMs (${count(context.timeoutMs)} ms) mid-answer, after ${count(error.chunksReceived)} chunks; ${triedFor(context)}. Raise timeoutMs or maxRetries, or check the server.`,
+      { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
+    );
+  }
   if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ModelCallError(
       `${prefix} the Chat Completions API at ${context.baseURL} did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${triedFor(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the server.`,
@@ -103,7 +109,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   if (error instanceof OpenAI.APIConnectionError) {
     return new ModelCallError(
       `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${triedFor(context)}. Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.`,
-      { retryable: true, reason: 'network', settings: ['maxRetries'] },
+      { retryable: true, reason: 'network', settings: ['maxRetries', 'baseURL'] },
     );
   }
   if (error instanceof StreamCutError) {
@@ -115,7 +121,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   if (error instanceof MalformedCompletionError) {
     return new ModelCallError(
       `${prefix} the server at ${context.baseURL} answered with a body that is not a chat completion (${error.problem}); ${triedFor(context)}. Check that OPENAI_BASE_URL (or the baseURL setting) is a Chat Completions API, usually ending in /v1.`,
-      { retryable: true, reason: 'server', settings: ['maxRetries'] },
+      { retryable: true, reason: 'server', settings: ['maxRetries', 'baseURL'] },
     );
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
@@ -142,7 +148,15 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
         : advice(status);
     return new ModelCallError(
       `${answered}${retryable ? `; ${triedFor(context)}` : ''}. ${help}${requestId}`,
-      { status, retryable, reason, settings: retryable ? ['maxRetries'] : [] },
+      {
+        status,
+        retryable,
+        reason,
+        settings: [
+          ...(retryable ? (['maxRetries'] as const) : []),
+          ...(status === 404 ? (['baseURL'] as const) : []),
+        ],
+      },
     );
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -52,6 +52,20 @@ describe('copyForTransfer', () => {
     expect(copied[5]).toBe('x');
   });
 
+  test('a copy of an array without holes serialises as compactly as the array itself', () => {
+    const words = Array.from({ length: 10_000 }, (_, i) => `w${i % 97}`);
+    const copy = copyForTransfer(words, 1e8);
+    expect(copy.ok).toBe(true);
+    const copied = (copy as { value: unknown[] }).value;
+    // A holey copy would be written index by index, about twice the bytes.
+    expect(serializeValue(copied).byteLength).toBe(serializeValue(words).byteLength);
+    const trailing: unknown[] = ['a'];
+    trailing.length = 3;
+    const trailingCopy = (copyForTransfer(trailing, 1e6) as { value: unknown[] }).value;
+    expect(trailingCopy).toHaveLength(3);
+    expect(2 in trailingCopy).toBe(false);
+  });
+
   test('copies plain data, keeping shared and cyclic objects shared and counted once', () => {
     const shared = { name: 'shared' };
     const cyclic: Record<string, unknown> = { a: shared, b: shared, list: [shared] };

@@ -2,6 +2,7 @@ import type { Benchmark } from '../benchmark.js';
 import { artifactStoreBenchmark } from './artifact-store-benchmark.js';
 import { bridgeBenchmark } from './bridge-benchmark.js';
 import { checkpointBenchmark } from './checkpoint-benchmark.js';
+import { checkpointCliBenchmark } from './checkpoint-cli-benchmark.js';
 import { coldStartBenchmark } from './cold-start-benchmark.js';
 import { computeBenchmark } from './compute-benchmark.js';
 import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
@@ -18,6 +19,7 @@ export const benchmarks: readonly Benchmark[] = [
   artifactStoreBenchmark,
   checkpointBenchmark,
   largeCheckpointBenchmark,
+  checkpointCliBenchmark,
   promptGrowthBenchmark,
   promptCachingBenchmark,
   coldStartBenchmark,

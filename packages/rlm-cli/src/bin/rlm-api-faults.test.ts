@@ -155,8 +155,9 @@ describe('a model API that misbehaves', () => {
     expect(result.code).toBe(1);
     const lines = rlmLines(result.stderr);
     expect(lines).toHaveLength(3);
+    // The model streams: a body cut mid-way is a stream that stopped mid-answer.
     expect(lines[0]).toMatch(
-      /^rlm: the API answered 200 with a body that is not a message \(cut after 100 of \d+ bytes.*\); retrying in 0\.5 s \(attempt 2 of 3\)$/,
+      /^rlm: the API stopped mid-answer \(.+ after \d+ events\); retrying in 0\.5 s \(attempt 2 of 3\)$/,
     );
     expect(lines[1]).toBe(
       'rlm: the API answered 200 with a body that is not a message (the JSON is a string, not a message); retrying in 1 s (attempt 3 of 3)',

@@ -118,6 +118,64 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(screen).toContain('streamed');
   });
 
+  test('anthropic: on a terminal the streamed prose is shown once, then the code and the answer', async () => {
+    const anthropicKey = 'sk-ant-cli-stream-key-0123456789';
+    await using server = await startFakeMessagesServer({
+      apiKey: anthropicKey,
+      replies: [
+        fakeText(`Streamed by Claude, first line.\nSecond line of it.\n${repl('print("ran");')}`, {
+          stream: { deltaChars: 5 },
+        }),
+        fakeText('FINAL(claude streamed)'),
+      ],
+    });
+    const result = await rlm(
+      ['Stream?', '-m', 'anthropic:claude-sonnet-5-5'],
+      { ANTHROPIC_API_KEY: anthropicKey, ANTHROPIC_BASE_URL: server.url },
+      true,
+    );
+    expect(result.code).toBe(0);
+    expect(server.requests.map((request) => (request.body as { stream?: boolean }).stream)).toEqual(
+      [true, true],
+    );
+    const screen = result.stdout.replaceAll('\r', '');
+    expect(screen.split('Streamed by Claude, first line.').length).toBe(2);
+    expect(screen.indexOf('Second line of it.')).toBeLessThan(screen.indexOf('print("ran")'));
+    expect(screen).toContain('claude streamed');
+  });
+
+  test('--no-stream: a gateway that cannot stream is asked for one body, by root and sub-model', async () => {
+    const anthropicKey = 'sk-ant-cli-no-stream-key-0123456789';
+    await using messages = await startFakeMessagesServer({
+      apiKey: anthropicKey,
+      streaming: false,
+      replies: [fakeText(repl('const hi = await llm_query("say hi");')), fakeText('FINAL_VAR(hi)')],
+    });
+    await using chat = await startFakeChatCompletionsServer({
+      apiKey: null,
+      replies: [fakeChatText('hi from the sub-model')],
+    });
+    const result = await rlm(
+      [
+        'Greet?',
+        '-m',
+        'anthropic:claude-sonnet-5-5',
+        '--sub-model',
+        'ollama:qwen3:8b',
+        '--sub-base-url',
+        chat.url,
+        '--no-stream',
+      ],
+      { ANTHROPIC_API_KEY: anthropicKey, ANTHROPIC_BASE_URL: messages.url },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hi from the sub-model\n');
+    expect(messages.requests.map((request) => request.status)).toEqual([200, 200]);
+    expect(chat.requests.map((request) => (request.body as FakeChatRequest).stream)).toEqual([
+      undefined,
+    ]);
+  });
+
   test('OPENAI_BASE_URL and RLM_MODEL are honoured without flags', async () => {
     await using server = await startFakeChatCompletionsServer({
       apiKey: openAIKey,
@@ -205,5 +263,25 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('plain text works\n');
     expect(server.requests.map((request) => request.status)).toEqual([400, 200]);
+  });
+
+  test('an unreachable server: one line naming --base-url and --max-retries, not the API settings', async () => {
+    const closed = await startFakeChatCompletionsServer({ apiKey: null });
+    await closed.close();
+    const result = await rlm([
+      'Question?',
+      '-m',
+      'ollama:qwen3:8b',
+      '--base-url',
+      closed.url,
+      '--max-retries',
+      '0',
+    ]);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(
+      /^rlm: the model call failed: could not reach the Chat Completions API at .+\(or --base-url\), or raise --max-retries\.$/,
+    );
+    expect(result.stderr).not.toMatch(/baseURL|maxRetries/);
   });
 });

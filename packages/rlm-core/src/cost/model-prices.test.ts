@@ -34,5 +34,13 @@ describe('findModelPrice', () => {
   test('bareModelId drops only a provider prefix', () => {
     expect(bareModelId('openai:gpt-5')).toBe('gpt-5');
     expect(bareModelId('gpt-5')).toBe('gpt-5');
+    expect(bareModelId('ollama:qwen3:8b')).toBe('qwen3:8b');
+  });
+
+  test('a model id with colons is priced by its whole id or by the id after its provider', () => {
+    const price = defaultModelPrices['gpt-4o-mini']!;
+    expect(findModelPrice({ 'qwen3:8b': price }, 'ollama:qwen3:8b')).toBe(price);
+    expect(findModelPrice({ 'ollama:qwen3:8b': price }, 'ollama:qwen3:8b')).toBe(price);
+    expect(findModelPrice({ '8b': price }, 'ollama:qwen3:8b')).toBeUndefined();
   });
 });

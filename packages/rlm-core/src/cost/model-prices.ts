@@ -45,12 +45,14 @@ export const defaultModelPrices: ModelPrices = {
 };
 
 /**
- * The price of `modelId` in `prices`, or `undefined` when it has none (never a guess). A
- * `provider:` or `provider/` prefix is ignored (`anthropic:claude-sonnet-5-5`); an exact key
- * wins, else the longest key the id starts with followed by `-` (a dated snapshot such as
- * `claude-sonnet-4-5-20250929` takes the price of `claude-sonnet-4-5`).
+ * The price of `modelId` in `prices`, or `undefined` when it has none (never a guess). A key
+ * equal to the whole id wins (`ollama:qwen3:8b`), then one equal to the id without its
+ * `provider:` or `provider/` prefix (`qwen3:8b`), else the longest key the prefix-less id
+ * starts with followed by `-` (a dated snapshot such as `claude-sonnet-4-5-20250929` takes the
+ * price of `claude-sonnet-4-5`).
  */
 export function findModelPrice(prices: ModelPrices, modelId: string): ModelPrice | undefined {
+  if (Object.hasOwn(prices, modelId)) return prices[modelId];
   const id = bareModelId(modelId);
   if (Object.hasOwn(prices, id)) return prices[id];
   let best: string | undefined;

@@ -389,7 +389,18 @@ export async function startFakeChatCompletionsServer(
             true;
           const chunks = toChunks(completion, includeUsage);
           const cut = reply.streamCutAfterChunks;
-          for (const chunk of cut === undefined ? chunks : chunks.slice(0, cut)) {
+          for (const [index, chunk] of (cut === undefined
+            ? chunks
+            : chunks.slice(0, cut)
+          ).entries()) {
+            if (index === reply.streamHangAfterChunks) {
+              await new Promise((resolve) => response.once('close', resolve));
+              return;
+            }
+            if (index > 0 && reply.streamChunkDelayMs) {
+              response.flushHeaders();
+              if (!(await waitWhileOpen(reply.streamChunkDelayMs, response))) return;
+            }
             response.write(`data: ${JSON.stringify(chunk)}\n\n`);
           }
           if (cut !== undefined) {

@@ -44,6 +44,13 @@ export interface FakeChatCompletionReply extends FakeChatTiming {
    * stream cut mid-way). Ignored for a request that does not stream.
    */
   readonly streamCutAfterChunks?: number;
+  /**
+   * When the request streams: send only this many chunks, then nothing more, holding the
+   * connection open (a stream that goes silent). Ignored for a request that does not stream.
+   */
+  readonly streamHangAfterChunks?: number;
+  /** When the request streams: wait this long (milliseconds) before each chunk after the first. */
+  readonly streamChunkDelayMs?: number;
 }
 
 /** Answer with an API error body `{error: {message, type, param, code}}`. */
@@ -84,7 +91,12 @@ export type FakeChatReply =
   | FakeChatHangReply;
 
 /** Options of the completion helpers. */
-export interface FakeChatCompletionOptions extends FakeChatTiming {
+export interface FakeChatCompletionOptions
+  extends FakeChatTiming,
+    Pick<
+      FakeChatCompletionReply,
+      'streamCutAfterChunks' | 'streamHangAfterChunks' | 'streamChunkDelayMs'
+    > {
   readonly finishReason?: FakeChatCompletionReply['finishReason'];
   readonly usage?: FakeChatUsage;
 }
