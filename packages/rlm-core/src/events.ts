@@ -125,6 +125,8 @@ export interface BridgeResultEvent extends EventBase {
  * - `queue-overload`: more host calls pending than `commandQueue.maxPending`.
  * - `checkpoint-failed`: a checkpoint could not be saved; the run went on.
  * - `checkpoint-variable-skipped`: variables over `checkpointMaxVariableBytes` were not saved.
+ * - `resume-variables-lost`: after a resume, variables restored in the background could not be
+ *   brought back; the run went on without them.
  */
 export type WarningCode =
   | 'submit-with-code'
