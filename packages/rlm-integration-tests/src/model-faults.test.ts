@@ -60,14 +60,16 @@ async function startScripted(
   return { server, arrivals };
 }
 
-function modelFor(server: FakeMessagesServer) {
-  return createAnthropicModel({
-    apiKey,
-    baseURL: server.url,
-    maxRetries,
-    timeoutMs: attemptTimeoutMs,
-  });
+/**
+ * The adapter against `server`. Fault cases use a short attempt timeout; cases about large
+ * responses pass a long one, so a loaded machine's slow stream is not mistaken for a fault.
+ */
+function modelFor(server: FakeMessagesServer, timeoutMs = attemptTimeoutMs) {
+  return createAnthropicModel({ apiKey, baseURL: server.url, maxRetries, timeoutMs });
 }
+
+/** The attempt timeout of cases whose subject is not a timeout. */
+const patientTimeoutMs = 60_000;
 
 async function collect(stream: AsyncIterable<RlmEvent>): Promise<RlmEvent[]> {
   const events: RlmEvent[] = [];
@@ -246,7 +248,10 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
       submitTotal,
     ]);
     try {
-      await using rlm = createRLM({ llm: modelFor(server), sandbox: sandboxFactory });
+      await using rlm = createRLM({
+        llm: modelFor(server, patientTimeoutMs),
+        sandbox: sandboxFactory,
+      });
       const started = performance.now();
       const events = await collect(rlm.queryStream(query, context));
       const elapsed = performance.now() - started;
@@ -278,7 +283,7 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
     ]);
     try {
       await using rlm = createRLM({
-        llm: modelFor(server),
+        llm: modelFor(server, patientTimeoutMs),
         sandbox: sandboxFactory,
         maxIterations: 3,
       });
