@@ -437,13 +437,20 @@ describe('createAnthropicModel', () => {
   });
 
   test('aborting during a retry wait rejects promptly; an aborted signal sends nothing', async () => {
-    const { model } = await setup([fakeError(429, { retryAfterSeconds: 5 })]);
+    const { model } = await setup([fakeError(429, { retryAfterSeconds: 30 })]);
     const controller = new AbortController();
     const reason = new Error('stop now');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    expect(await rejection(model.generate(ask, { signal: controller.signal }))).toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    let abortedAt = 0;
+    // Aborted once the retry is announced, that is at the start of its 30 s wait.
+    const onRetry = () => {
+      abortedAt = Date.now();
+      controller.abort(reason);
+    };
+    expect(await rejection(model.generate(ask, { signal: controller.signal, onRetry }))).toBe(
+      reason,
+    );
+    // Far sooner than the wait (a bound with room for a loaded machine).
+    expect(Date.now() - abortedAt).toBeLessThan(10_000);
     expect(await rejection(model.generate(ask, { signal: controller.signal }))).toBe(reason);
     expect(server!.requests).toHaveLength(1);
   });

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type FakeMessagesServer, startFakeMessagesServer } from './fake-messages-server.js';
 import { type FakeReply, fakeText, fakeToolUse } from './fake-messages-server-replies.js';
-import { toMessageStreamEvents } from './to-message-stream-events.js';
+import { maxDefaultDeltas, toMessageStreamEvents } from './to-message-stream-events.js';
 
 const ask = {
   model: 'claude-test',
@@ -141,6 +141,22 @@ describe('the fake Messages server, streamed', () => {
 });
 
 describe('toMessageStreamEvents', () => {
+  test('without deltaChars a long text is cut into at most maxDefaultDeltas deltas', () => {
+    const text = 'x'.repeat(1_000_003);
+    const events = toMessageStreamEvents({
+      id: 'msg_1',
+      model: 'm',
+      content: [{ type: 'text', text }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    });
+    const deltas = events.filter(({ event }) => event === 'content_block_delta');
+    expect(deltas.length).toBeLessThanOrEqual(maxDefaultDeltas);
+    expect(
+      deltas.map(({ data }) => (data as { delta: { text: string } }).delta.text).join(''),
+    ).toBe(text);
+  });
+
   test('splits text and tool input into deltas that join back to the message', () => {
     const events = toMessageStreamEvents(
       {

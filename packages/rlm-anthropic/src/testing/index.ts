@@ -20,6 +20,7 @@ export {
   type FakeReply,
   type FakeReplyTiming,
   type FakeStopReason,
+  type FakeStreamDelivery,
   type FakeToolUseOptions,
   fakeDelay,
   fakeDroppedConnection,
@@ -32,6 +33,7 @@ export {
   fakeTruncatedToolUse,
 } from './fake-messages-server-replies.js';
 export { findMessagesRequestViolation } from './fake-messages-server-validation.js';
+export { type FakeStreamShape, maxDefaultDeltas } from './to-message-stream-events.js';
 export {
   type FakeCacheUsage,
   FakePromptCache,

@@ -10,9 +10,15 @@ export interface FakeStreamedMessage {
 
 /** How a streamed answer is cut into events. */
 export interface FakeStreamShape {
-  /** Characters of text (or of a tool call's JSON input) in each delta event. Default 4. */
+  /**
+   * Characters of text (or of a tool call's JSON input) in each delta event. Default 4, or as
+   * many as keep a block to {@link maxDefaultDeltas} deltas (a 10 MB answer stays quick).
+   */
   readonly deltaChars?: number;
 }
+
+/** The most deltas a block is cut into when `deltaChars` is not given. */
+export const maxDefaultDeltas = 256;
 
 /** One server-sent event: its name and its JSON data. */
 export interface FakeStreamEvent {
@@ -42,7 +48,8 @@ export function toMessageStreamEvents(
   message: FakeStreamedMessage,
   shape: FakeStreamShape = {},
 ): FakeStreamEvent[] {
-  const size = Math.max(1, shape.deltaChars ?? 4);
+  const sizeFor = (text: string) =>
+    Math.max(1, shape.deltaChars ?? Math.max(4, Math.ceil(text.length / maxDefaultDeltas)));
   const { output_tokens: outputTokens, ...inputUsage } = message.usage;
   const events: FakeStreamEvent[] = [
     {
@@ -74,7 +81,8 @@ export function toMessageStreamEvents(
         event: 'content_block_start',
         data: { type: 'content_block_start', index, content_block: { ...block, text: '' } },
       });
-      for (const text of pieces(String(block.text), size)) delta({ type: 'text_delta', text });
+      const text = String(block.text);
+      for (const piece of pieces(text, sizeFor(text))) delta({ type: 'text_delta', text: piece });
     } else if (block.type === 'tool_use') {
       events.push({
         event: 'content_block_start',
@@ -82,7 +90,7 @@ export function toMessageStreamEvents(
       });
       delta({ type: 'input_json_delta', partial_json: '' });
       const json = JSON.stringify(block.input) ?? '';
-      for (const partial_json of pieces(json, size)) {
+      for (const partial_json of pieces(json, sizeFor(json))) {
         delta({ type: 'input_json_delta', partial_json });
       }
     } else {

@@ -265,6 +265,34 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(server.requests.map((request) => request.status)).toEqual([400, 200]);
   });
 
+  test('--price qwen3:8b prices ollama:qwen3:8b: a run under --max-cost reports its cost', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: null,
+      replies: [
+        fakeChatText('FINAL(priced)', {
+          usage: { promptTokens: 1_000_000, completionTokens: 500_000 },
+        }),
+      ],
+    });
+    const result = await rlm([
+      'Question?',
+      '-m',
+      'ollama:qwen3:8b',
+      '--base-url',
+      server.url,
+      '--price',
+      'qwen3:8b=0.1,0.2',
+      '--max-cost',
+      '5',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { answer: string; usage: { costUsd?: number } };
+    expect(report.answer).toBe('priced');
+    // 1M input tokens at $0.1 and 0.5M output tokens at $0.2 per million.
+    expect(report.usage.costUsd).toBeCloseTo(0.2, 10);
+  });
+
   test('an unreachable server: one line naming --base-url and --max-retries, not the API settings', async () => {
     const closed = await startFakeChatCompletionsServer({ apiKey: null });
     await closed.close();
