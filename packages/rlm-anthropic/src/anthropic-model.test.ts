@@ -425,9 +425,12 @@ describe('createAnthropicModel', () => {
   test('aborting rejects promptly with the signal reason and is not retried', async () => {
     const { model } = await setup([fakeDelay(60_000, fakeText('never'))]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    const pending = rejection(model.generate(ask, { signal: controller.signal }));
+    // Aborted while the server holds the request (not before it was sent).
+    await vi.waitFor(() => expect(server!.requests).toHaveLength(1), { timeout: 30_000 });
     const started = Date.now();
-    const error = await rejection(model.generate(ask, { signal: controller.signal }));
+    controller.abort();
+    const error = await pending;
     // Far below the reply's 60 s, whatever the machine's load.
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(error).toBe(controller.signal.reason);

@@ -59,7 +59,15 @@ describe('createEventRenderer', () => {
         index: 0,
         code: 'print(context.split("\\n").length)\n',
       },
-      { ...root, type: 'execution', iteration: 1, index: 0, output: '3\n', durationMs: 4 },
+      {
+        ...root,
+        type: 'execution',
+        iteration: 1,
+        index: 0,
+        output: '3\n',
+        shownToModel: '3\n',
+        durationMs: 4,
+      },
       {
         ...root,
         type: 'usage',
@@ -112,7 +120,15 @@ describe('createEventRenderer', () => {
 
   test('errors, empty output, warnings, sub-calls indented by depth', () => {
     const text = render([
-      { ...root, type: 'execution', iteration: 1, index: 0, output: '', durationMs: 12 },
+      {
+        ...root,
+        type: 'execution',
+        iteration: 1,
+        index: 0,
+        output: '',
+        shownToModel: '',
+        durationMs: 12,
+      },
       { ...root, type: 'bridge-call', requestId: 'r1', name: 'llm_query' },
       { ...root, type: 'bridge-call', requestId: 'r2', name: 'sub_rlm' },
       {
@@ -129,8 +145,9 @@ describe('createEventRenderer', () => {
         type: 'execution',
         iteration: 1,
         index: 1,
-        output: 'partial\nError: ReferenceError: x is not defined\n    at <repl>',
+        output: 'partial',
         error: 'ReferenceError: x is not defined\n    at <repl>',
+        shownToModel: 'partial\nError: ReferenceError: x is not defined\n    at <repl>',
         durationMs: 1,
       },
       { ...root, type: 'warning', code: 'empty-response', message: 'no code and\nno answer' },
@@ -164,15 +181,16 @@ describe('createEventRenderer', () => {
     );
   });
 
-  test('an error that names its own type is not printed twice; resumes and sync failures show', () => {
+  test('output and error arrive apart and show once each; resumes and sync failures show', () => {
     const text = render([
       {
         ...root,
         type: 'execution',
         iteration: 3,
         index: 0,
-        output: 'before\nTypeError: rows is not iterable',
+        output: 'before',
         error: 'TypeError: rows is not iterable',
+        shownToModel: 'before\nTypeError: rows is not iterable',
         durationMs: 2,
       },
       { ...root, type: 'resumed', iteration: 2, restored: ['numbers', 'total'], lost: ['parse'] },
@@ -208,6 +226,7 @@ describe('createEventRenderer', () => {
           iteration: 1,
           index: 0,
           output: 'x'.repeat(100),
+          shownToModel: 'x'.repeat(100),
           durationMs: 1,
         },
       ],
@@ -227,6 +246,7 @@ describe('createEventRenderer', () => {
         iteration: 1,
         index: 0,
         output: 'a\u001b[2Jb\rc\u0007',
+        shownToModel: 'a\u001b[2Jb\rc\u0007',
         durationMs: 1,
       },
     ]);
@@ -271,7 +291,15 @@ describe('createEventRenderer', () => {
     for (let call = 0; call < 3; call += 1) {
       renderEvent({ ...tool, activity: 'reused', source: 'persisted', generationId: 'gen-1' });
     }
-    renderEvent({ ...root, type: 'execution', iteration: 1, index: 0, output: '', durationMs: 9 });
+    renderEvent({
+      ...root,
+      type: 'execution',
+      iteration: 1,
+      index: 0,
+      output: '',
+      shownToModel: '',
+      durationMs: 9,
+    });
     // A block that finishes the call with SUBMIT has its tool lines before the answer line.
     renderEvent({ ...root, type: 'step-start', iteration: 2 });
     renderEvent({ ...tool, activity: 'reused', source: 'persisted', generationId: 'gen-1' });
@@ -327,7 +355,15 @@ describe('createEventRenderer', () => {
         ...(index % 10 === 0 ? { error: `failure ${index}` } : {}),
       });
     }
-    renderEvent({ ...root, type: 'execution', iteration: 2, index: 0, output: '', durationMs: 9 });
+    renderEvent({
+      ...root,
+      type: 'execution',
+      iteration: 2,
+      index: 0,
+      output: '',
+      shownToModel: '',
+      durationMs: 9,
+    });
     expect(statuses.slice(0, 3)).toEqual([
       'step 2 · waiting for the model',
       undefined,

@@ -252,13 +252,8 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         emit('cyan', '  ┃ ', event.code.replace(/\n+$/, '').split('\n'), maxLines.code);
         return;
       case 'execution': {
-        // The model sees the error appended to the output (prefixed with "Error: " unless it
-        // names its own error type); it is shown once, on its own line.
-        const errorTexts = event.error === undefined ? [] : [`Error: ${event.error}`, event.error];
-        const errorText = errorTexts.find((text) => event.output.endsWith(text));
-        const withoutError =
-          errorText !== undefined ? event.output.slice(0, -errorText.length) : event.output;
-        const output = withoutError.replace(/\n+$/, '');
+        // The output and the error arrive apart; the error is shown on its own line.
+        const output = event.output.replace(/\n+$/, '');
         if (output !== '') emit('dim', '  → ', output.split('\n'), maxLines.output);
         const fanOut = fanOuts.get(event.callId);
         fanOuts.delete(event.callId);

@@ -7,10 +7,6 @@ export const artifactFunctionNames = ['store', 'load', 'list_artifacts'] as cons
 
 type ArtifactFunctionName = (typeof artifactFunctionNames)[number];
 
-export function isArtifactFunction(name: string): name is ArtifactFunctionName {
-  return (artifactFunctionNames as readonly string[]).includes(name);
-}
-
 /**
  * Runs `store(name, value, { type?, description?, purpose? })`, `load(name)` or
  * `list_artifacts()` against the run's store. Rejects with a message written for the model.

@@ -5,7 +5,7 @@ import {
   type UnrestoredVariable,
   unrestoredNote,
 } from './background-restore.js';
-import type { CallState } from './call-state.js';
+import type { RunningCall } from './loop/call-state.js';
 import {
   type PrepareCheckpointOptions,
   type PreparedCheckpoint,
@@ -126,7 +126,7 @@ export class Checkpointer {
    * call changes again (its transcript is copied here and the sandbox handles the request
    * before any later execution).
    */
-  start(call: CallState, options: Omit<PrepareCheckpointOptions, 'previousDigests'>): void {
+  start(call: RunningCall, options: Omit<PrepareCheckpointOptions, 'previousDigests'>): void {
     if (this.#closed) return;
     const startedAt = Date.now();
     const iteration = call.iteration;

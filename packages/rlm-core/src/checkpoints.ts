@@ -6,7 +6,7 @@ import type {
   SerializedVariableInput,
 } from './artifact-store.js';
 import type { Budget } from './budget.js';
-import type { CallState } from './call-state.js';
+import type { RunningCall } from './loop/call-state.js';
 import { measurePlainData, type PlainDataLimits } from './bridge/measure-plain-data.js';
 import type { Message } from './language-model.js';
 
@@ -80,19 +80,19 @@ export interface PrepareCheckpointOptions {
  * values over `maxVariableBytes` are named but not saved, with the reason.
  */
 export async function prepareCheckpoint(
-  call: CallState,
+  call: RunningCall,
   options: PrepareCheckpointOptions,
 ): Promise<PreparedCheckpoint> {
   const transcript = [...call.messages];
   const budget = { ...options.budget.usage, elapsedMs: Date.now() - options.startedAt };
   const iteration = call.iteration;
-  const sandbox = call.sandbox;
+  const sandbox = call.workspace.sandbox;
   const skipped: SkippedVariable[] = [];
   const values: Record<string, unknown> = {};
   const serializedVariables: Record<string, SerializedVariableInput> = {};
   const digests: Record<string, string> = {};
   let variableNames: string[];
-  if (sandbox?.snapshotVariables) {
+  if (sandbox.snapshotVariables) {
     const entries = await sandbox.snapshotVariables({
       exclude: [...options.hostVariables],
       maxBytesPerVariable: options.maxVariableBytes,
@@ -113,7 +113,7 @@ export async function prepareCheckpoint(
           : { digest: entry.digest };
     }
   } else {
-    const listed = call.variables!.cached.variables.filter(
+    const listed = call.workspace.variables.cached.variables.filter(
       (variable) => !options.hostVariables.has(variable.name),
     );
     variableNames = listed.map((variable) => variable.name);
@@ -123,7 +123,7 @@ export async function prepareCheckpoint(
         continue;
       }
       try {
-        const value = await call.variables!.read(variable.name);
+        const value = await call.workspace.variables.read(variable.name);
         if (isJsonData(value)) values[variable.name] = value;
         else skipped.push({ name: variable.name, reason: 'not JSON data', tooLarge: false });
       } catch {
@@ -157,7 +157,7 @@ export async function prepareCheckpoint(
  * @param hostVariables names the host set (the context, history): restored from the query, not saved.
  */
 export async function takeCheckpoint(
-  call: CallState,
+  call: RunningCall,
   options: {
     readonly artifacts: ArtifactStore;
     readonly runKey: string;

@@ -20,14 +20,9 @@ import { SchemaCheck } from './schema-check.js';
 import type { InferSchemaOutput, Schema } from './schema.js';
 import { SessionMemory } from './session-memory.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
-import {
-  type CallSetup,
-  guestHelpersFor,
-  hostFunctionNames,
-  internalHostFunctionNames,
-  type ResolvedSettings,
-  Scheduler,
-} from './scheduler.js';
+import type { CallSetup } from './loop/commands.js';
+import type { ResolvedSettings } from './loop/resolved-settings.js';
+import { RlmRun } from './rlm-run.js';
 
 /**
  * Creates a Recursive Language Model: `query()` answers a question over a context that lives
@@ -46,7 +41,7 @@ class RecursiveLanguageModel implements RLM {
   readonly #budget: RLMSettings['budget'];
   readonly #prices: ModelPrices;
   #sandbox: Promise<Sandbox> | undefined;
-  #running: Scheduler | undefined;
+  #running: RlmRun | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   /** The persistent session's contexts (`context_0..n`) and `history`, bounded. */
   readonly #session: SessionMemory;
@@ -220,7 +215,7 @@ class RecursiveLanguageModel implements RLM {
           await storage.artifacts.latestCheckpoint(storage.runKey, { loadSerializedBytes: false })
         : undefined;
     if (checkpoint) budget.restore(checkpoint.budget);
-    const scheduler = new Scheduler(this.#settings, {
+    const run = new RlmRun(this.#settings, {
       budget,
       gate: new ConcurrencyGate(this.#maxConcurrency),
       emit,
@@ -233,7 +228,7 @@ class RecursiveLanguageModel implements RLM {
         ? undefined
         : setTimeout(
             () =>
-              scheduler.failRoot(
+              run.failRoot(
                 new BudgetExhaustedError(
                   `@rlm/core: the wall time budget (${wallTime} ms) is spent; raise budget.maxWallTimeMs`,
                   { budget: 'wallTime' },
@@ -241,19 +236,23 @@ class RecursiveLanguageModel implements RLM {
               ),
             Math.max(0, wallTime),
           );
-    if (this.#persistent) this.#running = scheduler;
+    if (this.#persistent) this.#running = run;
     try {
-      const setup = await this.#setup(context, checkpoint ? resumeStateOf(checkpoint) : undefined);
-      const final = await scheduler.runRoot(query, context, setup, options.signal);
+      const setup = await this.#setup(
+        context,
+        checkpoint ? resumeStateOf(checkpoint) : undefined,
+        run,
+      );
+      const final = await run.runRoot(query, context, setup, options.signal);
       if (this.#persistent) {
         this.#session.record({ query, answer: final.answer, iterations: final.iterations });
       }
       return {
         answer: final.answer,
         usage: budget.usage,
-        callUsage: scheduler.callUsage,
+        callUsage: run.callUsage,
         iterations: final.iterations,
-        depthReached: scheduler.depthReached,
+        depthReached: run.depthReached,
         durationMs: Date.now() - startedAt,
         ...(storage ? { runKey: storage.runKey } : {}),
         ...(final.artifact ? { artifact: final.artifact } : {}),
@@ -261,8 +260,8 @@ class RecursiveLanguageModel implements RLM {
       };
     } finally {
       clearTimeout(timer);
-      if (this.#running === scheduler) this.#running = undefined;
-      const written = scheduler.checkpointsWritten();
+      if (this.#running === run) this.#running = undefined;
+      const written = run.checkpointsWritten();
       this.#writes.add(written);
       void written.then(() => this.#writes.delete(written));
     }
@@ -275,7 +274,7 @@ class RecursiveLanguageModel implements RLM {
     return { artifacts: this.#persistent ? this.#session.view(run) : run, runKey: key };
   }
 
-  async #setup(context: unknown, resume: ResumeState | undefined): Promise<CallSetup> {
+  async #setup(context: unknown, resume: ResumeState | undefined, run: RlmRun): Promise<CallSetup> {
     const base = resume ? { resume } : {};
     if (!this.#persistent) {
       return {
@@ -286,13 +285,9 @@ class RecursiveLanguageModel implements RLM {
       };
     }
     this.#sandbox ??= this.#settings.sandboxFactory({
-      hostFunctions: this.#delegatingHostFunctions(
-        hostFunctionNames(this.#settings, this.#artifacts !== undefined),
-      ),
-      internalHostFunctions: this.#delegatingHostFunctions(
-        internalHostFunctionNames(this.#settings),
-      ),
-      guestHelpers: guestHelpersFor(this.#settings),
+      hostFunctions: this.#delegatingHostFunctions(run.hostFunctionNames),
+      internalHostFunctions: this.#delegatingHostFunctions(run.internalHostFunctionNames),
+      guestHelpers: run.guestHelpers,
       limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
     });
     let sandbox: Sandbox;

@@ -64,6 +64,7 @@ describe('DurableToolSession reports', () => {
 
     const forgeries: unknown[][] = [
       ['counter', 'size', { plan: 'plan-1', ok: true }],
+      // Another id: its last digit changed (to one it is not, so the forgery is never the plan).
       [
         'counter',
         'size',

@@ -59,13 +59,23 @@ export interface CodeEvent extends EventBase {
   readonly code: string;
 }
 
-/** A code block ran. `output` is what the model will see (truncated, possibly redacted). */
+/**
+ * A code block ran. `output` and `error` are what happened, apart; `shownToModel` is what the
+ * model is told of it (the output redacted and truncated, the error after it).
+ */
 export interface ExecutionEvent extends EventBase {
   readonly type: 'execution';
   readonly iteration: number;
   readonly index: number;
+  /**
+   * What the code printed (and its last value), as the sandbox returned it (at most the
+   * sandbox's `maxOutputChars`), without its final newline; never the error.
+   */
   readonly output: string;
+  /** The error the block ended with, as the sandbox reported it; absent when it ran through. */
   readonly error?: string;
+  /** The text the model is shown of this block (see `maxOutputChars`, `redactionRatio`). */
+  readonly shownToModel: string;
   readonly durationMs: number;
 }
 

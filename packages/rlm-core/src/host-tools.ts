@@ -1,30 +1,9 @@
 import type { ArtifactStore } from './artifact-store.js';
 import { measurePlainData } from './bridge/measure-plain-data.js';
 import type { ArtifactQuota } from './quotas/artifact-quota.js';
+import { reservedNames } from './features/reserved-names.js';
 import type { HostTool, ToolOutput } from './rlm-settings.js';
 import { formatIssues, SchemaCheck } from './schema-check.js';
-
-/** Names model code already has: a host tool may not take them. */
-const reservedNames = new Set([
-  'context',
-  'history',
-  'print',
-  'console',
-  'llm_query',
-  'llm_query_batched',
-  'sub_rlm',
-  'SUBMIT',
-  'FINAL',
-  'FINAL_VAR',
-  'SHOW_VARS',
-  'store',
-  'load',
-  'list_artifacts',
-  'tool',
-  'delegate',
-  '__tool_plan',
-  '__tool_report',
-]);
 
 /** The host tools of a run, validated once at `createRLM`. */
 export class HostToolRegistry {

@@ -10,12 +10,8 @@ export interface SystemPromptOptions {
   readonly recursion: boolean;
   /** The fence language model code must use. */
   readonly codeLanguage: string;
-  /** Whether `store`/`load`/`list_artifacts` exist. */
-  readonly artifacts: boolean;
-  /** The host tools' descriptions (empty: none). */
-  readonly tools: string;
-  /** Whether `tool(role)` and `delegate` exist. */
-  readonly durableTools: boolean;
+  /** Lines the installed features add after the core functions (see `Feature.replHelp`). */
+  readonly replHelp: readonly string[];
 }
 
 /** The built-in system prompt. */
@@ -57,30 +53,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
       ? '- `await sub_rlm(query, context)`: start a full recursive solver, with its own REPL, on a\n  sub-question and a piece of the context; returns its answer.'
       : '- `await sub_rlm(query, context)`: answer a sub-question over a piece of the context with\n  one model call; returns its answer.',
     '- `print(...)`: print values. `print(await SHOW_VARS())` lists the variables you made.',
-    ...(options.artifacts
-      ? [
-          '- `await store(name, value, { type, description, purpose })`: keep a value as a named,',
-          '  immutable artifact that survives crashes; `await load(name)` reads it back;',
-          '  `await list_artifacts()` lists them.',
-        ]
-      : []),
-    ...(options.durableTools
-      ? [
-          '- `await delegate(role, { purpose, deliverable, acceptance, failurePolicy })`: declare',
-          '  a reusable tool; `await tool(role).method(...args)` calls one of its methods. A',
-          '  method without code is written for you against the contract the first time, kept',
-          '  once it works, and reused by later runs (see known_tools below). Methods see only',
-          '  their arguments, the built-ins and llm_query: pass them the data they need.',
-        ]
-      : []),
-    ...(options.tools
-      ? [
-          '',
-          'Host tools (async functions). Inputs may use "@name" to pass an artifact value; pass',
-          '`{ outputs: [{ name, type, description, purpose }] }` to store the result as artifacts:',
-          options.tools,
-        ]
-      : []),
+    ...options.replHelp,
     '',
     'Work step by step: look at the context size and structure first, then split it into',
     'chunks, query sub-models over the chunks, and combine their answers in variables.',

@@ -38,6 +38,56 @@ describe('reduceTrace', () => {
     expect(trace.steps).toBe(3);
   });
 
+  test('a block keeps what the model was shown only when it differs from the output and error', () => {
+    const base = { callId: 'call-1', depth: 0, at: 5 } as const;
+    const events: RlmEvent[] = [
+      { ...base, type: 'call-start', query: 'q' },
+      { ...base, type: 'step-start', iteration: 1 },
+      ...[0, 1, 2].map((index) => ({
+        ...base,
+        type: 'code' as const,
+        iteration: 1,
+        index,
+        code: 'x',
+      })),
+      {
+        ...base,
+        type: 'execution',
+        iteration: 1,
+        index: 0,
+        output: 'a',
+        shownToModel: 'a',
+        durationMs: 1,
+      },
+      {
+        ...base,
+        type: 'execution',
+        iteration: 1,
+        index: 1,
+        output: 'a',
+        error: 'boom',
+        shownToModel: 'a\nError: boom',
+        durationMs: 1,
+      },
+      {
+        ...base,
+        type: 'execution',
+        iteration: 1,
+        index: 2,
+        output: 'y'.repeat(50),
+        shownToModel: 'yy... [40 characters cut]',
+        durationMs: 1,
+      },
+    ];
+    const blocks = findCall(replay(events), 'call-1')!.steps[0]!.blocks;
+    expect(blocks.map((block) => block.shownToModel)).toEqual([
+      undefined,
+      undefined,
+      'yy... [40 characters cut]',
+    ]);
+    expect(blocks[1]).toMatchObject({ output: 'a', error: 'boom' });
+  });
+
   test('records text, code, output, timings, checkpoints, warnings and the answer per step', () => {
     const trace = replay(sampleRunEvents(0), 0);
     const [first, second] = findCall(trace, 'call-1')!.steps;

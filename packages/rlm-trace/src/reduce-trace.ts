@@ -86,6 +86,7 @@ export function reduceTrace(
                 output: event.output,
                 durationMs: event.durationMs,
                 ...(event.error === undefined ? {} : { error: event.error }),
+                ...(shownAsIs(event) ? {} : { shownToModel: event.shownToModel }),
               }
             : block,
         ),
@@ -336,4 +337,13 @@ function addWarning(trace: TraceDocument, call: TraceCall, warning: TraceWarning
     }));
   }
   return withCall(trace, { ...call, warnings: [...call.warnings, warning] });
+}
+
+/** Whether the model was shown the block's output and error as they are (nothing cut). */
+function shownAsIs(event: Extract<RlmEvent, { type: 'execution' }>): boolean {
+  const { output, error, shownToModel } = event;
+  if (error === undefined) return shownToModel === output;
+  return [error, `Error: ${error}`].some(
+    (errorText) => shownToModel === (output.length > 0 ? `${output}\n${errorText}` : errorText),
+  );
 }

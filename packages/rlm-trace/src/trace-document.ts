@@ -39,9 +39,14 @@ export interface TraceBlock {
   readonly index: number;
   readonly code: string;
   readonly startedAt: number;
-  /** What the model was shown (truncated, possibly redacted); `undefined` until it ran. */
+  /** What the code printed; `undefined` until it ran. */
   readonly output?: string;
   readonly error?: string;
+  /**
+   * What the model was shown of the block, when that is not simply the output and the error
+   * (it was truncated or redacted).
+   */
+  readonly shownToModel?: string;
   /** Wall time of the block, host calls awaited included. */
   readonly durationMs?: number;
 }

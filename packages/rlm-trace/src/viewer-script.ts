@@ -21,6 +21,7 @@ export function runTraceViewer(): void {
     startedAt: number;
     output?: string;
     error?: string;
+    shownToModel?: string;
     durationMs?: number;
   };
   type HostCall = {
@@ -331,6 +332,11 @@ export function runTraceViewer(): void {
           if (block.error !== undefined) {
             wrap.append(textBlock('error', 'error', block.error, 'error'));
           }
+          if (block.shownToModel !== undefined) {
+            wrap.append(
+              textBlock('shown to the model', 'plain output', block.shownToModel, 'shownToModel'),
+            );
+          }
           body.append(wrap);
         }
         for (const hostCall of step.hostCalls) body.append(renderHostCall(call, hostCall));
@@ -601,6 +607,7 @@ export function runTraceViewer(): void {
           if (has(block.code)) hits.push({ ...at, field: 'code' });
           if (has(block.output)) hits.push({ ...at, field: 'output' });
           if (has(block.error)) hits.push({ ...at, field: 'error' });
+          if (has(block.shownToModel)) hits.push({ ...at, field: 'shownToModel' });
         }
         if (has(step.final?.answerExcerpt)) hits.push({ ...at, field: 'answer' });
         for (const hostCall of step.hostCalls) {

@@ -87,6 +87,7 @@ export function sampleRunEvents(start = 1_000_000): RlmEvent[] {
       iteration: 1,
       index: 0,
       output: 'cats and dogs',
+      shownToModel: 'cats and dogs',
       durationMs: 100,
     },
     { ...root, at: tick(), type: 'checkpoint', iteration: 1, checkpointId: 'cp-1', durationMs: 3 },

@@ -95,6 +95,7 @@ export function syntheticRunEvents(steps: number, start = 1_700_000_000_000): Rl
       iteration,
       index: 0,
       output: `Slice ${iteration} reports quarterly figures for region ${iteration % 17}.`,
+      shownToModel: `Slice ${iteration} reports quarterly figures for region ${iteration % 17}.`,
       durationMs: 12,
     });
     push({ ...base, type: 'step-complete', iteration, durationMs: 30 });

@@ -1,0 +1,17 @@
+import { coreFunctionNames } from '../loop/core-functions.js';
+import { artifactsFeatureNames } from './artifacts.js';
+import { durableToolsFeatureNames } from './durable-tools.js';
+
+/** Globals every sandbox defines itself, and the prose-only `FINAL` marker. */
+const sandboxNames = ['context', 'history', 'print', 'console', 'FINAL'];
+
+/**
+ * Names model code already has, or would have with a feature installed: a host tool may not
+ * take them. Made from the core's and the features' own lists, never kept by hand.
+ */
+export const reservedNames: ReadonlySet<string> = new Set([
+  ...sandboxNames,
+  ...coreFunctionNames,
+  ...artifactsFeatureNames,
+  ...durableToolsFeatureNames,
+]);
