@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { buildContextMessage, describeEvictions } from './prompts.js';
 import { describeContext } from './describe-context.js';
-import { SessionMemory } from './session-memory.js';
+import { SessionMemory, valueChars } from './session-memory.js';
 
 describe('SessionMemory without a store (drop)', () => {
   test('keeps at most maxContexts, evicting the oldest but never the current one', async () => {
@@ -111,5 +111,32 @@ describe('the prompt says what a bounded session moved', () => {
       evicted: { overflow: 'drop', contexts: [0], histories: 0 },
     });
     expect(message).toContain('- session memory is bounded: context_0 was dropped and is gone');
+  });
+});
+
+describe('valueChars', () => {
+  test('a string counts its length; JSON data about its JSON text', () => {
+    expect(valueChars('abc')).toBe(3);
+    const data = { name: 'x', list: [1, 22, true, null] };
+    const json = JSON.stringify(data).length;
+    expect(valueChars(data)).toBeGreaterThanOrEqual(json - 4);
+    expect(valueChars(data)).toBeLessThanOrEqual(json + 4);
+  });
+
+  test('a value shared at 2^60 places or a cycle is held once: measured at once', () => {
+    let nested: unknown[] = [];
+    for (let level = 0; level < 60; level++) nested = [nested, nested];
+    expect(valueChars(nested)).toBeLessThan(1_000);
+    const cycle: Record<string, unknown> = { text: 'x'.repeat(100) };
+    cycle.self = cycle;
+    expect(valueChars(cycle)).toBeLessThan(200);
+  });
+
+  test('a session records an answer with shared references without walking every path', () => {
+    const memory = new SessionMemory({ maxHistoryChars: 10_000 });
+    let nested: unknown[] = [];
+    for (let level = 0; level < 60; level++) nested = [nested, nested];
+    memory.record({ query: 'nested?', answer: nested, iterations: 2 });
+    expect(memory.history).toHaveLength(1);
   });
 });

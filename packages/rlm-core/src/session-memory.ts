@@ -9,7 +9,6 @@ import type {
   CheckpointInput,
   CheckpointSummary,
 } from './artifact-store.js';
-import { measurePlainData } from './bridge/measure-plain-data.js';
 import type { SessionMemorySettings } from './rlm-settings.js';
 
 export type { SessionMemorySettings };
@@ -369,13 +368,35 @@ function bound(value: number | undefined, name: string): number {
   return value;
 }
 
-/** A string's length, else the length of the value's JSON text (0 when it has none). */
-function valueChars(value: unknown): number {
+/**
+ * The characters a value holds in memory: a string's length, else its JSON text's length with
+ * each distinct object counted once (a value shared at many places, or a cycle, is held once),
+ * so the walk is linear in what the value holds, never in the paths to it.
+ */
+export function valueChars(value: unknown): number {
   if (typeof value === 'string') return value.length;
-  const measured = measurePlainData(value, {
-    maxNodes: Number.MAX_SAFE_INTEGER,
-    maxChars: Number.MAX_SAFE_INTEGER,
-    maxDepth: 10_000,
-  });
-  return measured.ok ? measured.chars : 0;
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  let chars = 0;
+  for (let next = stack.length; next > 0; next = stack.length) {
+    const item = stack.pop();
+    if (typeof item === 'string') chars += item.length + 2;
+    else if (typeof item === 'number' || typeof item === 'boolean' || typeof item === 'bigint')
+      chars += String(item).length;
+    else if (item === null) chars += 4;
+    else if (typeof item === 'object' && !seen.has(item)) {
+      seen.add(item);
+      if (Array.isArray(item)) {
+        chars += 2 + item.length;
+        for (const element of item) stack.push(element);
+      } else {
+        for (const [key, entry] of Object.entries(item)) {
+          chars += key.length + 4;
+          stack.push(entry);
+        }
+        chars += 2;
+      }
+    }
+  }
+  return chars;
 }
