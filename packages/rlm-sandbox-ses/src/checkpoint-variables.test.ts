@@ -1,6 +1,7 @@
 import type { Sandbox, VariableSnapshotEntry } from '@rlm/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CheckpointVariables, digestOf } from './checkpoint-variables.js';
+import { ReachTracker } from './reach-tracker.js';
 import { createSesSandbox } from './create-ses-sandbox.js';
 
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).
@@ -197,7 +198,8 @@ describe('what is serialised again', () => {
   /** A worker's variables and a CheckpointVariables over them, run step by step. */
   function harness() {
     const variables = new Map<string, unknown>();
-    const checkpoints = new CheckpointVariables();
+    const reach = new ReachTracker();
+    const checkpoints = new CheckpointVariables(reach);
     let previous: Record<string, string> = {};
     const readVariable = (name: string) => variables.get(name);
     return {
@@ -205,9 +207,9 @@ describe('what is serialised again', () => {
       checkpoints,
       /** An execution naming `names` that runs `body`. */
       step(names: string[], body: () => void, everything = false, captured: string[] = []) {
-        checkpoints.beforeExecution({ names, everything }, readVariable);
+        reach.beforeExecution({ names, everything }, readVariable);
         body();
-        checkpoints.afterExecution(
+        reach.afterExecution(
           { captured: new Set(captured), capturesDynamically: false },
           readVariable,
         );
