@@ -166,6 +166,33 @@ test('a large variable left untouched over 10 steps crosses once; a change throu
   expect(fresh.text?.state).toBe('saved');
 });
 
+test('digests the host holds decide what is unchanged, whether or not they are those last reported', async () => {
+  await sandbox.execute('var kept = [1, 2, 3]; var other = { a: 1 }');
+  const snapshot = (previousDigests?: Record<string, string>) =>
+    sandbox.snapshotVariables!({
+      maxBytesPerVariable: mebibyte,
+      ...(previousDigests ? { previousDigests } : {}),
+    });
+  const first = await snapshot();
+  // The same digests as reported (sent as a token, not again): unchanged.
+  const second = byName(await snapshot(digests(first)));
+  expect(second.kept?.state).toBe('unchanged');
+  // A failed save makes the host forget them: everything is saved again.
+  const afterFailure = byName(await snapshot({}));
+  expect(afterFailure.kept?.state).toBe('saved');
+  // Digests that differ from the last report in one name: that one is saved, the other not.
+  const partial = { ...digests(first) };
+  delete partial.other;
+  const third = byName(await snapshot(partial));
+  expect(third.kept?.state).toBe('unchanged');
+  expect(third.other?.state).toBe('saved');
+  // Concurrent snapshots each get what their caller holds.
+  const held = digests(first);
+  const [a, b] = await Promise.all([snapshot(held), snapshot({})]);
+  expect(byName(a).kept?.state).toBe('unchanged');
+  expect(byName(b).kept?.state).toBe('saved');
+});
+
 test('a variable over the size cap is named and skipped, the others saved', async () => {
   await sandbox.execute(`
     var huge = 'x'.repeat(3 * 1024 * 1024);

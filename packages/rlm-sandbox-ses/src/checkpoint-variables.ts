@@ -7,7 +7,11 @@ import { serializeValue } from './serialize-value.js';
 /** What {@link CheckpointVariables.snapshot} is asked. */
 export interface CheckpointRequest {
   readonly maxBytesPerVariable: number;
-  readonly previousDigests: Readonly<Record<string, string>>;
+  /**
+   * The digests the caller holds, or `as-reported`: those of the entries the last snapshot
+   * returned (none before the first).
+   */
+  readonly previousDigests: Readonly<Record<string, string>> | 'as-reported';
 }
 
 /** A snapshot's entries and the buffers its bytes live in, to move rather than copy. */
@@ -37,6 +41,8 @@ export class CheckpointVariables {
   readonly #reach: ReachTracker;
   /** The reach generation the last snapshot saw. */
   #snapshotGeneration = 0;
+  /** The digests of the entries the last snapshot returned. */
+  #reported: Readonly<Record<string, string>> = {};
   /** Values serialised, over this object's life (what an unchanged value saves). */
   serializations = 0;
 
@@ -53,10 +59,12 @@ export class CheckpointVariables {
     const buffers: ArrayBuffer[] = [];
     const seen = new Set<string>();
     const since = this.#snapshotGeneration;
+    const previousDigests =
+      request.previousDigests === 'as-reported' ? this.#reported : request.previousDigests;
     const sorted = [...variables].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [name, value] of sorted) {
       seen.add(name);
-      const previous = request.previousDigests[name];
+      const previous = previousDigests[name];
       const known = this.#known.get(name);
       if (
         known !== undefined &&
@@ -91,6 +99,9 @@ export class CheckpointVariables {
     }
     for (const name of this.#known.keys()) if (!seen.has(name)) this.#known.delete(name);
     this.#snapshotGeneration = this.#reach.generation;
+    const reported: Record<string, string> = {};
+    for (const entry of entries) if (entry.state !== 'skipped') reported[entry.name] = entry.digest;
+    this.#reported = reported;
     return { entries, buffers };
   }
 

@@ -76,7 +76,7 @@ type RequestMessage =
       readonly type: 'snapshot-variables';
       readonly exclude: readonly string[];
       readonly maxBytesPerVariable: number;
-      readonly previousDigests: Readonly<Record<string, string>>;
+      readonly previousDigests: Readonly<Record<string, string>> | 'as-reported';
     }
   | {
       readonly type: 'restore-variables';
@@ -150,6 +150,9 @@ export class SesSandbox implements Sandbox {
    */
   readonly #snapshot = new Map<string, { bytes: Uint8Array; isConst: boolean }>();
   readonly #incomingSnapshot = new Map<string, Uint8Array>();
+  /** The digests the worker's last checkpoint snapshot reported (see `snapshotVariables`). */
+  #reportedDigests: ReadonlyMap<string, string> | undefined;
+  #snapshotsInFlight = 0;
   /** Model variables after the last execution, to tell which a restart loses. */
   #modelVariables: readonly string[] = [];
   readonly #requests = new Map<number, PendingRequest>();
@@ -271,20 +274,33 @@ export class SesSandbox implements Sandbox {
    * (structured clone) and hashes each one itself; only changed variables' bytes cross, moved
    * rather than copied. Runs between executions, in order with them.
    */
-  snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
+  async snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
     if (!(Number.isSafeInteger(options.maxBytesPerVariable) && options.maxBytesPerVariable > 0)) {
-      return Promise.reject(
-        new SandboxError(
-          `@rlm/sandbox-ses: maxBytesPerVariable must be a positive integer of bytes, got ${options.maxBytesPerVariable}`,
-        ),
+      throw new SandboxError(
+        `@rlm/sandbox-ses: maxBytesPerVariable must be a positive integer of bytes, got ${options.maxBytesPerVariable}`,
       );
     }
-    return this.#request({
-      type: 'snapshot-variables',
-      exclude: [...(options.exclude ?? [])],
-      maxBytesPerVariable: options.maxBytesPerVariable,
-      previousDigests: { ...options.previousDigests },
-    }) as Promise<VariableSnapshotEntry[]>;
+    // Digests equal to those the worker last reported need not cross again (they grow with
+    // the variables); only while no other snapshot is in flight, whose answer would change them.
+    const reported = this.#snapshotsInFlight === 0 ? this.#reportedDigests : undefined;
+    const previousDigests =
+      reported !== undefined && sameDigests(options.previousDigests ?? {}, reported)
+        ? 'as-reported'
+        : { ...options.previousDigests };
+    this.#snapshotsInFlight += 1;
+    this.#reportedDigests = undefined;
+    try {
+      const entries = (await this.#request({
+        type: 'snapshot-variables',
+        exclude: [...(options.exclude ?? [])],
+        maxBytesPerVariable: options.maxBytesPerVariable,
+        previousDigests,
+      })) as VariableSnapshotEntry[];
+      if (this.#snapshotsInFlight === 1) this.#reportedDigests = reportedDigestsOf(entries);
+      return entries;
+    } finally {
+      this.#snapshotsInFlight -= 1;
+    }
   }
 
   /** Defines model variables from `snapshotVariables` bytes, decoded inside the worker. */
@@ -648,6 +664,7 @@ export class SesSandbox implements Sandbox {
       this.#callBytes = 0;
     }
     this.#incomingSnapshot.clear();
+    this.#reportedDigests = undefined;
     for (const request of this.#requests.values()) {
       clearTimeout(request.watchdog);
       request.reject(error);
@@ -818,4 +835,24 @@ export class SesSandbox implements Sandbox {
     if (this.#current) this.#stop(this.#current, disposedError());
     await Promise.all([...this.#stopping, this.#config.pool.close()]);
   }
+}
+
+/** The digest of each entry a checkpoint snapshot saved or found unchanged. */
+function reportedDigestsOf(entries: readonly VariableSnapshotEntry[]): Map<string, string> {
+  const digests = new Map<string, string>();
+  for (const entry of entries) if (entry.state !== 'skipped') digests.set(entry.name, entry.digest);
+  return digests;
+}
+
+/** Whether `digests` holds exactly the names and digests of `reported`. */
+function sameDigests(
+  digests: Readonly<Record<string, string>>,
+  reported: ReadonlyMap<string, string>,
+): boolean {
+  let count = 0;
+  for (const name in digests) {
+    if (!Object.hasOwn(digests, name) || reported.get(name) !== digests[name]) return false;
+    count += 1;
+  }
+  return count === reported.size;
 }

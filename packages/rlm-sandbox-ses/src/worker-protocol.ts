@@ -68,7 +68,11 @@ export type HostMessage =
       readonly id: number;
       readonly exclude: readonly string[];
       readonly maxBytesPerVariable: number;
-      readonly previousDigests: Readonly<Record<string, string>>;
+      /**
+       * `as-reported`: the digests of the entries this worker's last snapshot reported (the
+       * host found them equal), so that they need not cross again.
+       */
+      readonly previousDigests: Readonly<Record<string, string>> | 'as-reported';
     }
   /** Defines model variables from snapshot bytes; the reply lists the names not restored. */
   | {
