@@ -547,8 +547,7 @@ export class GuestRuntime {
         continue;
       }
       budget -= bytes.byteLength;
-      this.#post({ type: 'snapshot-value', name, bytes }, bytes);
-      entries.push({ name, state: 'copied', isConst });
+      entries.push({ name, state: 'copied', isConst, bytes });
       this.#copied.set(name, { value, bytes: bytes.byteLength });
     }
     return entries;
@@ -601,13 +600,20 @@ export class GuestRuntime {
     );
     this.#adoptGlobals();
     const snapshot = this.#takeSnapshot();
-    this.#post({
+    const executed: WorkerMessage = {
       type: 'executed',
       id,
       error,
       snapshot,
       arrayBufferBytes: arrayBufferBytes(),
-    });
+    };
+    const buffers: ArrayBuffer[] = [];
+    for (const entry of snapshot) {
+      if (entry.state === 'copied' && ownsBuffer(entry.bytes)) {
+        buffers.push(entry.bytes.buffer as ArrayBuffer);
+      }
+    }
+    this.#port.postMessage(executed, buffers);
   }
 
   #createVariableFor(name: string): VariableMeta {
@@ -870,12 +876,17 @@ export class GuestRuntime {
 
   /** Posts `message`, moving `bytes` (not copying them) when they own their buffer. */
   #post(message: WorkerMessage, bytes?: Uint8Array): void {
-    const movable =
-      bytes !== undefined &&
-      bytes.byteOffset === 0 &&
-      bytes.byteLength === bytes.buffer.byteLength &&
-      bytes.buffer instanceof ArrayBuffer;
-    if (movable) this.#port.postMessage(message, [bytes.buffer as ArrayBuffer]);
-    else this.#port.postMessage(message);
+    if (bytes !== undefined && ownsBuffer(bytes)) {
+      this.#port.postMessage(message, [bytes.buffer as ArrayBuffer]);
+    } else this.#port.postMessage(message);
   }
+}
+
+/** Whether `bytes` spans the whole of its own ArrayBuffer, which can then be moved. */
+function ownsBuffer(bytes: Uint8Array): boolean {
+  return (
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength &&
+    bytes.buffer instanceof ArrayBuffer
+  );
 }

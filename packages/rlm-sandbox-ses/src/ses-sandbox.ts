@@ -149,7 +149,6 @@ export class SesSandbox implements Sandbox {
    * structured clones as bytes, which the host never decodes.
    */
   readonly #snapshot = new Map<string, { bytes: Uint8Array; isConst: boolean }>();
-  readonly #incomingSnapshot = new Map<string, Uint8Array>();
   /** The digests the worker's last checkpoint snapshot reported (see `snapshotVariables`). */
   #reportedDigests: ReadonlyMap<string, string> | undefined;
   #snapshotsInFlight = 0;
@@ -571,9 +570,6 @@ export class SesSandbox implements Sandbox {
       case 'ready':
         state.markReady([...message.unrestored]);
         return;
-      case 'snapshot-value':
-        this.#incomingSnapshot.set(message.name, message.bytes);
-        return;
       case 'memory':
         this.#onMemoryReport?.(message.arrayBufferBytes);
         return;
@@ -626,9 +622,7 @@ export class SesSandbox implements Sandbox {
     for (const entry of entries) {
       names.add(entry.name);
       if (entry.state === 'copied') {
-        const bytes = this.#incomingSnapshot.get(entry.name);
-        if (bytes === undefined) this.#snapshot.delete(entry.name);
-        else this.#snapshot.set(entry.name, { bytes, isConst: entry.isConst });
+        this.#snapshot.set(entry.name, { bytes: entry.bytes, isConst: entry.isConst });
       } else if (entry.state === 'unchanged') {
         const previous = this.#snapshot.get(entry.name);
         if (previous) previous.isConst = entry.isConst;
@@ -637,7 +631,6 @@ export class SesSandbox implements Sandbox {
       }
     }
     for (const name of this.#snapshot.keys()) if (!names.has(name)) this.#snapshot.delete(name);
-    this.#incomingSnapshot.clear();
     this.#modelVariables = [...names];
   }
 
@@ -663,7 +656,6 @@ export class SesSandbox implements Sandbox {
       // Calls of a stopped worker are abandoned: their arguments no longer count.
       this.#callBytes = 0;
     }
-    this.#incomingSnapshot.clear();
     this.#reportedDigests = undefined;
     for (const request of this.#requests.values()) {
       clearTimeout(request.watchdog);
