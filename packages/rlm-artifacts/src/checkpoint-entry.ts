@@ -24,7 +24,17 @@ export interface CheckpointEntry {
   readonly callId: string;
   readonly iteration: number;
   readonly timestamp: number;
-  /** One blob id per message (the message's JSON). */
+  /**
+   * An earlier checkpoint of the same run this one continues (a delta): its first
+   * `transcriptBaseLength` messages and its serialised variables are this one's too, but for
+   * those `serialized` replaces and `serializedRemoved` drops. Absent: the entry is whole.
+   */
+  readonly base?: string;
+  /** How many deltas lead to this entry from a whole one (0 or absent: whole). */
+  readonly chain?: number;
+  /** With `base`: how many of the base's messages start this transcript. */
+  readonly transcriptBaseLength?: number;
+  /** One blob id per message (the message's JSON); with `base`, those after the base's. */
   readonly transcript: readonly string[];
   readonly variableNames: readonly string[];
   /** Variable name to the blob id of its value's JSON. */
@@ -34,6 +44,8 @@ export interface CheckpointEntry {
    * as the sandbox reported it. Absent in checkpoints written before sandboxes serialised.
    */
   readonly serialized?: Readonly<Record<string, SerializedBlob>>;
+  /** With `base`: serialised variables of the base this checkpoint no longer has. */
+  readonly serializedRemoved?: readonly string[];
   readonly budget: CheckpointBudget;
   readonly metadata: Readonly<Record<string, unknown>>;
 }
@@ -84,6 +96,16 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
     callId: expectString(entry, 'callId'),
     iteration: expectCount(entry, 'iteration'),
     timestamp: expectNumber(entry, 'timestamp'),
+    ...(entry.base === undefined
+      ? {}
+      : {
+          base: expectString(entry, 'base'),
+          chain: expectCount(entry, 'chain'),
+          transcriptBaseLength: expectCount(entry, 'transcriptBaseLength'),
+          ...(entry.serializedRemoved === undefined
+            ? {}
+            : { serializedRemoved: expectStringArray(entry, 'serializedRemoved') }),
+        }),
     transcript: expectStringArray(entry, 'transcript'),
     variableNames: expectStringArray(entry, 'variableNames'),
     variables: variables as Record<string, string>,
@@ -126,7 +148,7 @@ export function summarizeCheckpoint(entry: CheckpointEntry): CheckpointSummary {
     callId: entry.callId,
     iteration: entry.iteration,
     timestamp: entry.timestamp,
-    transcriptLength: entry.transcript.length,
+    transcriptLength: (entry.transcriptBaseLength ?? 0) + entry.transcript.length,
     variableNames: entry.variableNames,
   };
 }

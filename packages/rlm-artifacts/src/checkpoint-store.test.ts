@@ -7,6 +7,7 @@ import type { CheckpointInput, SerializedVariableInput } from '@rlm/core';
 import { Keyv } from 'keyv';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createArtifactStore } from './create-artifact-store.js';
+import { maxDeltaChain } from './checkpoint-store.js';
 import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
 import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
 import { ArtifactValueError } from './errors/artifact-value-error.js';
@@ -234,4 +235,81 @@ test('a damaged inline variable is left out of a loaded checkpoint, so it is los
   const latest = await store.latestCheckpoint('run');
   expect(Object.keys(latest!.serializedVariables)).toEqual(['good']);
   expect(Object.keys(latest!.serializedDigests).sort()).toEqual(['bad', 'good']);
+});
+
+test('a checkpoint holds what changed since the one before; each one loads whole, also from a new store instance', async () => {
+  const index = new Map<string, unknown>();
+  const keyv = () => new Keyv({ store: index });
+  const steps = 3 * (maxDeltaChain + 1);
+  const transcript: CheckpointInput['transcript'][number][] = [];
+  const variables: Record<string, SerializedVariableInput> = {};
+  /** The size of the entry each save added to the index (what it wrote besides blobs). */
+  const entrySizes: number[] = [];
+  {
+    await using store = createArtifactStore({ keyv: keyv() });
+    for (let step = 1; step <= steps; step++) {
+      transcript.push({ role: 'assistant', content: `code ${step}` });
+      transcript.push({ role: 'user', content: `output ${step}` });
+      variables[`a${step}`] = serialized([step, step + 1]);
+      variables.counter = serialized({ step });
+      if (step === 5) variables.temporary = serialized('kept for a while');
+      if (step === 9) delete variables.temporary;
+      const before = new Set(index.keys());
+      await store.saveCheckpoint({ ...checkpoint(step, variables), transcript: [...transcript] });
+      const added = [...index.entries()].filter(
+        ([key, value]) =>
+          !before.has(key) && typeof value === 'string' && value.includes('rlm.checkpoint"'),
+      );
+      expect(added).toHaveLength(1);
+      entrySizes.push(String(added[0]![1]).length);
+      // Later saves mark unchanged variables so: no bytes sent.
+      for (const name of Object.keys(variables)) {
+        variables[name] = { digest: variables[name]!.digest };
+      }
+    }
+  }
+  // Deltas stay small however long the run is; a whole entry is written every so often.
+  const deltas = entrySizes.filter((_, index) => index % (maxDeltaChain + 1) !== 0);
+  expect(Math.max(...deltas)).toBeLessThan(entrySizes[steps - maxDeltaChain - 1]! / 2);
+  await using reopened = createArtifactStore({ keyv: keyv() });
+  const summaries = await reopened.listCheckpoints('run');
+  expect(summaries).toHaveLength(steps);
+  for (const summary of summaries) {
+    const step = summary.iteration;
+    expect(summary.transcriptLength).toBe(2 * step);
+    const loaded = await reopened.loadCheckpoint('run', summary.id);
+    expect(loaded.transcript).toHaveLength(2 * step);
+    expect(loaded.transcript.at(-1)).toEqual({ role: 'user', content: `output ${step}` });
+    expect(deserialize(loaded.serializedVariables.counter!)).toEqual({ step });
+    expect(deserialize(loaded.serializedVariables[`a${step}`]!)).toEqual([step, step + 1]);
+    const names = Object.keys(loaded.serializedDigests);
+    expect(names).toHaveLength(step + 1 + (step >= 5 && step < 9 ? 1 : 0));
+  }
+  // A new instance writes a whole entry first, then continues with deltas of its own.
+  await reopened.saveCheckpoint({
+    ...checkpoint(steps + 1, variables),
+    transcript: [...transcript, { role: 'assistant', content: 'last' }],
+  });
+  const latest = await reopened.latestCheckpoint('run');
+  expect(latest!.transcript).toHaveLength(2 * steps + 1);
+  expect(Object.keys(latest!.serializedVariables)).toHaveLength(steps + 1);
+});
+
+test('a delta whose base is missing is reported as damage, naming the key', async () => {
+  const index = new Map<string, unknown>();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  await store.saveCheckpoint(checkpoint(1, { a: serialized([1]) }));
+  const whole = [...index.keys()].filter((key) =>
+    String(index.get(key)).includes('rlm.checkpoint"'),
+  );
+  // The same transcript and more: a delta of the first.
+  await store.saveCheckpoint({
+    ...checkpoint(2, { a: serialized([1], false) }),
+    transcript: [...checkpoint(1, {}).transcript, { role: 'assistant', content: 'next' }],
+  });
+  expect(whole).toHaveLength(1);
+  for (const key of whole) index.delete(key);
+  await expect(store.latestCheckpoint('run')).rejects.toSatisfy(
+    (error) => ArtifactCorruptError.isInstance(error) && /missing/.test((error as Error).message),
+  );
 });

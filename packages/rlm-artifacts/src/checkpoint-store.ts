@@ -37,6 +37,25 @@ const maxRememberedInline = 10_000;
 const maxRememberedMessages = 10_000;
 
 /**
+ * Deltas at most between two whole checkpoint entries: a save writes what changed since the
+ * previous one, and every `maxDeltaChain + 1`-th save writes the whole state, so that reading
+ * the newest checkpoint takes at most this many extra entry reads.
+ */
+export const maxDeltaChain = 16;
+
+/** A checkpoint's transcript and serialised variables, its base entries applied. */
+interface ResolvedCheckpoint {
+  readonly transcript: readonly string[];
+  readonly serialized: Readonly<Record<string, SerializedBlob>>;
+}
+
+/** The last checkpoint this store wrote for a run: the base of the next one. */
+interface WrittenCheckpoint extends ResolvedCheckpoint {
+  readonly id: string;
+  readonly chain: number;
+}
+
+/**
  * Run checkpoints. Each run (by `runKey`) has a head entry pointing at its newest checkpoint;
  * each checkpoint points at the one before, so the newest is two reads and the history a walk.
  * A checkpoint is written before the head moves to it: a crash in between leaves the previous
@@ -50,6 +69,14 @@ export class CheckpointStore {
   readonly #inline = new Map<string, string>();
   /** Blob ids of the transcript messages this store wrote, by their JSON. */
   readonly #messageBlobs = new Map<string, string>();
+  /**
+   * Blob ids of transcript messages by the message object: a transcript is the same message
+   * objects step after step (messages are never changed in place), so most are not even
+   * turned into JSON again.
+   */
+  readonly #messageObjects = new WeakMap<object, string>();
+  /** The last checkpoint this store wrote, by run key. */
+  readonly #written = new Map<string, WrittenCheckpoint>();
 
   constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock }) {
     this.#index = options.index;
@@ -61,6 +88,11 @@ export class CheckpointStore {
     validate(input);
     const transcript: string[] = [];
     for (const [index, message] of input.transcript.entries()) {
+      const known = this.#messageObjects.get(message);
+      if (known !== undefined) {
+        transcript.push(known);
+        continue;
+      }
       const json = toJson(message, `transcript message ${index}`);
       // The transcript grows by a message or two a step: the rest is already stored.
       let id = this.#messageBlobs.get(json);
@@ -69,6 +101,7 @@ export class CheckpointStore {
         if (this.#messageBlobs.size >= maxRememberedMessages) this.#messageBlobs.clear();
         this.#messageBlobs.set(json, id);
       }
+      this.#messageObjects.set(message, id);
       transcript.push(id);
     }
     const variables: Record<string, string> = {};
@@ -116,6 +149,12 @@ export class CheckpointStore {
     const headKey = this.#headKey(input.runKey);
     return this.#lock.run(headKey, async () => {
       const head = await this.#index.read(headKey, decodeCheckpointHead);
+      // A committed checkpoint this store wrote is the base: the entry holds what changed since.
+      const base = this.#written.get(input.runKey);
+      const delta =
+        base !== undefined && base.chain < maxDeltaChain && startsWith(transcript, base.transcript)
+          ? deltaOf(base, transcript, serialized)
+          : undefined;
       const entry: CheckpointEntry = {
         kind: 'rlm.checkpoint',
         version: entryVersion,
@@ -126,10 +165,10 @@ export class CheckpointStore {
         callId: input.callId,
         iteration: input.iteration,
         timestamp: Date.now(),
-        transcript,
+        ...(delta ?? { transcript }),
         variableNames: [...input.variableNames],
         variables,
-        ...(Object.keys(serialized).length === 0 ? {} : { serialized }),
+        ...(delta !== undefined || Object.keys(serialized).length === 0 ? {} : { serialized }),
         budget: {
           inputTokens: input.budget.inputTokens,
           outputTokens: input.budget.outputTokens,
@@ -152,6 +191,12 @@ export class CheckpointStore {
         sequence: entry.sequence,
       };
       await this.#index.write(headKey, newHead);
+      this.#written.set(input.runKey, {
+        id: entry.id,
+        chain: entry.chain ?? 0,
+        transcript,
+        serialized,
+      });
       return summarizeCheckpoint(entry);
     });
   }
@@ -229,8 +274,9 @@ export class CheckpointStore {
 
   async #materialize(entry: CheckpointEntry, options: LoadCheckpointOptions): Promise<Checkpoint> {
     const key = this.#entryKey(entry.runKey, entry.id);
+    const resolved = await this.#resolve(entry);
     const transcript = await Promise.all(
-      entry.transcript.map(async (id) => {
+      resolved.transcript.map(async (id) => {
         const message = await this.#blobs.loadJson(id, key);
         if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
           const storedKey = this.#index.storedKey(key);
@@ -249,7 +295,7 @@ export class CheckpointStore {
     const serializedVariables: Record<string, Uint8Array> = {};
     const serializedDigests: Record<string, string> = {};
     const serializedBlobs: Record<string, string> = {};
-    for (const [name, item] of Object.entries(entry.serialized ?? {})) {
+    for (const [name, item] of Object.entries(resolved.serialized)) {
       const { digest } = item;
       serializedDigests[name] = digest;
       if ('inline' in item) {
@@ -286,6 +332,41 @@ export class CheckpointStore {
     };
   }
 
+  /** The entry's transcript and serialised variables, its chain of bases applied. */
+  async #resolve(entry: CheckpointEntry): Promise<ResolvedCheckpoint> {
+    if (entry.base === undefined) {
+      return { transcript: entry.transcript, serialized: entry.serialized ?? {} };
+    }
+    const key = this.#entryKey(entry.runKey, entry.id);
+    const base = await this.#linked(entry.runKey, entry.base, key);
+    const baseLength = entry.transcriptBaseLength ?? 0;
+    // Deltas point back, each one step shorter: anything else would loop or run long.
+    if ((base.chain ?? 0) !== (entry.chain ?? 0) - 1 || base.sequence >= entry.sequence) {
+      const storedKey = this.#index.storedKey(key);
+      throw new ArtifactCorruptError(
+        `@rlm/artifacts: the checkpoint at key "${storedKey}" continues checkpoint ${entry.base}, which is not the delta before it`,
+        { key: storedKey },
+      );
+    }
+    const resolved = await this.#resolve(base);
+    if (resolved.transcript.length < baseLength) {
+      const storedKey = this.#index.storedKey(key);
+      throw new ArtifactCorruptError(
+        `@rlm/artifacts: the checkpoint at key "${storedKey}" takes ${baseLength} messages of checkpoint ${entry.base}, which has ${resolved.transcript.length}`,
+        { key: storedKey },
+      );
+    }
+    const serialized: Record<string, SerializedBlob> = {
+      ...resolved.serialized,
+      ...entry.serialized,
+    };
+    for (const name of entry.serializedRemoved ?? []) delete serialized[name];
+    return {
+      transcript: [...resolved.transcript.slice(0, baseLength), ...entry.transcript],
+      serialized,
+    };
+  }
+
   #rememberInline(digest: string, inline: string): void {
     if (this.#inline.size >= maxRememberedInline) this.#inline.clear();
     this.#inline.set(digest, inline);
@@ -301,7 +382,8 @@ export class CheckpointStore {
       const headKey = this.#headKey(runKey);
       const head = await this.#index.read(headKey, decodeCheckpointHead);
       const entry = head && (await this.#entry(runKey, head.id));
-      for (const item of Object.values(entry?.serialized ?? {})) {
+      const resolved = entry && (await this.#resolve(entry));
+      for (const item of Object.values(resolved?.serialized ?? {})) {
         if ('inline' in item) found.set(item.digest, item.inline);
       }
     } catch {
@@ -379,4 +461,42 @@ function validate(input: CheckpointInput): void {
   if (input.metadata !== undefined && !isPlainObject(input.metadata)) {
     throw invalid('"metadata" must be a plain object when given');
   }
+}
+
+/** Whether `ids` starts with every id of `prefix`. */
+function startsWith(ids: readonly string[], prefix: readonly string[]): boolean {
+  if (prefix.length > ids.length) return false;
+  for (let index = 0; index < prefix.length; index++) {
+    if (ids[index] !== prefix[index]) return false;
+  }
+  return true;
+}
+
+/** The fields of an entry holding only what changed since `base`. */
+function deltaOf(
+  base: WrittenCheckpoint,
+  transcript: readonly string[],
+  serialized: Readonly<Record<string, SerializedBlob>>,
+): Pick<
+  CheckpointEntry,
+  'base' | 'chain' | 'transcriptBaseLength' | 'transcript' | 'serialized' | 'serializedRemoved'
+> {
+  const changed: Record<string, SerializedBlob> = {};
+  for (const [name, item] of Object.entries(serialized)) {
+    if (!sameBlob(base.serialized[name], item)) changed[name] = item;
+  }
+  const removed = Object.keys(base.serialized).filter((name) => !Object.hasOwn(serialized, name));
+  return {
+    base: base.id,
+    chain: base.chain + 1,
+    transcriptBaseLength: base.transcript.length,
+    transcript: transcript.slice(base.transcript.length),
+    ...(Object.keys(changed).length === 0 ? {} : { serialized: changed }),
+    ...(removed.length === 0 ? {} : { serializedRemoved: removed }),
+  };
+}
+
+function sameBlob(a: SerializedBlob | undefined, b: SerializedBlob): boolean {
+  if (a === undefined || a.digest !== b.digest) return false;
+  return 'blob' in a ? 'blob' in b && a.blob === b.blob : 'inline' in b && a.inline === b.inline;
 }

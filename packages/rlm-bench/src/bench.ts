@@ -8,17 +8,19 @@ import { parseBenchArguments } from './parse-bench-arguments.js';
 import { writeResults } from './write-results.js';
 
 const names = benchmarks.map((benchmark) => benchmark.name);
-const usage = `Usage: pnpm bench [--quick] [--only <name>[,<name>]] [--runs <n>]
+const partNames = benchmarks.flatMap((benchmark) => benchmark.parts ?? []);
+const usage = `Usage: pnpm bench [--quick] [--only <name>[,<name>]] [--part <name>[,<name>]] [--runs <n>]
 
   --quick   2 runs per figure instead of 5
   --only    run some benchmarks: ${names.join(', ')}
+  --part    run some parts of the benchmarks that have them: ${partNames.join(', ')}
   --runs    runs per figure
 
-A full run (no --only) writes results/latest.md and results/latest.json.`;
+A full run (no --only, no --part) writes results/latest.md and results/latest.json.`;
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const parsed = parseBenchArguments(argv, names);
+  const parsed = parseBenchArguments(argv, names, partNames);
   if (parsed.help) {
     process.stdout.write(`${usage}\n`);
     return;
@@ -32,12 +34,14 @@ async function main(): Promise<void> {
     if (parsed.only.length > 0 && !parsed.only.includes(benchmark.name)) continue;
     log(`${benchmark.name}: ${benchmark.description}`);
     const benchmarkStarted = performance.now();
-    rows.push(...(await benchmark.run({ quick: parsed.quick, runs: parsed.runs, log })));
+    const parts = parsed.parts.filter((part) => benchmark.parts?.includes(part));
+    if (parsed.parts.length > 0 && parts.length === 0) continue;
+    rows.push(...(await benchmark.run({ quick: parsed.quick, runs: parsed.runs, parts, log })));
     log(`  ${((performance.now() - benchmarkStarted) / 1000).toFixed(1)} s`);
   }
   log(`all: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   process.stdout.write(formatResultsTable(rows, environment));
-  if (parsed.only.length === 0) {
+  if (parsed.only.length === 0 && parsed.parts.length === 0) {
     await writeResults(fileURLToPath(new URL('../results/', import.meta.url)), rows, environment);
   }
 }

@@ -4,6 +4,11 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Repetitions per figure: each figure is the median of this many runs. */
   readonly runs: number;
+  /**
+   * Parts of a benchmark to run (`--part`), among its {@link Benchmark.parts}; empty for all.
+   * A benchmark without parts runs whole.
+   */
+  readonly parts: readonly string[];
   /** Progress lines, on stderr. */
   log(line: string): void;
 }
@@ -38,5 +43,7 @@ export interface BenchRow {
 export interface Benchmark {
   readonly name: string;
   readonly description: string;
+  /** Parts that `--part <name>` can run alone (groups of rows measured together). */
+  readonly parts?: readonly string[];
   run(options: BenchOptions): Promise<BenchRow[]>;
 }

@@ -1,4 +1,8 @@
-import type { ArtifactStore, CheckpointSummary } from './artifact-store.js';
+import type {
+  ArtifactStore,
+  CheckpointSummary,
+  SerializedVariableInput,
+} from './artifact-store.js';
 import {
   planRestore,
   restoreInBackground,
@@ -49,13 +53,20 @@ async function carryBytes(
     if (item.bytes !== undefined) bytesByDigest.set(item.digest, item.bytes);
   }
   if (bytesByDigest.size === 0) return next;
-  const serializedVariables = Object.fromEntries(
-    Object.entries(next.input.serializedVariables ?? {}).map(([name, item]) => {
-      const bytes = item.bytes ?? bytesByDigest.get(item.digest);
-      return [name, bytes === undefined ? item : { digest: item.digest, bytes }];
-    }),
-  );
-  return { ...next, input: { ...next.input, serializedVariables } };
+  // Copied only if some variable needs bytes, and then once.
+  let serializedVariables: Record<string, SerializedVariableInput> | undefined;
+  const items = next.input.serializedVariables ?? {};
+  for (const name in items) {
+    const item = items[name] as SerializedVariableInput;
+    if (item.bytes !== undefined) continue;
+    const bytes = bytesByDigest.get(item.digest);
+    if (bytes === undefined) continue;
+    serializedVariables ??= { ...items };
+    serializedVariables[name] = { digest: item.digest, bytes };
+  }
+  return serializedVariables === undefined
+    ? next
+    : { ...next, input: { ...next.input, serializedVariables } };
 }
 
 /**

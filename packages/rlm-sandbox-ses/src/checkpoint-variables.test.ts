@@ -1,6 +1,7 @@
 import type { Sandbox, VariableSnapshotEntry } from '@rlm/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CheckpointVariables, digestOf } from './checkpoint-variables.js';
+import { ReachTracker } from './reach-tracker.js';
 import { createSesSandbox } from './create-ses-sandbox.js';
 
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).
@@ -165,6 +166,33 @@ test('a large variable left untouched over 10 steps crosses once; a change throu
   expect(fresh.text?.state).toBe('saved');
 });
 
+test('digests the host holds decide what is unchanged, whether or not they are those last reported', async () => {
+  await sandbox.execute('var kept = [1, 2, 3]; var other = { a: 1 }');
+  const snapshot = (previousDigests?: Record<string, string>) =>
+    sandbox.snapshotVariables!({
+      maxBytesPerVariable: mebibyte,
+      ...(previousDigests ? { previousDigests } : {}),
+    });
+  const first = await snapshot();
+  // The same digests as reported (sent as a token, not again): unchanged.
+  const second = byName(await snapshot(digests(first)));
+  expect(second.kept?.state).toBe('unchanged');
+  // A failed save makes the host forget them: everything is saved again.
+  const afterFailure = byName(await snapshot({}));
+  expect(afterFailure.kept?.state).toBe('saved');
+  // Digests that differ from the last report in one name: that one is saved, the other not.
+  const partial = { ...digests(first) };
+  delete partial.other;
+  const third = byName(await snapshot(partial));
+  expect(third.kept?.state).toBe('unchanged');
+  expect(third.other?.state).toBe('saved');
+  // Concurrent snapshots each get what their caller holds.
+  const held = digests(first);
+  const [a, b] = await Promise.all([snapshot(held), snapshot({})]);
+  expect(byName(a).kept?.state).toBe('unchanged');
+  expect(byName(b).kept?.state).toBe('saved');
+});
+
 test('a variable over the size cap is named and skipped, the others saved', async () => {
   await sandbox.execute(`
     var huge = 'x'.repeat(3 * 1024 * 1024);
@@ -197,7 +225,8 @@ describe('what is serialised again', () => {
   /** A worker's variables and a CheckpointVariables over them, run step by step. */
   function harness() {
     const variables = new Map<string, unknown>();
-    const checkpoints = new CheckpointVariables();
+    const reach = new ReachTracker();
+    const checkpoints = new CheckpointVariables(reach);
     let previous: Record<string, string> = {};
     const readVariable = (name: string) => variables.get(name);
     return {
@@ -205,9 +234,9 @@ describe('what is serialised again', () => {
       checkpoints,
       /** An execution naming `names` that runs `body`. */
       step(names: string[], body: () => void, everything = false, captured: string[] = []) {
-        checkpoints.beforeExecution({ names, everything }, readVariable);
+        reach.beforeExecution({ names, everything }, readVariable);
         body();
-        checkpoints.afterExecution(
+        reach.afterExecution(
           { captured: new Set(captured), capturesDynamically: false },
           readVariable,
         );

@@ -7,6 +7,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
 import { CheckpointVariables } from './checkpoint-variables.js';
+import { isPrimitive, ReachTracker } from './reach-tracker.js';
 import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
@@ -122,7 +123,8 @@ export class GuestRuntime {
   /** Guest helpers run code the REPL rewrite does not see: a call may reach any variable. */
   readonly #guestHelperNames: ReadonlySet<string>;
   /** Checkpoint snapshots of the model's variables (see `Sandbox.snapshotVariables`). */
-  readonly #checkpoints = new CheckpointVariables();
+  readonly #reach = new ReachTracker();
+  readonly #checkpoints = new CheckpointVariables(this.#reach);
   readonly #readVariable = (name: string): unknown => this.#cells.get(name)?.v;
   /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
   readonly #captured = new Set<string>();
@@ -135,8 +137,18 @@ export class GuestRuntime {
   /** Bytes of the arguments of the pending host calls: they share the transfer limit. */
   #callBytes = 0;
   readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
-  /** Primitive values last copied to the host, by variable. */
-  readonly #copied = new Map<string, unknown>();
+  /**
+   * Values last copied to the host for a restart, by variable, with the bytes they took of the
+   * snapshot limit (0 for primitives the host set).
+   */
+  readonly #copied = new Map<string, { readonly value: unknown; readonly bytes: number }>();
+  /** The reach generation the last recovery snapshot saw. */
+  #copiedGeneration = 0;
+  /** Listing entries as last described, with the value and the reach generation they saw. */
+  readonly #listed = new Map<
+    string,
+    { readonly value: unknown; readonly generation: number; readonly info: VariableInfo }
+  >();
   #nextId = 1;
   #executing = false;
   /** Lines of the code running now: frames past them are the wrapper's. */
@@ -416,17 +428,41 @@ export class GuestRuntime {
       }
       this.#copied.delete(name);
       if (owner === 'model' && (value === null || typeof value !== 'object')) {
-        this.#copied.set(name, value);
+        this.#copied.set(name, { value, bytes: 0 });
       }
     }
     return failures;
   }
 
+  /**
+   * The model's variables, described. A description is reused while the value is the same and
+   * no execution since could have changed it in place (see {@link ReachTracker}), so a step
+   * describes what it changed, not every variable; during an execution everything is described.
+   */
   #listVariables(): VariableInfo[] {
     const infos: VariableInfo[] = [];
+    const generation = this.#reach.generation;
+    const reuse = !this.#executing;
     for (const [name, meta] of this.#meta) {
       if (meta.owner === 'fixed') continue;
-      infos.push(this.#describeVariable(name, this.#cells.get(name)?.v));
+      const value = this.#cells.get(name)?.v;
+      const listed = this.#listed.get(name);
+      if (
+        reuse &&
+        listed !== undefined &&
+        Object.is(listed.value, value) &&
+        (isPrimitive(value) || !this.#reach.mayHaveChangedSince(name, listed.generation))
+      ) {
+        infos.push(listed.info);
+        continue;
+      }
+      const info = this.#describeVariable(name, value);
+      if (reuse) this.#listed.set(name, { value, generation, info });
+      infos.push(info);
+    }
+    if (this.#listed.size > infos.length) {
+      const names = new Set(infos.map((info) => info.name));
+      for (const name of this.#listed.keys()) if (!names.has(name)) this.#listed.delete(name);
     }
     return infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -468,22 +504,32 @@ export class GuestRuntime {
 
   /**
    * Copies what the host needs to restore the model's variables if this worker dies: values
-   * that clone small, within the snapshot limit; unchanged primitives are not sent again.
+   * that clone small, within the snapshot limit. A value copied before is not sent again while
+   * it is the same value and, for an object, no execution since could have changed it in place
+   * (see {@link ReachTracker}): a step copies what it changed, not every variable.
    */
   #takeSnapshot(): SnapshotEntry[] {
     const entries: SnapshotEntry[] = [];
     let budget = this.#snapshotLimitBytes;
+    const since = this.#copiedGeneration;
+    this.#copiedGeneration = this.#reach.generation;
     for (const [name, meta] of this.#meta) {
       if (meta.owner === 'fixed') continue;
       const value = this.#cells.get(name)?.v;
-      const primitive =
-        value === null || (typeof value !== 'object' && typeof value !== 'function');
+      const primitive = isPrimitive(value);
       // What the host set and nothing changed since (read-only values are hardened).
       const unchangedHostValue =
         meta.owner === 'host' && Object.is(value, meta.hostValue) && (primitive || meta.readOnly);
       if (unchangedHostValue) continue;
       const { isConst } = meta;
-      if (primitive && this.#copied.has(name) && Object.is(this.#copied.get(name), value)) {
+      const copied = this.#copied.get(name);
+      if (
+        copied !== undefined &&
+        Object.is(copied.value, value) &&
+        copied.bytes <= budget &&
+        (primitive || !this.#reach.mayHaveChangedSince(name, since))
+      ) {
+        budget -= copied.bytes;
         entries.push({ name, state: 'unchanged', isConst });
         continue;
       }
@@ -501,10 +547,8 @@ export class GuestRuntime {
         continue;
       }
       budget -= bytes.byteLength;
-      this.#post({ type: 'snapshot-value', name, bytes }, bytes);
-      entries.push({ name, state: 'copied', isConst });
-      if (primitive) this.#copied.set(name, value);
-      else this.#copied.delete(name);
+      entries.push({ name, state: 'copied', isConst, bytes });
+      this.#copied.set(name, { value, bytes: bytes.byteLength });
     }
     return entries;
   }
@@ -526,7 +570,7 @@ export class GuestRuntime {
         const meta = this.#meta.get(name) ?? this.#createVariableFor(name);
         meta.isConst = kind === 'const';
       }
-      this.#checkpoints.beforeExecution(
+      this.#reach.beforeExecution(
         {
           // Read-only values are hardened; host functions and print copy what they get.
           names: [...rewrite.names, ...rewrite.declarations.keys()].filter((name) => {
@@ -550,19 +594,26 @@ export class GuestRuntime {
     } finally {
       this.#endExecution();
     }
-    this.#checkpoints.afterExecution(
+    this.#reach.afterExecution(
       { captured: this.#captured, capturesDynamically: this.#capturesDynamically },
       this.#readVariable,
     );
     this.#adoptGlobals();
     const snapshot = this.#takeSnapshot();
-    this.#post({
+    const executed: WorkerMessage = {
       type: 'executed',
       id,
       error,
       snapshot,
       arrayBufferBytes: arrayBufferBytes(),
-    });
+    };
+    const buffers: ArrayBuffer[] = [];
+    for (const entry of snapshot) {
+      if (entry.state === 'copied' && ownsBuffer(entry.bytes)) {
+        buffers.push(entry.bytes.buffer as ArrayBuffer);
+      }
+    }
+    this.#port.postMessage(executed, buffers);
   }
 
   #createVariableFor(name: string): VariableMeta {
@@ -825,12 +876,17 @@ export class GuestRuntime {
 
   /** Posts `message`, moving `bytes` (not copying them) when they own their buffer. */
   #post(message: WorkerMessage, bytes?: Uint8Array): void {
-    const movable =
-      bytes !== undefined &&
-      bytes.byteOffset === 0 &&
-      bytes.byteLength === bytes.buffer.byteLength &&
-      bytes.buffer instanceof ArrayBuffer;
-    if (movable) this.#port.postMessage(message, [bytes.buffer as ArrayBuffer]);
-    else this.#port.postMessage(message);
+    if (bytes !== undefined && ownsBuffer(bytes)) {
+      this.#port.postMessage(message, [bytes.buffer as ArrayBuffer]);
+    } else this.#port.postMessage(message);
   }
+}
+
+/** Whether `bytes` spans the whole of its own ArrayBuffer, which can then be moved. */
+function ownsBuffer(bytes: Uint8Array): boolean {
+  return (
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength &&
+    bytes.buffer instanceof ArrayBuffer
+  );
 }

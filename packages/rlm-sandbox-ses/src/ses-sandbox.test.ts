@@ -528,6 +528,39 @@ describe('restarts', () => {
       { snapshotLimitBytes: 4000 },
     ));
 
+  test('a restart restores changes made in place through an alias, a closure or eval', () =>
+    withSandbox({}, async (sandbox) => {
+      await sandbox.execute(
+        'let list = [1]; const alias = list; let untouched = { n: 1 }; function add(x) { list.push(x) }',
+      );
+      // Each step changes `list` without naming it; the recovery copy must still see it.
+      await sandbox.execute('alias.push(2)');
+      await sandbox.execute('add(3)');
+      await sandbox.execute('eval("li" + "st").push(4)');
+      await sandbox.execute('let other = 5');
+      const result = await sandbox.execute('list.push(99); while (true) {}', { timeoutMs: 200 });
+      expect(result.error).toMatch(/^Execution timed out after 200 ms; the sandbox restarted/);
+      const state = await sandbox.execute('[list.join(), untouched.n, other]');
+      expect(state.output).toBe('["1,2,3,4", 1, 5]');
+    }));
+
+  test('the listing follows changes made in place, through an alias or a closure', () =>
+    withSandbox({}, async (sandbox) => {
+      const sizeOf = async (name: string) =>
+        (await sandbox.listVariables()).find((variable) => variable.name === name)?.size;
+      await sandbox.execute('let list = [1]; const alias = list; function grow() { list.push(0) }');
+      expect(await sizeOf('list')).toBe(1);
+      await sandbox.execute('alias.push(2)');
+      expect(await sizeOf('list')).toBe(2);
+      await sandbox.execute('grow()');
+      expect(await sizeOf('list')).toBe(3);
+      await sandbox.execute('globalThis.list.push(4)');
+      expect(await sizeOf('list')).toBe(4);
+      await sandbox.execute('list = "abc"');
+      expect(await sizeOf('list')).toBe(3);
+      expect((await sandbox.listVariables()).find((v) => v.name === 'list')?.type).toBe('string');
+    }));
+
   test('a worker that dies outside an execution is replaced on the next call', () =>
     withSandbox({ limits: { memoryMb: 32 } }, async (sandbox) => {
       await sandbox.setVariables({ value: 1 });

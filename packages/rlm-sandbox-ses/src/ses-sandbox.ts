@@ -76,7 +76,7 @@ type RequestMessage =
       readonly type: 'snapshot-variables';
       readonly exclude: readonly string[];
       readonly maxBytesPerVariable: number;
-      readonly previousDigests: Readonly<Record<string, string>>;
+      readonly previousDigests: Readonly<Record<string, string>> | 'as-reported';
     }
   | {
       readonly type: 'restore-variables';
@@ -149,7 +149,9 @@ export class SesSandbox implements Sandbox {
    * structured clones as bytes, which the host never decodes.
    */
   readonly #snapshot = new Map<string, { bytes: Uint8Array; isConst: boolean }>();
-  readonly #incomingSnapshot = new Map<string, Uint8Array>();
+  /** The digests the worker's last checkpoint snapshot reported (see `snapshotVariables`). */
+  #reportedDigests: ReadonlyMap<string, string> | undefined;
+  #snapshotsInFlight = 0;
   /** Model variables after the last execution, to tell which a restart loses. */
   #modelVariables: readonly string[] = [];
   readonly #requests = new Map<number, PendingRequest>();
@@ -271,20 +273,33 @@ export class SesSandbox implements Sandbox {
    * (structured clone) and hashes each one itself; only changed variables' bytes cross, moved
    * rather than copied. Runs between executions, in order with them.
    */
-  snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
+  async snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
     if (!(Number.isSafeInteger(options.maxBytesPerVariable) && options.maxBytesPerVariable > 0)) {
-      return Promise.reject(
-        new SandboxError(
-          `@rlm/sandbox-ses: maxBytesPerVariable must be a positive integer of bytes, got ${options.maxBytesPerVariable}`,
-        ),
+      throw new SandboxError(
+        `@rlm/sandbox-ses: maxBytesPerVariable must be a positive integer of bytes, got ${options.maxBytesPerVariable}`,
       );
     }
-    return this.#request({
-      type: 'snapshot-variables',
-      exclude: [...(options.exclude ?? [])],
-      maxBytesPerVariable: options.maxBytesPerVariable,
-      previousDigests: { ...options.previousDigests },
-    }) as Promise<VariableSnapshotEntry[]>;
+    // Digests equal to those the worker last reported need not cross again (they grow with
+    // the variables); only while no other snapshot is in flight, whose answer would change them.
+    const reported = this.#snapshotsInFlight === 0 ? this.#reportedDigests : undefined;
+    const previousDigests =
+      reported !== undefined && sameDigests(options.previousDigests ?? {}, reported)
+        ? 'as-reported'
+        : { ...options.previousDigests };
+    this.#snapshotsInFlight += 1;
+    this.#reportedDigests = undefined;
+    try {
+      const entries = (await this.#request({
+        type: 'snapshot-variables',
+        exclude: [...(options.exclude ?? [])],
+        maxBytesPerVariable: options.maxBytesPerVariable,
+        previousDigests,
+      })) as VariableSnapshotEntry[];
+      if (this.#snapshotsInFlight === 1) this.#reportedDigests = reportedDigestsOf(entries);
+      return entries;
+    } finally {
+      this.#snapshotsInFlight -= 1;
+    }
   }
 
   /** Defines model variables from `snapshotVariables` bytes, decoded inside the worker. */
@@ -555,9 +570,6 @@ export class SesSandbox implements Sandbox {
       case 'ready':
         state.markReady([...message.unrestored]);
         return;
-      case 'snapshot-value':
-        this.#incomingSnapshot.set(message.name, message.bytes);
-        return;
       case 'memory':
         this.#onMemoryReport?.(message.arrayBufferBytes);
         return;
@@ -610,9 +622,7 @@ export class SesSandbox implements Sandbox {
     for (const entry of entries) {
       names.add(entry.name);
       if (entry.state === 'copied') {
-        const bytes = this.#incomingSnapshot.get(entry.name);
-        if (bytes === undefined) this.#snapshot.delete(entry.name);
-        else this.#snapshot.set(entry.name, { bytes, isConst: entry.isConst });
+        this.#snapshot.set(entry.name, { bytes: entry.bytes, isConst: entry.isConst });
       } else if (entry.state === 'unchanged') {
         const previous = this.#snapshot.get(entry.name);
         if (previous) previous.isConst = entry.isConst;
@@ -621,7 +631,6 @@ export class SesSandbox implements Sandbox {
       }
     }
     for (const name of this.#snapshot.keys()) if (!names.has(name)) this.#snapshot.delete(name);
-    this.#incomingSnapshot.clear();
     this.#modelVariables = [...names];
   }
 
@@ -647,7 +656,7 @@ export class SesSandbox implements Sandbox {
       // Calls of a stopped worker are abandoned: their arguments no longer count.
       this.#callBytes = 0;
     }
-    this.#incomingSnapshot.clear();
+    this.#reportedDigests = undefined;
     for (const request of this.#requests.values()) {
       clearTimeout(request.watchdog);
       request.reject(error);
@@ -818,4 +827,24 @@ export class SesSandbox implements Sandbox {
     if (this.#current) this.#stop(this.#current, disposedError());
     await Promise.all([...this.#stopping, this.#config.pool.close()]);
   }
+}
+
+/** The digest of each entry a checkpoint snapshot saved or found unchanged. */
+function reportedDigestsOf(entries: readonly VariableSnapshotEntry[]): Map<string, string> {
+  const digests = new Map<string, string>();
+  for (const entry of entries) if (entry.state !== 'skipped') digests.set(entry.name, entry.digest);
+  return digests;
+}
+
+/** Whether `digests` holds exactly the names and digests of `reported`. */
+function sameDigests(
+  digests: Readonly<Record<string, string>>,
+  reported: ReadonlyMap<string, string>,
+): boolean {
+  let count = 0;
+  for (const name in digests) {
+    if (!Object.hasOwn(digests, name) || reported.get(name) !== digests[name]) return false;
+    count += 1;
+  }
+  return count === reported.size;
 }

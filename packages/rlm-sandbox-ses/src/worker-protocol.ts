@@ -68,7 +68,11 @@ export type HostMessage =
       readonly id: number;
       readonly exclude: readonly string[];
       readonly maxBytesPerVariable: number;
-      readonly previousDigests: Readonly<Record<string, string>>;
+      /**
+       * `as-reported`: the digests of the entries this worker's last snapshot reported (the
+       * host found them equal), so that they need not cross again.
+       */
+      readonly previousDigests: Readonly<Record<string, string>> | 'as-reported';
     }
   /** Defines model variables from snapshot bytes; the reply lists the names not restored. */
   | {
@@ -91,9 +95,14 @@ export type HostMessage =
 
 /** The state of one model variable after an execution. */
 export type SnapshotEntry =
-  /** Its value, copied now. */
-  | { readonly name: string; readonly state: 'copied'; readonly isConst: boolean }
-  /** A primitive equal to the one copied before. */
+  /** Its value, copied now: its structured clone as bytes (see `serializeValue`). */
+  | {
+      readonly name: string;
+      readonly state: 'copied';
+      readonly isConst: boolean;
+      readonly bytes: Uint8Array;
+    }
+  /** The value copied before, which no execution since could have changed. */
   | { readonly name: string; readonly state: 'unchanged'; readonly isConst: boolean }
   /** Not restorable: a function, a class instance, or over the snapshot limit. */
   | { readonly name: string; readonly state: 'lost' };
@@ -112,16 +121,10 @@ export type WorkerMessage =
       readonly unrestored: readonly string[];
     }
   | {
-      /** Sent before `executed`, one per copied variable, so one bad value spoils nothing else. */
-      readonly type: 'snapshot-value';
-      readonly name: string;
-      /** The value's structured clone as bytes (see `serializeValue`). */
-      readonly bytes: Uint8Array;
-    }
-  | {
       readonly type: 'executed';
       readonly id: number;
       readonly error: string | undefined;
+      /** The copies for a restart, in one message (their bytes moved, not copied). */
       readonly snapshot: readonly SnapshotEntry[];
       /** The worker's ArrayBuffer memory, which V8's heap limit does not count. */
       readonly arrayBufferBytes: number;

@@ -156,7 +156,9 @@ const mb = (bytes: number) => bytes / (1024 * 1024);
 export const checkpointCliBenchmark: Benchmark = {
   name: benchmark,
   description: 'checkpoints through the rlm CLI process with the default SQLite store',
+  parts: ['heavy-step', 'heavy-run-slow-model', 'small-variables', 'long-run', 'resume'],
   async run(options) {
+    const wants = (part: string) => options.parts.length === 0 || options.parts.includes(part);
     const runs = Math.min(options.runs, 3);
     await using server = await startScriptedChatServer();
     // Awaited here: the server must outlive every run.
@@ -179,150 +181,163 @@ export const checkpointCliBenchmark: Benchmark = {
       const rows: BenchRow[] = [];
       const note = `rlm CLI process, default SQLite store vs --no-store, ${runs} runs`;
 
-      // The heavy step and the light steps after it, with an instant model.
-      const heavy = await alternate(bench, 'heavy run, instant model', runs, (store) =>
-        runCli(bench, heavyScript(), { store }),
-      );
-      const heavyStepOf = (run: CliRun) => stepTimes(run.arrivals)[0] as number;
-      const heavyWith = median(heavy.store.map(heavyStepOf));
-      const heavyWithout = median(heavy.bare.map(heavyStepOf));
-      rows.push({
-        benchmark,
-        figure: 'heavy step (split + Map count over 50 MB): the step, default store / --no-store',
-        result: { value: heavyWith, unit: 'ms' },
-        baseline: { value: heavyWithout, unit: 'ms', label: '--no-store' },
-        ratio: { value: heavyWith / heavyWithout, unit: 'x' },
-        target: { text: '<= 1.15x', met: heavyWith / heavyWithout <= 1.15 },
-        runs,
-        note: `${note}; instant model; first request to second request at the server`,
-      });
-      // Light step k is the (k+1)-th step time; the first one waits for the heavy snapshot.
-      const lightDeltas = Array.from({ length: lightSteps }, (_, index) => {
-        const pick = (run: CliRun) => stepTimes(run.arrivals)[index + 1] as number;
-        return {
-          with: median(heavy.store.map(pick)),
-          without: median(heavy.bare.map(pick)),
-        };
-      });
-      const worst = lightDeltas.reduce((a, b) => (b.with - b.without > a.with - a.without ? b : a));
-      const worstDelta = worst.with - worst.without;
-      rows.push({
-        benchmark,
-        figure: `heavy step: each of the ${lightSteps} light steps after it, default store minus --no-store (the worst)`,
-        result: { value: worstDelta, unit: 'ms' },
-        baseline: { value: worst.without, unit: 'ms', label: 'that step, --no-store' },
-        target: { text: '<= 20 ms', met: worstDelta <= 20 },
-        runs,
-        note: `per step: ${lightDeltas.map((delta) => `${Math.round(delta.with - delta.without)}`).join(', ')} ms (median per step)`,
-      });
-      const wallWith = median(heavy.store.map((run) => run.process.wallMs));
-      const wallWithout = median(heavy.bare.map((run) => run.process.wallMs));
-      rows.push({
-        benchmark,
-        figure: `heavy run (${lightSteps + 1} steps), instant model: process time, default store / --no-store`,
-        result: { value: wallWith, unit: 'ms' },
-        baseline: { value: wallWithout, unit: 'ms', label: '--no-store' },
-        ratio: { value: wallWith / wallWithout, unit: 'x' },
-        runs,
-        note,
-      });
-      const rssWith = median(heavy.store.map((run) => run.process.peakRssBytes));
-      const rssWithout = median(heavy.bare.map((run) => run.process.peakRssBytes));
-      rows.push({
-        benchmark,
-        figure: 'heavy run: peak resident memory of the process, default store / --no-store',
-        result: { value: mb(rssWith), unit: 'MB' },
-        baseline: { value: mb(rssWithout), unit: 'MB', label: '--no-store' },
-        ratio: { value: rssWith / rssWithout, unit: 'x' },
-        runs,
-        note: 'VmHWM (worker threads included)',
-      });
-
-      // The same run with a model that answers in 1 s.
-      const slow = await alternate(bench, 'heavy run, 1 s model', runs, (store) =>
-        runCli(bench, heavyScript(), { store, delayMs: 1000 }),
-      );
-      const slowWith = median(slow.store.map((run) => run.process.wallMs));
-      const slowWithout = median(slow.bare.map((run) => run.process.wallMs));
-      rows.push({
-        benchmark,
-        figure: `heavy run (${lightSteps + 1} steps), model answering in 1 s: process time, default store / --no-store`,
-        result: { value: slowWith, unit: 'ms' },
-        baseline: { value: slowWithout, unit: 'ms', label: '--no-store' },
-        ratio: { value: slowWith / slowWithout, unit: 'x' },
-        target: { text: '<= 1.05x', met: slowWith / slowWithout <= 1.05 },
-        runs,
-        note,
-      });
-
-      // 50 small variables, all changed at every step.
-      const small = await alternate(bench, '50 small variables', runs, (store) =>
-        runCli(bench, smallVariablesScript(), { store }),
-      );
-      const smallStep = (run: CliRun) => median(stepTimes(run.arrivals).slice(1));
-      const smallWith = median(small.store.map(smallStep));
-      const smallWithout = median(small.bare.map(smallStep));
-      rows.push({
-        benchmark,
-        figure: `checkpoint of ${smallVariables} small variables (all changed every step): step time, default store minus --no-store`,
-        result: { value: smallWith - smallWithout, unit: 'ms' },
-        baseline: { value: smallWithout, unit: 'ms', label: 'step, --no-store' },
-        target: { text: '<= 3 ms', met: smallWith - smallWithout <= 3 },
-        runs,
-        note: `median of ${smallVariableSteps} steps per run, then over runs; instant model`,
-      });
-
-      // 600 steps, each adding a small array.
-      const long = await alternate(bench, `${longRunSteps}-step run`, runs, (store) =>
-        runCli(bench, longRunScript(), { store }),
-      );
-      const around = (run: CliRun, step: number) =>
-        median(stepTimes(run.arrivals).slice(step - 6, step + 5));
-      const early = median(long.store.map((run) => around(run, 10)));
-      const late = median(long.store.map((run) => around(run, 590)));
-      const earlyBare = median(long.bare.map((run) => around(run, 10)));
-      const lateBare = median(long.bare.map((run) => around(run, 590)));
-      rows.push({
-        benchmark,
-        figure: `${longRunSteps}-step run, each step adding a small array, default store: step 590 / step 10`,
-        result: { value: late, unit: 'ms' },
-        baseline: { value: early, unit: 'ms', label: 'step 10' },
-        ratio: { value: late / early, unit: 'x' },
-        target: { text: '<= 1.5x', met: late / early <= 1.5 },
-        runs,
-        note: `median of the 11 steps around each; instant model; --no-store: ${Math.round(lateBare * 10) / 10} ms / ${Math.round(earlyBare * 10) / 10} ms = ${(lateBare / earlyBare).toFixed(2)}x`,
-      });
-
-      // A run that failed after the heavy step, then --resume: time to the first model call.
-      const resumed: number[] = [];
-      const fresh: number[] = [];
-      for (let run = 0; run < runs; run++) {
-        options.log(`  --resume of the heavy run: run ${run + 1} of ${runs}`);
-        const cwd = await bench.nextDirectory();
-        const crashed = await runCli(bench, [heavyStep, { errorStatus: 400 }], {
-          store: true,
-          cwd,
-          expectExit: 1,
+      if (wants('heavy-step')) {
+        // The heavy step and the light steps after it, with an instant model.
+        const heavy = await alternate(bench, 'heavy run, instant model', runs, (store) =>
+          runCli(bench, heavyScript(), { store }),
+        );
+        const heavyStepOf = (run: CliRun) => stepTimes(run.arrivals)[0] as number;
+        const heavyWith = median(heavy.store.map(heavyStepOf));
+        const heavyWithout = median(heavy.bare.map(heavyStepOf));
+        rows.push({
+          benchmark,
+          figure: 'heavy step (split + Map count over 50 MB): the step, default store / --no-store',
+          result: { value: heavyWith, unit: 'ms' },
+          baseline: { value: heavyWithout, unit: 'ms', label: '--no-store' },
+          ratio: { value: heavyWith / heavyWithout, unit: 'x' },
+          target: { text: '<= 1.15x', met: heavyWith / heavyWithout <= 1.15 },
+          runs,
+          note: `${note}; instant model; first request to second request at the server`,
         });
-        fresh.push((crashed.arrivals[0] as number) - crashed.process.startedAt);
-        const again = await runCli(bench, ['FINAL(done)'], { store: true, cwd, resume: true });
-        if (!server.firstMessages.includes('has resumed after iteration 1')) {
-          throw new Error('@rlm/bench: the --resume run did not resume from the heavy step');
-        }
-        resumed.push((again.arrivals[0] as number) - again.process.startedAt);
+        // Light step k is the (k+1)-th step time; the first one waits for the heavy snapshot.
+        const lightDeltas = Array.from({ length: lightSteps }, (_, index) => {
+          const pick = (run: CliRun) => stepTimes(run.arrivals)[index + 1] as number;
+          return {
+            with: median(heavy.store.map(pick)),
+            without: median(heavy.bare.map(pick)),
+          };
+        });
+        const worst = lightDeltas.reduce((a, b) =>
+          b.with - b.without > a.with - a.without ? b : a,
+        );
+        const worstDelta = worst.with - worst.without;
+        rows.push({
+          benchmark,
+          figure: `heavy step: each of the ${lightSteps} light steps after it, default store minus --no-store (the worst)`,
+          result: { value: worstDelta, unit: 'ms' },
+          baseline: { value: worst.without, unit: 'ms', label: 'that step, --no-store' },
+          target: { text: '<= 20 ms', met: worstDelta <= 20 },
+          runs,
+          note: `per step: ${lightDeltas.map((delta) => `${Math.round(delta.with - delta.without)}`).join(', ')} ms (median per step)`,
+        });
+        const wallWith = median(heavy.store.map((run) => run.process.wallMs));
+        const wallWithout = median(heavy.bare.map((run) => run.process.wallMs));
+        rows.push({
+          benchmark,
+          figure: `heavy run (${lightSteps + 1} steps), instant model: process time, default store / --no-store`,
+          result: { value: wallWith, unit: 'ms' },
+          baseline: { value: wallWithout, unit: 'ms', label: '--no-store' },
+          ratio: { value: wallWith / wallWithout, unit: 'x' },
+          runs,
+          note,
+        });
+        const rssWith = median(heavy.store.map((run) => run.process.peakRssBytes));
+        const rssWithout = median(heavy.bare.map((run) => run.process.peakRssBytes));
+        rows.push({
+          benchmark,
+          figure: 'heavy run: peak resident memory of the process, default store / --no-store',
+          result: { value: mb(rssWith), unit: 'MB' },
+          baseline: { value: mb(rssWithout), unit: 'MB', label: '--no-store' },
+          ratio: { value: rssWith / rssWithout, unit: 'x' },
+          runs,
+          note: 'VmHWM (worker threads included)',
+        });
       }
-      const resumeMs = median(resumed);
-      const freshMs = median(fresh);
-      rows.push({
-        benchmark,
-        figure: '--resume of the heavy run: process start to the first model call, resumed / fresh',
-        result: { value: resumeMs, unit: 'ms' },
-        baseline: { value: freshMs, unit: 'ms', label: 'fresh start' },
-        ratio: { value: resumeMs / freshMs, unit: 'x' },
-        target: { text: '<= 2x', met: resumeMs / freshMs <= 2 },
-        runs,
-        note: 'observed at the server; the words array and the Map are restored while the model is asked',
-      });
+
+      if (wants('heavy-run-slow-model')) {
+        // The same run with a model that answers in 1 s.
+        const slow = await alternate(bench, 'heavy run, 1 s model', runs, (store) =>
+          runCli(bench, heavyScript(), { store, delayMs: 1000 }),
+        );
+        const slowWith = median(slow.store.map((run) => run.process.wallMs));
+        const slowWithout = median(slow.bare.map((run) => run.process.wallMs));
+        rows.push({
+          benchmark,
+          figure: `heavy run (${lightSteps + 1} steps), model answering in 1 s: process time, default store / --no-store`,
+          result: { value: slowWith, unit: 'ms' },
+          baseline: { value: slowWithout, unit: 'ms', label: '--no-store' },
+          ratio: { value: slowWith / slowWithout, unit: 'x' },
+          target: { text: '<= 1.05x', met: slowWith / slowWithout <= 1.05 },
+          runs,
+          note,
+        });
+      }
+
+      if (wants('small-variables')) {
+        // 50 small variables, all changed at every step.
+        const small = await alternate(bench, '50 small variables', runs, (store) =>
+          runCli(bench, smallVariablesScript(), { store }),
+        );
+        const smallStep = (run: CliRun) => median(stepTimes(run.arrivals).slice(1));
+        const smallWith = median(small.store.map(smallStep));
+        const smallWithout = median(small.bare.map(smallStep));
+        rows.push({
+          benchmark,
+          figure: `checkpoint of ${smallVariables} small variables (all changed every step): step time, default store minus --no-store`,
+          result: { value: smallWith - smallWithout, unit: 'ms' },
+          baseline: { value: smallWithout, unit: 'ms', label: 'step, --no-store' },
+          target: { text: '<= 3 ms', met: smallWith - smallWithout <= 3 },
+          runs,
+          note: `median of ${smallVariableSteps} steps per run, then over runs; instant model`,
+        });
+      }
+
+      if (wants('long-run')) {
+        // 600 steps, each adding a small array.
+        const long = await alternate(bench, `${longRunSteps}-step run`, runs, (store) =>
+          runCli(bench, longRunScript(), { store }),
+        );
+        const around = (run: CliRun, step: number) =>
+          median(stepTimes(run.arrivals).slice(step - 6, step + 5));
+        const early = median(long.store.map((run) => around(run, 10)));
+        const late = median(long.store.map((run) => around(run, 590)));
+        const earlyBare = median(long.bare.map((run) => around(run, 10)));
+        const lateBare = median(long.bare.map((run) => around(run, 590)));
+        rows.push({
+          benchmark,
+          figure: `${longRunSteps}-step run, each step adding a small array, default store: step 590 / step 10`,
+          result: { value: late, unit: 'ms' },
+          baseline: { value: early, unit: 'ms', label: 'step 10' },
+          ratio: { value: late / early, unit: 'x' },
+          target: { text: '<= 1.5x', met: late / early <= 1.5 },
+          runs,
+          note: `median of the 11 steps around each; instant model; --no-store: ${Math.round(lateBare * 10) / 10} ms / ${Math.round(earlyBare * 10) / 10} ms = ${(lateBare / earlyBare).toFixed(2)}x`,
+        });
+      }
+
+      if (wants('resume')) {
+        // A run that failed after the heavy step, then --resume: time to the first model call.
+        const resumed: number[] = [];
+        const fresh: number[] = [];
+        for (let run = 0; run < runs; run++) {
+          options.log(`  --resume of the heavy run: run ${run + 1} of ${runs}`);
+          const cwd = await bench.nextDirectory();
+          const crashed = await runCli(bench, [heavyStep, { errorStatus: 400 }], {
+            store: true,
+            cwd,
+            expectExit: 1,
+          });
+          fresh.push((crashed.arrivals[0] as number) - crashed.process.startedAt);
+          const again = await runCli(bench, ['FINAL(done)'], { store: true, cwd, resume: true });
+          if (!server.firstMessages.includes('has resumed after iteration 1')) {
+            throw new Error('@rlm/bench: the --resume run did not resume from the heavy step');
+          }
+          resumed.push((again.arrivals[0] as number) - again.process.startedAt);
+        }
+        const resumeMs = median(resumed);
+        const freshMs = median(fresh);
+        rows.push({
+          benchmark,
+          figure:
+            '--resume of the heavy run: process start to the first model call, resumed / fresh',
+          result: { value: resumeMs, unit: 'ms' },
+          baseline: { value: freshMs, unit: 'ms', label: 'fresh start' },
+          ratio: { value: resumeMs / freshMs, unit: 'x' },
+          target: { text: '<= 2x', met: resumeMs / freshMs <= 2 },
+          runs,
+          note: 'observed at the server; the words array and the Map are restored while the model is asked',
+        });
+      }
       return rows;
     });
   },
