@@ -16,7 +16,7 @@ async function runRlm(
   args: readonly string[],
   replies: readonly FakeReply[],
 ): Promise<BuiltRlmResult> {
-  server = await serve({ replies });
+  server = await serve(replies);
   return runBuiltRlm([...args, '--no-store'], { cwd: root, baseURL: server.url });
 }
 

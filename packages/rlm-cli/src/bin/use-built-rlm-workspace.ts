@@ -6,6 +6,7 @@ import path from 'node:path';
 import {
   type FakeMessagesServer,
   type FakeMessagesServerOptions,
+  type FakeReply,
   startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -17,8 +18,11 @@ import { builtRlmBin } from './start-built-rlm.js';
 export interface BuiltRlmWorkspace {
   /** A directory of its own under the OS temp directory: there from the first test to the last. */
   readonly root: string;
-  /** Starts a fake Messages API; it is closed after the test that started it. */
-  serve(options?: FakeMessagesServerOptions): Promise<FakeMessagesServer>;
+  /**
+   * Starts a fake Messages API serving `replies` (or set up by `options`); it is closed after the
+   * test that started it.
+   */
+  serve(replies?: readonly FakeReply[] | FakeMessagesServerOptions): Promise<FakeMessagesServer>;
   /** Writes `content` to `name` under `directory` (the root by default), making parent directories. */
   writeFileIn(name: string, content: string | Buffer, directory?: string): Promise<string>;
 }
@@ -45,8 +49,8 @@ export function useBuiltRlmWorkspace(prefix: string): BuiltRlmWorkspace {
   });
   return {
     root,
-    serve: async (options) => {
-      const server = await startFakeMessagesServer(options);
+    serve: async (replies = {}) => {
+      const server = await startFakeMessagesServer(isReplies(replies) ? { replies } : replies);
       servers.push(server);
       return server;
     },
@@ -57,4 +61,10 @@ export function useBuiltRlmWorkspace(prefix: string): BuiltRlmWorkspace {
       return file;
     },
   };
+}
+
+function isReplies(
+  value: readonly FakeReply[] | FakeMessagesServerOptions,
+): value is readonly FakeReply[] {
+  return Array.isArray(value);
 }
