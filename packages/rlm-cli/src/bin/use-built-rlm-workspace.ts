@@ -23,8 +23,8 @@ export interface BuiltRlmWorkspace {
    * test that started it.
    */
   serve(replies?: readonly FakeReply[] | FakeMessagesServerOptions): Promise<FakeMessagesServer>;
-  /** Writes `content` to `name` under `directory` (the root by default), making parent directories. */
-  writeFileIn(name: string, content: string | Buffer, directory?: string): Promise<string>;
+  /** Writes `content` to `name` under `directory`, making parent directories; resolves to its path. */
+  writeFileIn(directory: string, name: string, content: string | Buffer): Promise<string>;
 }
 
 /**
@@ -54,7 +54,7 @@ export function useBuiltRlmWorkspace(prefix: string): BuiltRlmWorkspace {
       servers.push(server);
       return server;
     },
-    writeFileIn: async (name, content, directory = root) => {
+    writeFileIn: async (directory, name, content) => {
       const file = path.join(directory, name);
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content);
