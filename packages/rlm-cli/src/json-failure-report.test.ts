@@ -1,6 +1,7 @@
 import { ModelCallError, NoFinalAnswerError } from '@rlm/core';
 import { expect, test } from 'vitest';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
+import { nothingSpent } from './test-support/nothing-spent.js';
 import { UsageError } from './usage-error.js';
 
 const spent = {
@@ -60,17 +61,6 @@ test('no final answer carries the partial answer; a usage error spent nothing', 
   const usage = new UsageError('unknown option --x; run rlm --help for the list');
   expect(jsonFailureReport(usage, { message: usage.message })).toEqual({
     error: { name: 'UsageError', message: 'unknown option --x; run rlm --help for the list' },
-    iterations: 0,
-    depthReached: 0,
-    usage: {
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      modelCalls: 0,
-      costUsd: 0,
-    },
-    callUsage: [],
-    durationMs: 0,
+    ...nothingSpent,
   });
 });

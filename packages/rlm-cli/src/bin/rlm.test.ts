@@ -8,6 +8,7 @@ import {
   fakeText,
 } from '@rlm/anthropic/testing';
 import { describe, expect, test } from 'vitest';
+import { nothingSpent } from '../test-support/nothing-spent.js';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 import {
   type BuiltRlmOptions,
@@ -52,6 +53,25 @@ function startRlm(
 /** Writes a file under the temporary root; resolves to its path. */
 function writeContext(name: string, content: string | Buffer): Promise<string> {
   return writeFileIn(root, name, content);
+}
+
+/**
+ * The spending part of a `--json` report for a run whose root call made `modelCalls` model
+ * calls: the token counts, cost and time are any numbers.
+ */
+function spentByRoot(modelCalls: number) {
+  return {
+    usage: {
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      cacheReadTokens: expect.any(Number),
+      cacheWriteTokens: expect.any(Number),
+      modelCalls,
+      costUsd: expect.any(Number),
+    },
+    callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
+    durationMs: expect.any(Number),
+  };
 }
 
 /** The text of every user message the fake server received, in order. */
@@ -112,16 +132,7 @@ describe('rlm (built bin)', () => {
       answer: { count: 3, first: 1 },
       iterations: 2,
       depthReached: 0,
-      usage: {
-        inputTokens: expect.any(Number),
-        outputTokens: expect.any(Number),
-        cacheReadTokens: expect.any(Number),
-        cacheWriteTokens: expect.any(Number),
-        modelCalls: 2,
-        costUsd: expect.any(Number),
-      },
-      callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
-      durationMs: expect.any(Number),
+      ...spentByRoot(2),
     });
     expect(report.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -393,16 +404,7 @@ describe('rlm (built bin)', () => {
       },
       iterations: 2,
       depthReached: 0,
-      usage: {
-        inputTokens: expect.any(Number),
-        outputTokens: expect.any(Number),
-        cacheReadTokens: expect.any(Number),
-        cacheWriteTokens: expect.any(Number),
-        modelCalls: 1,
-        costUsd: expect.any(Number),
-      },
-      callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
-      durationMs: expect.any(Number),
+      ...spentByRoot(1),
     });
     expect(report.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -436,18 +438,7 @@ describe('rlm (built bin)', () => {
     expect(result.stderr).toMatch(/^rlm: [^\n]+\n$/);
     expect(JSON.parse(result.stdout)).toEqual({
       error: { name, message: result.stderr.slice('rlm: '.length).trimEnd() },
-      iterations: 0,
-      depthReached: 0,
-      usage: {
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-        modelCalls: 0,
-        costUsd: 0,
-      },
-      callUsage: [],
-      durationMs: 0,
+      ...nothingSpent,
     });
   });
 
