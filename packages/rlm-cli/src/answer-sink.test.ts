@@ -1,21 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { AnswerSink, type AnswerSinkOptions } from './answer-sink.js';
 import { jsonFailureReport } from './json-failure-report.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 import { UsageError } from './usage-error.js';
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-sink-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const { root } = useTemporaryDirectory('rlm-cli-sink-');
 
 function collector(): Writable & { text: string } {
   const sink = Object.assign(

@@ -13,7 +13,7 @@ import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /** `rlm batch` end to end: the built bin as a real subprocess against the fake Messages API. */
 
-const { root, serve } = useBuiltRlmWorkspace('rlm-cli-batch-');
+const { serve, makeTree } = useBuiltRlmWorkspace('rlm-cli-batch-');
 let server: FakeMessagesServer | undefined;
 
 /** Runs the bin in `directory` against the running fake server. */
@@ -58,11 +58,8 @@ async function startAnsweringServer(
   return inFlight;
 }
 
-async function makeBatch(name: string, lines: readonly string[]): Promise<string> {
-  const directory = path.join(root, name);
-  await mkdir(directory, { recursive: true });
-  await writeFile(path.join(directory, 'queries.jsonl'), `${lines.join('\n')}\n`);
-  return directory;
+function makeBatch(name: string, lines: readonly string[]): Promise<string> {
+  return makeTree(name, { 'queries.jsonl': `${lines.join('\n')}\n` });
 }
 
 function jobLine(id: string | number, extra: Record<string, unknown> = {}): string {

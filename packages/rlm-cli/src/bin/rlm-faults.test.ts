@@ -9,6 +9,7 @@ import { hashContext, runKey } from '@rlm/core';
 import { type FakeMessagesServer, type FakeReply, fakeText } from '@rlm/anthropic/testing';
 import { afterAll, describe, expect, test } from 'vitest';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
+import { writeFileIn } from '../test-support/write-file-in.js';
 import { type BuiltRlmResult, rlmLines, startBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
@@ -20,7 +21,7 @@ import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 const run = promisify(execFile);
 
-const { root, serve, writeFileIn } = useBuiltRlmWorkspace('rlm-cli-faults-');
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-faults-');
 const mounts: string[] = [];
 
 // Registered after the workspace's hooks, so it runs before the root is removed.

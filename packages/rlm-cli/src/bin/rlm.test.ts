@@ -10,6 +10,7 @@ import {
 import { describe, expect, test } from 'vitest';
 import { nothingSpent } from '../test-support/nothing-spent.js';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
+import { writeFileIn } from '../test-support/write-file-in.js';
 import {
   type BuiltRlmOptions,
   type BuiltRlmProcess,
@@ -20,7 +21,7 @@ import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /** End to end: the built bin as a real subprocess against the fake Messages API. */
 
-const { root, serve, writeFileIn } = useBuiltRlmWorkspace('rlm-cli-bin-');
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-bin-');
 let server: FakeMessagesServer | undefined;
 
 /** How a test starts the bin: in the temporary root unless `cwd` says otherwise. */
