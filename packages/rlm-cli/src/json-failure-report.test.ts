@@ -4,29 +4,18 @@ import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
 import { nothingSpent } from './test-support/nothing-spent.js';
 import { UsageError } from './usage-error.js';
 
+const rootUsage = {
+  inputTokens: 10,
+  outputTokens: 2,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  modelCalls: 4,
+};
 const spent = {
   iterations: 3,
   depthReached: 1,
-  usage: {
-    inputTokens: 10,
-    outputTokens: 2,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    modelCalls: 4,
-  },
-  callUsage: [
-    {
-      callId: 'call-1',
-      kind: 'root' as const,
-      usage: {
-        inputTokens: 10,
-        outputTokens: 2,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-        modelCalls: 4,
-      },
-    },
-  ],
+  usage: rootUsage,
+  callUsage: [{ callId: 'call-1', kind: 'root' as const, usage: rootUsage }],
   durationMs: 1234,
 };
 
