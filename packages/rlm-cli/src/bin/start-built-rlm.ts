@@ -46,8 +46,6 @@ export interface BuiltRlmProcess {
   readonly pid: number;
   /** Settles when the process has exited and its streams closed. */
   readonly done: Promise<BuiltRlmResult>;
-  /** Stderr so far. */
-  readonly stderr: () => string;
   /** Resolves once stderr contains `text`; rejects, with the stderr, if the bin exits first. */
   readonly stderrContains: (text: string) => Promise<void>;
   /** Sends `signal` to the process. */
@@ -108,7 +106,7 @@ export function startBuiltRlm(args: readonly string[], options: BuiltRlmOptions)
             reject,
           );
         });
-  return { child, pid: child.pid!, done, stderr: () => stderr, stderrContains, kill };
+  return { child, pid: child.pid!, done, stderrContains, kill };
 }
 
 /** Runs the bin to its end; see {@link startBuiltRlm}. */
