@@ -1,34 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { AnswerSink, type AnswerSinkOptions } from './answer-sink.js';
 import { jsonFailureReport } from './json-failure-report.js';
+import { textCollector } from './test-support/text-collector.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 import { UsageError } from './usage-error.js';
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-sink-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-function collector(): Writable & { text: string } {
-  const sink = Object.assign(
-    new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        sink.text += chunk.toString('utf8');
-        callback();
-      },
-    }),
-    { text: '' },
-  );
-  return sink;
-}
+const { root } = useTemporaryDirectory('rlm-cli-sink-');
 
 function report(answer: unknown) {
   return {
@@ -48,8 +27,8 @@ function report(answer: unknown) {
 }
 
 async function open(options: Partial<AnswerSinkOptions>) {
-  const stdout = collector();
-  const stderr = collector();
+  const stdout = textCollector();
+  const stderr = textCollector();
   const sink = await AnswerSink.open({
     json: false,
     outFile: undefined,

@@ -1,23 +1,14 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { GitignoreRules } from './gitignore-rules.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
+import { writeFileIn } from './test-support/write-file-in.js';
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-gitignore-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const { root } = useTemporaryDirectory('rlm-cli-gitignore-');
 
 async function write(relative: string, content: string): Promise<void> {
-  const file = path.join(root, relative);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, content);
+  await writeFileIn(root, relative, content);
 }
 
 describe('GitignoreRules', () => {

@@ -1,31 +1,21 @@
 import { ModelCallError, NoFinalAnswerError } from '@rlm/core';
 import { expect, test } from 'vitest';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
+import { nothingSpent } from './test-support/nothing-spent.js';
 import { UsageError } from './usage-error.js';
 
+const rootUsage = {
+  inputTokens: 10,
+  outputTokens: 2,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  modelCalls: 4,
+};
 const spent = {
   iterations: 3,
   depthReached: 1,
-  usage: {
-    inputTokens: 10,
-    outputTokens: 2,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    modelCalls: 4,
-  },
-  callUsage: [
-    {
-      callId: 'call-1',
-      kind: 'root' as const,
-      usage: {
-        inputTokens: 10,
-        outputTokens: 2,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-        modelCalls: 4,
-      },
-    },
-  ],
+  usage: rootUsage,
+  callUsage: [{ callId: 'call-1', kind: 'root' as const, usage: rootUsage }],
   durationMs: 1234,
 };
 
@@ -60,17 +50,6 @@ test('no final answer carries the partial answer; a usage error spent nothing', 
   const usage = new UsageError('unknown option --x; run rlm --help for the list');
   expect(jsonFailureReport(usage, { message: usage.message })).toEqual({
     error: { name: 'UsageError', message: 'unknown option --x; run rlm --help for the list' },
-    iterations: 0,
-    depthReached: 0,
-    usage: {
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      modelCalls: 0,
-      costUsd: 0,
-    },
-    callUsage: [],
-    durationMs: 0,
+    ...nothingSpent,
   });
 });

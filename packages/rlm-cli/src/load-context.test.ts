@@ -1,33 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ContextLoadError } from './context-load-error.js';
 import { type LoadContextOptions, loadContext } from './load-context.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
-let root: string;
+const { root, makeTree } = useTemporaryDirectory('rlm-cli-context-');
 const maxBytes = 1024 * 1024;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-context-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-/** Writes `files` (relative path -> content) under a fresh directory and returns its path. */
-async function makeTree(name: string, files: Record<string, string | Buffer>): Promise<string> {
-  const directory = path.join(root, name);
-  await mkdir(directory, { recursive: true });
-  for (const [relative, content] of Object.entries(files)) {
-    const file = path.join(directory, relative);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, content);
-  }
-  return directory;
-}
 
 async function loadError(options: Omit<LoadContextOptions, 'maxBytes'> & { maxBytes?: number }) {
   try {

@@ -1,18 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { loadToolsModule } from './load-tools-module.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
-let directory: string;
-
-beforeAll(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'rlm-tools-module-'));
-});
-
-afterAll(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
+const { root: directory } = useTemporaryDirectory('rlm-tools-module-');
 
 async function moduleFile(name: string, source: string): Promise<string> {
   const file = path.join(directory, name);

@@ -1,18 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { readAnsweredIds } from './read-answered-ids.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-answered-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const { root } = useTemporaryDirectory('rlm-answered-');
 
 describe('readAnsweredIds', () => {
   test('a missing file has no answered ids', async () => {

@@ -1,20 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ByteLimit } from './byte-limit.js';
 import { readWalkedFileSync, startsLikeBinarySync } from './read-context-file.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-read-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const { root } = useTemporaryDirectory('rlm-cli-read-');
 
 async function entry(name: string, content: string | Buffer) {
   const file = path.join(root, name);

@@ -1,7 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import {
   type FakeMessagesServer,
   fakeDelay,
@@ -9,8 +8,11 @@ import {
   fakeText,
   startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { type CliInput, type CliOutput, runCli } from './run-cli.js';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { type CliInput, runCli } from './run-cli.js';
+import { runCliPiped } from './test-support/run-cli-piped.js';
+import { textCollector } from './test-support/text-collector.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
 /** A stdin that claims to be a terminal, so `runCli` starts its REPL. */
 class FakeTerminal extends PassThrough {
@@ -18,18 +20,6 @@ class FakeTerminal extends PassThrough {
   setRawMode(): this {
     return this;
   }
-}
-
-/** Collects what `runCli` writes; `isTTY` makes it pass for a terminal. */
-function collector(isTTY = false): CliOutput & { text: string } {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      output.text += chunk.toString('utf8');
-      callback();
-    },
-  });
-  const output = Object.assign(sink, { text: '', isTTY });
-  return output;
 }
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
@@ -40,16 +30,8 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-let root: string;
+const { root } = useTemporaryDirectory('rlm-cli-run-');
 let server: FakeMessagesServer;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-run-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
 
 beforeEach(async () => {
   server = await startFakeMessagesServer();
@@ -59,21 +41,9 @@ afterEach(async () => {
   await server.close();
 });
 
-/** Runs `runCli` with piped (non-terminal) stdin holding `input`. */
-async function runPiped(argv: string[], input = '') {
-  const stdin = new PassThrough();
-  stdin.end(input);
-  const stdout = collector();
-  const stderr = collector();
-  const exitCode = await runCli({
-    argv: ['--no-store', ...argv],
-    env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, NO_COLOR: '1' },
-    stdin,
-    stdout,
-    stderr,
-    onInterrupt: () => () => {},
-  });
-  return { exitCode, stdout: stdout.text, stderr: stderr.text };
+/** Runs `runCli` with piped (non-terminal) stdin holding `input`, without a store. */
+function runPiped(argv: string[], input = '') {
+  return runCliPiped(['--no-store', ...argv], { baseURL: server.url, input });
 }
 
 describe('runCli: flags reach the run', () => {
@@ -137,8 +107,8 @@ describe('runCli: interactive mode', () => {
       fakeText('FINAL_VAR(again)'),
     );
     const stdin = new FakeTerminal();
-    const stdout = collector();
-    const stderr = collector(true);
+    const stdout = textCollector();
+    const stderr = textCollector(true);
     const exitCode = runCli({
       argv: ['--no-store', '--context', file, '--quiet'],
       env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, NO_COLOR: '1' },
@@ -167,12 +137,12 @@ describe('runCli: interactive mode', () => {
 
   test('Ctrl-C at an empty prompt hints how to quit; Ctrl-D quits', async () => {
     const stdin = new FakeTerminal();
-    const stderr = collector(true);
+    const stderr = textCollector(true);
     const exitCode = runCli({
       argv: ['--no-store', '--quiet'],
       env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, NO_COLOR: '1' },
       stdin: stdin as CliInput,
-      stdout: collector(),
+      stdout: textCollector(),
       stderr,
       onInterrupt: () => () => {},
     });

@@ -1,6 +1,7 @@
 import type { RlmEvent } from '@rlm/core';
 import { expect, test } from 'vitest';
 import { RunTally } from './run-tally.js';
+import { nothingSpent } from './test-support/nothing-spent.js';
 
 const base = { callId: 'root', depth: 0 };
 
@@ -47,20 +48,7 @@ test('sums usage across depths, counts root iterations, keeps the deepest depth'
 });
 
 test('nothing observed: zeros and a zero cost', () => {
-  expect(new RunTally().snapshot()).toEqual({
-    iterations: 0,
-    depthReached: 0,
-    usage: {
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      modelCalls: 0,
-      costUsd: 0,
-    },
-    callUsage: [],
-    durationMs: expect.any(Number),
-  });
+  expect(new RunTally().snapshot()).toEqual({ ...nothingSpent, durationMs: expect.any(Number) });
 });
 
 test('a failed root call hands over the usage of each call', () => {

@@ -1,7 +1,5 @@
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import {
   type FakeMessagesServer,
   fakeError,
@@ -9,46 +7,22 @@ import {
   startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type CliOutput, runCli } from './run-cli.js';
+import { runCliPiped } from './test-support/run-cli-piped.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
-function collector(): CliOutput & { text: string } {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      output.text += chunk.toString('utf8');
-      callback();
-    },
-  });
-  const output = Object.assign(sink, { text: '' });
-  return output;
-}
-
-let root: string;
+const { root } = useTemporaryDirectory('rlm-cli-trace-');
 let server: FakeMessagesServer;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-trace-'));
   server = await startFakeMessagesServer();
 });
 
 afterAll(async () => {
   await server.close();
-  await rm(root, { recursive: true, force: true });
 });
 
-async function rlm(argv: string[]) {
-  const stdin = new PassThrough();
-  stdin.end('');
-  const stdout = collector();
-  const stderr = collector();
-  const exitCode = await runCli({
-    argv,
-    env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, NO_COLOR: '1' },
-    stdin,
-    stdout,
-    stderr,
-    onInterrupt: () => () => {},
-  });
-  return { exitCode, stdout: stdout.text, stderr: stderr.text };
+function rlm(argv: string[]) {
+  return runCliPiped(argv, { baseURL: server.url });
 }
 
 function embeddedTrace(html: string) {

@@ -1,33 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { createContextPathFilter } from './context-path-filter.js';
 import { loadContext } from './load-context.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 import { walkContextDirectory } from './walk-context-directory.js';
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-walk-'));
-});
-
 // Removing a big tree on a loaded machine can take a while.
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-}, 300_000);
-
-async function makeTree(name: string, files: Record<string, string>): Promise<string> {
-  const directory = path.join(root, name);
-  for (const [relative, content] of Object.entries(files)) {
-    const file = path.join(directory, relative);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, content);
-  }
-  return directory;
-}
+const { root, makeTree } = useTemporaryDirectory('rlm-cli-walk-', { removeTimeoutMs: 300_000 });
 
 const noFilter = createContextPathFilter({ include: [], exclude: [] });
 

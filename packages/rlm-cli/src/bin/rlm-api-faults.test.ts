@@ -1,9 +1,3 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type FakeMessagesServer,
   type FakeReply,
@@ -12,9 +6,10 @@ import {
   fakeRaw,
   fakeText,
   fakeToolUse,
-  startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { type BuiltRlmResult, rlmLines, runBuiltRlm } from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
  * A model API that misbehaves, end to end: the built bin as a real process against the fake
@@ -22,61 +17,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
  * cut at max_tokens and responses with too many code blocks.
  */
 
-const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
-const apiKey = 'sk-ant-test-key';
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-api-faults-');
 
-let root: string;
-const servers: FakeMessagesServer[] = [];
-
-beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-api-faults-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-interface RunResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
+interface RunResult extends BuiltRlmResult {
   readonly elapsedMs: number;
   readonly server: FakeMessagesServer;
 }
 
 /** Runs the bin once against a fake API serving `replies`; `--no-store` unless told. */
 async function rlm(args: readonly string[], replies: readonly FakeReply[]): Promise<RunResult> {
-  const server = await startFakeMessagesServer({ replies });
-  servers.push(server);
+  const server = await serve(replies);
   const started = Date.now();
-  const child = spawn(process.execPath, [bin, ...args, '--no-store'], {
-    cwd: root,
-    env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: server.url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve(exitCode));
-  });
-  return { code, stdout, stderr, elapsedMs: Date.now() - started, server };
-}
-
-/** The stderr lines that start with `rlm: `. */
-function rlmLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.startsWith('rlm: '));
+  const result = await runBuiltRlm([...args, '--no-store'], { cwd: root, baseURL: server.url });
+  return { ...result, elapsedMs: Date.now() - started, server };
 }
 
 const answer = fakeText('FINAL(42)');

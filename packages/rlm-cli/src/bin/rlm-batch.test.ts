@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type FakeMessagesRequest,
@@ -8,31 +6,15 @@ import {
   type FakeReply,
   fakeError,
   fakeText,
-  startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { type BuiltRlmResult, builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
+import { describe, expect, test } from 'vitest';
+import { type BuiltRlmResult, startBuiltRlm } from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /** `rlm batch` end to end: the built bin as a real subprocess against the fake Messages API. */
 
-const bin = builtRlmBin;
-
-let root: string;
+const { serve, makeTree } = useBuiltRlmWorkspace('rlm-cli-batch-');
 let server: FakeMessagesServer | undefined;
-
-beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-batch-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 /** Runs the bin in `directory` against the running fake server. */
 function runRlm(
@@ -60,7 +42,7 @@ async function startAnsweringServer(
   options: { delayMs?: number; reply?: (question: string) => FakeReply | undefined } = {},
 ) {
   const inFlight = { now: 0, max: 0 };
-  server = await startFakeMessagesServer({
+  server = await serve({
     handler: async (request) => {
       inFlight.now++;
       inFlight.max = Math.max(inFlight.max, inFlight.now);
@@ -76,11 +58,8 @@ async function startAnsweringServer(
   return inFlight;
 }
 
-async function makeBatch(name: string, lines: readonly string[]): Promise<string> {
-  const directory = path.join(root, name);
-  await mkdir(directory, { recursive: true });
-  await writeFile(path.join(directory, 'queries.jsonl'), `${lines.join('\n')}\n`);
-  return directory;
+function makeBatch(name: string, lines: readonly string[]): Promise<string> {
+  return makeTree(name, { 'queries.jsonl': `${lines.join('\n')}\n` });
 }
 
 function jobLine(id: string | number, extra: Record<string, unknown> = {}): string {
@@ -146,7 +125,7 @@ describe('rlm batch (built bin)', () => {
   });
 
   test('a line context replaces the batch context; results go to stdout without --out', async () => {
-    server = await startFakeMessagesServer({
+    server = await serve({
       handler: () => fakeText('```repl\nconst seen = String(context).trim()\n```\nFINAL_VAR(seen)'),
     });
     const directory = await makeBatch('contexts', [

@@ -1,99 +1,20 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  type FakeMessagesServer,
-  type FakeReply,
-  fakeText,
-  startFakeMessagesServer,
-} from '@rlm/anthropic/testing';
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { type FakeMessagesServer, fakeText } from '@rlm/anthropic/testing';
+import { expect, test } from 'vitest';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
+import { startBuiltRlm } from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
  * Checkpoints end to end: the built bin as real processes against the fake Messages API, a real
  * SQLite store, SIGKILL at several points, then `--resume`.
  */
 
-const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-checkpoints-');
 
-let root: string;
-const servers: FakeMessagesServer[] = [];
-
-beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-checkpoints-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-interface RunResult {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function spawnRlm(
-  args: readonly string[],
-  server: FakeMessagesServer,
-  cwd: string,
-): {
-  readonly done: Promise<RunResult>;
-  stderrContains(text: string): Promise<void>;
-  kill(): void;
-} {
-  const child = spawn(process.execPath, [bin, ...args], {
-    cwd,
-    env: {
-      PATH: process.env.PATH,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: server.url,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  child.stdin.end('');
-  const done = new Promise<RunResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-  let finished = false;
-  void done.then(() => {
-    finished = true;
-  });
-  return {
-    done,
-    stderrContains: async (text) => {
-      while (!stderr.includes(text)) {
-        if (finished) throw new Error(`exited before printing ${JSON.stringify(text)}: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    kill: () => child.kill('SIGKILL'),
-  };
-}
-
-async function serve(replies: readonly FakeReply[]): Promise<FakeMessagesServer> {
-  const server = await startFakeMessagesServer({ replies });
-  servers.push(server);
-  return server;
+function spawnRlm(args: readonly string[], server: FakeMessagesServer, cwd: string) {
+  return startBuiltRlm(args, { cwd, baseURL: server.url });
 }
 
 const repl = (code: string) => fakeText(`\`\`\`repl\n${code}\n\`\`\``);
@@ -121,7 +42,7 @@ test('a Map, a Set, a Date, a cycle and a BigInt survive SIGKILL after a checkpo
   const running = spawnRlm(args, first, directory);
   await running.stderrContains('● step 2');
   await waitForCheckpoints(file, 1);
-  running.kill();
+  running.kill('SIGKILL');
   expect((await running.done).signal).toBe('SIGKILL');
 
   const second = await serve([
@@ -154,7 +75,7 @@ test('SIGKILL at several points while a large checkpoint is taken and written: -
     const running = spawnRlm(args, server, directory);
     await running.stderrContains('● step 3');
     await new Promise((resolve) => setTimeout(resolve, delayMs));
-    running.kill();
+    running.kill('SIGKILL');
     expect((await running.done).signal).toBe('SIGKILL');
 
     const resume = await serve([
@@ -185,7 +106,7 @@ test('--checkpoint-max-variable-bytes: a larger variable is named, skipped with 
   const running = spawnRlm(args, first, directory);
   await running.stderrContains('Not saved in the checkpoint');
   await waitForCheckpoints(file, 1);
-  running.kill();
+  running.kill('SIGKILL');
   const killed = await running.done;
   expect(killed.stderr).toMatch(
     /⚠ Not saved in the checkpoint \(over checkpointMaxVariableBytes, 65536 bytes\): large/,

@@ -1,70 +1,23 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  type FakeMessagesServer,
-  type FakeReply,
-  fakeText,
-  startFakeMessagesServer,
-} from '@rlm/anthropic/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { type FakeMessagesServer, type FakeReply, fakeText } from '@rlm/anthropic/testing';
+import { describe, expect, test } from 'vitest';
 import { formatDollars } from '../format-run-totals.js';
+import { type BuiltRlmResult, runBuiltRlm } from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /** Cost end to end: the built bin against the fake Messages API and its emulated prompt cache. */
 
-const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
-
-let root: string;
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-cost-');
 let server: FakeMessagesServer | undefined;
 
-beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-cost-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-interface RunResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Starts the fake server with `replies` and runs the bin against it, without a store. */
-async function runRlm(args: readonly string[], replies: readonly FakeReply[]): Promise<RunResult> {
-  server = await startFakeMessagesServer({ replies });
-  const child = spawn(process.execPath, [bin, ...args, '--no-store'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      ANTHROPIC_BASE_URL: server.url,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  child.stdin.end();
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+async function runRlm(
+  args: readonly string[],
+  replies: readonly FakeReply[],
+): Promise<BuiltRlmResult> {
+  server = await serve(replies);
+  return runBuiltRlm([...args, '--no-store'], { cwd: root, baseURL: server.url });
 }
 
 interface Usage {

@@ -1,21 +1,17 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rm, statfs, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { deserialize } from 'node:v8';
 import { createSqliteArtifactStore } from '@rlm/artifacts';
 import { hashContext, runKey } from '@rlm/core';
-import {
-  type FakeMessagesServer,
-  type FakeReply,
-  fakeText,
-  startFakeMessagesServer,
-} from '@rlm/anthropic/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { type FakeMessagesServer, type FakeReply, fakeText } from '@rlm/anthropic/testing';
+import { afterAll, describe, expect, test } from 'vitest';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
+import { writeFileIn } from '../test-support/write-file-in.js';
+import { type BuiltRlmResult, rlmLines, startBuiltRlm } from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
  * Faults from outside, end to end: the built bin as real processes against the fake Messages
@@ -24,25 +20,13 @@ import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
  */
 
 const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
-const apiKey = 'sk-ant-test-key';
 
-let root: string;
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-faults-');
 const mounts: string[] = [];
-const servers: FakeMessagesServer[] = [];
 
-beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-faults-'));
-});
-
+// Registered after the workspace's hooks, so it runs before the root is removed.
 afterAll(async () => {
   for (const mount of mounts.reverse()) await run('umount', ['-l', mount]).catch(() => {});
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
 /** A tmpfs of `size` (e.g. `8m`) at a new directory; unmounted after the tests. */
@@ -54,90 +38,21 @@ async function mountTmpfs(name: string, size: string): Promise<string> {
   return directory;
 }
 
-async function serve(replies: readonly FakeReply[]): Promise<FakeMessagesServer> {
-  const server = await startFakeMessagesServer({ replies });
-  servers.push(server);
-  return server;
-}
-
-interface RunResult {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface Spawned {
-  readonly pid: number;
-  readonly done: Promise<RunResult>;
-  /** Resolves once stderr contains `text`. */
-  stderrContains(text: string): Promise<void>;
-  kill(signal: NodeJS.Signals): void;
-}
-
 function spawnRlm(
   args: readonly string[],
   server: FakeMessagesServer,
   options: { readonly cwd: string; readonly input?: string } = { cwd: root },
-): Spawned {
-  const child = spawn(process.execPath, [bin, ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: server.url },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const waiters: { text: string; resolve: () => void }[] = [];
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-    for (const waiter of waiters.filter((candidate) => stderr.includes(candidate.text))) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  });
-  child.stdin.end(options.input ?? '');
-  const done = new Promise<RunResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-  return {
-    pid: child.pid!,
-    done,
-    stderrContains: (text) =>
-      stderr.includes(text)
-        ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => {
-            waiters.push({ text, resolve });
-            done.then((result) =>
-              reject(new Error(`exited before printing ${JSON.stringify(text)}: ${result.stderr}`)),
-            );
-          }),
-    kill: (signal) => child.kill(signal),
-  };
+) {
+  return startBuiltRlm(args, { ...options, baseURL: server.url });
 }
 
 async function rlm(
   args: readonly string[],
   replies: readonly FakeReply[],
   cwd = root,
-): Promise<RunResult & { readonly server: FakeMessagesServer }> {
+): Promise<BuiltRlmResult & { readonly server: FakeMessagesServer }> {
   const server = await serve(replies);
   return { ...(await spawnRlm(args, server, { cwd }).done), server };
-}
-
-/** The stderr lines that start with `rlm: `. */
-function rlmLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.startsWith('rlm: '));
-}
-
-async function writeFileIn(directory: string, name: string, content: string): Promise<string> {
-  const file = path.join(directory, name);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, content);
-  return file;
 }
 
 const storeNumbers = fakeText(

@@ -1,9 +1,3 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { fakeText, startFakeMessagesServer } from '@rlm/anthropic/testing';
 import {
   type FakeChatRequest,
@@ -11,37 +5,19 @@ import {
   fakeChatToolCall,
   startFakeChatCompletionsServer,
 } from '@rlm/openai/testing';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { type BuiltRlmResult, runBuiltRlm } from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
  * Providers end to end: the built bin as a real process, the openai SDK against the strict
  * fake Chat Completions server, and the Anthropic SDK against the fake Messages API.
  */
 
-const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
 const openAIKey = 'sk-proj-cli-test-key-0123456789';
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
 
-let root: string;
-
-beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-providers-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-interface RunResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
+const { root } = useBuiltRlmWorkspace('rlm-cli-providers-');
 
 /**
  * Runs the bin with only `PATH` and `env` in its environment; `--no-store` always. With
@@ -52,29 +28,12 @@ async function rlm(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
   terminal = false,
-): Promise<RunResult> {
-  const command = [process.execPath, bin, ...args, '--no-store'];
-  const [file, ...argv] = terminal
-    ? ['script', '-qefc', command.map(shellQuote).join(' '), '/dev/null']
-    : command;
-  const child = spawn(file!, argv, {
+): Promise<BuiltRlmResult> {
+  return runBuiltRlm([...args, '--no-store'], {
     cwd: root,
-    env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { NO_COLOR: '1', ...env },
+    terminal,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve(exitCode));
-  });
-  return { code, stdout, stderr };
 }
 
 describe('rlm with OpenAI-compatible models', () => {

@@ -1,35 +1,22 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type FakeMessagesServer, fakeText, startFakeMessagesServer } from '@rlm/anthropic/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
+import { fakeText } from '@rlm/anthropic/testing';
+import { afterEach, describe, expect, test } from 'vitest';
+import { startBuiltRlm } from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
  * `rlm batch --queue` and `rlm worker` end to end: the built bin as real processes, a real
  * `redis-server` on a free port, and the fake Messages API.
  */
 
-let root: string;
-let server: FakeMessagesServer | undefined;
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-queue-');
 let redis: ChildProcess | undefined;
 
-beforeAll(async () => {
-  if (!existsSync(builtRlmBin)) throw new Error(`${builtRlmBin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-queue-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
   if (redis && redis.exitCode === null) {
     const exited = new Promise((resolve) => redis!.once('exit', resolve));
     redis.kill('SIGKILL');
@@ -88,7 +75,7 @@ async function waitForRedisKey(url: string, pattern: string): Promise<void> {
 describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () => {
   test('50 jobs over 3 workers, one SIGKILLed mid-job: every job answered exactly once', async () => {
     const queue = await startRedis();
-    server = await startFakeMessagesServer({
+    const server = await serve({
       handler: async (request) => {
         await new Promise((resolve) => setTimeout(resolve, 150));
         const question = /Question (\d+)\?/.exec(JSON.stringify(request.messages[0]))?.[1];
@@ -165,7 +152,7 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
     const queue = await startRedis();
     let killFirstWorker: () => void = () => {};
     let firstReached = false;
-    server = await startFakeMessagesServer({
+    const server = await serve({
       handler: async (request) => {
         const turns = request.messages.length;
         if (turns === 1) return fakeText('```repl\nconst half = 21\nprint("stored")\n```');
@@ -210,7 +197,7 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
 
   test('--max-batch-cost with a queue: once spent, the waiting jobs are removed and reported as not run', async () => {
     const queue = await startRedis();
-    server = await startFakeMessagesServer({
+    const server = await serve({
       handler: async (request) => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         const question = /Question (\d+)\?/.exec(JSON.stringify(request.messages[0]))?.[1];

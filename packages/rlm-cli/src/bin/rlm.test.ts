@@ -1,66 +1,31 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type FakeMessagesServer,
   type FakeReply,
   fakeError,
   fakeText,
-  startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
+import { describe, expect, test } from 'vitest';
+import { nothingSpent } from '../test-support/nothing-spent.js';
 import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { writeFileIn } from '../test-support/write-file-in.js';
+import {
+  type BuiltRlmOptions,
+  type BuiltRlmProcess,
+  startBuiltRlm,
+  testAnthropicKey,
+} from './start-built-rlm.js';
+import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /** End to end: the built bin as a real subprocess against the fake Messages API. */
 
-const bin = fileURLToPath(new URL('../../dist/bin/rlm.js', import.meta.url));
-const apiKey = 'sk-ant-test-key';
-
-let root: string;
+const { root, serve } = useBuiltRlmWorkspace('rlm-cli-bin-');
 let server: FakeMessagesServer | undefined;
 
-beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing; run pnpm build first`);
-  root = await mkdtemp(path.join(tmpdir(), 'rlm-cli-bin-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-interface RunResult {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface RunOptions {
-  /** The working directory; the temporary root by default (the store goes to ./.rlm there). */
-  readonly cwd?: string;
-  /** Replaces the default environment entries (set a value to `undefined` to drop it). */
-  readonly env?: Record<string, string | undefined>;
-  /** Written to stdin, which is then closed. */
-  readonly input?: string;
-  /**
-   * Run under a pseudo-terminal (util-linux `script`): stdout and stderr are a TTY, and both
-   * arrive in `stdout`, with `\r\n` line ends.
-   */
-  readonly terminal?: boolean;
-  /** Called with the child once its stderr contains this text. */
-  readonly onStderr?: {
-    readonly text: string;
-    readonly act: (send: (signal: NodeJS.Signals) => void) => void;
-  };
-}
+/** How a test starts the bin: in the temporary root unless `cwd` says otherwise. */
+type RunOptions = Omit<BuiltRlmOptions, 'cwd' | 'baseURL'> & { readonly cwd?: string };
 
 /** Starts the fake server with `replies` and runs the bin against it. */
 async function runRlm(
@@ -68,59 +33,46 @@ async function runRlm(
   replies: readonly FakeReply[],
   options: RunOptions = {},
 ) {
-  server = await startFakeMessagesServer({ replies });
+  server = await serve(replies);
   return spawnRlm(args, server.url, options);
 }
 
-function spawnRlm(
+/** Runs the bin against the fake API at `baseURL`. */
+function spawnRlm(args: readonly string[], baseURL: string, options: RunOptions = {}) {
+  return startRlm(args, baseURL, options).done;
+}
+
+/** Starts the bin against the fake API at `baseURL`. */
+function startRlm(
   args: readonly string[],
   baseURL: string,
-  options: RunOptions,
-): Promise<RunResult> {
-  const env: Record<string, string | undefined> = {
-    PATH: process.env.PATH,
-    ANTHROPIC_API_KEY: apiKey,
-    ANTHROPIC_BASE_URL: baseURL,
-    ...options.env,
+  options: RunOptions = {},
+): BuiltRlmProcess {
+  return startBuiltRlm(args, { ...options, cwd: options.cwd ?? root, baseURL });
+}
+
+/** Writes a file under the temporary root; resolves to its path. */
+function writeContext(name: string, content: string | Buffer): Promise<string> {
+  return writeFileIn(root, name, content);
+}
+
+/**
+ * The spending part of a `--json` report for a run whose root call made `modelCalls` model
+ * calls: the token counts, cost and time are any numbers.
+ */
+function spentByRoot(modelCalls: number) {
+  return {
+    usage: {
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      cacheReadTokens: expect.any(Number),
+      cacheWriteTokens: expect.any(Number),
+      modelCalls,
+      costUsd: expect.any(Number),
+    },
+    callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
+    durationMs: expect.any(Number),
   };
-  const command = [process.execPath, bin, ...args];
-  const [file, ...argv] = options.terminal
-    ? ['script', '-qefc', command.map(shellQuote).join(' '), '/dev/null']
-    : command;
-  const child = spawn(file!, argv, {
-    cwd: options.cwd ?? root,
-    env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  let notified = false;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-    if (!notified && options.onStderr && stderr.includes(options.onStderr.text)) {
-      notified = true;
-      options.onStderr.act((signal) => child.kill(signal));
-    }
-  });
-  child.stdin.end(options.input ?? '');
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
-
-async function writeContext(name: string, content: string | Buffer): Promise<string> {
-  const file = path.join(root, name);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, content);
-  return file;
 }
 
 /** The text of every user message the fake server received, in order. */
@@ -151,7 +103,7 @@ describe('rlm (built bin)', () => {
     expect(result.stderr).not.toContain('\u001b[');
     const requests = server!.requests;
     expect(requests).toHaveLength(2);
-    expect(requests[0]!.apiKey).toBe(apiKey);
+    expect(requests[0]!.apiKey).toBe(testAnthropicKey);
     expect((requests[0]!.body as { model: string }).model).toBe('claude-test-1');
     // The second request carries the execution output back to the model.
     expect(userTexts()[1]).toContain('3');
@@ -181,16 +133,7 @@ describe('rlm (built bin)', () => {
       answer: { count: 3, first: 1 },
       iterations: 2,
       depthReached: 0,
-      usage: {
-        inputTokens: expect.any(Number),
-        outputTokens: expect.any(Number),
-        cacheReadTokens: expect.any(Number),
-        cacheWriteTokens: expect.any(Number),
-        modelCalls: 2,
-        costUsd: expect.any(Number),
-      },
-      callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
-      durationMs: expect.any(Number),
+      ...spentByRoot(2),
     });
     expect(report.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -307,7 +250,7 @@ describe('rlm (built bin)', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^rlm: the model call failed: [^\n]+\n$/);
     expect(result.stderr).toContain('max_tokens: too large for this model');
-    expect(result.stderr).not.toContain(apiKey);
+    expect(result.stderr).not.toContain(testAnthropicKey);
   });
 
   test('no final answer: exit 1, the partial answer labelled on stderr', async () => {
@@ -333,18 +276,18 @@ describe('rlm (built bin)', () => {
   });
 
   test('SIGINT during a query aborts it: exit 130', async () => {
-    const result = await runRlm(
-      ['Slow question?'],
-      [{ ...fakeText('FINAL(too late)'), delayMs: 30_000 }],
-      { onStderr: { text: '● step 1', act: (send) => send('SIGINT') } },
-    );
+    server = await serve([{ ...fakeText('FINAL(too late)'), delayMs: 30_000 }]);
+    const running = startRlm(['Slow question?'], server.url);
+    await running.stderrContains('● step 1');
+    running.kill('SIGINT');
+    const result = await running.done;
     expect(result.code).toBe(130);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('rlm: aborted\n');
   });
 
   test('--version and --help', async () => {
-    server = await startFakeMessagesServer();
+    server = await serve();
     const version = await spawnRlm(['--version'], server.url, {});
     expect(version).toMatchObject({ code: 0, stderr: '' });
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
@@ -357,7 +300,7 @@ describe('rlm (built bin)', () => {
     const workdir = await mkdtemp(path.join(root, 'resume-'));
     const file = await writeContext('resume/numbers.txt', '1\n2\n3\n4');
     const args = ['Sum the numbers', '--context', file, '--store', 'state/rlm.sqlite'];
-    server = await startFakeMessagesServer({
+    server = await serve({
       replies: [
         fakeText(
           '```repl\nconst numbers = context.split("\\n").map(Number);\nawait store("numbers", numbers, { description: "the parsed numbers" });\nprint(numbers.length)\n```',
@@ -366,23 +309,18 @@ describe('rlm (built bin)', () => {
         { ...fakeText('FINAL(never sent)'), delayMs: 60_000 },
       ],
     });
-    const crashed = await spawnRlm(args, server.url, {
-      cwd: workdir,
-      // The checkpoint after step 2 is written while step 3's model call runs: kill once it is.
-      onStderr: {
-        text: '● step 3',
-        act: (send) =>
-          void waitForCheckpoints(path.join(workdir, 'state/rlm.sqlite'), 2).then(() =>
-            send('SIGKILL'),
-          ),
-      },
-    });
+    const crashing = startRlm(args, server.url, { cwd: workdir });
+    // The checkpoint after step 2 is written while step 3's model call runs: kill once it is.
+    await crashing.stderrContains('● step 3');
+    await waitForCheckpoints(path.join(workdir, 'state/rlm.sqlite'), 2);
+    crashing.kill('SIGKILL');
+    const crashed = await crashing.done;
     expect(crashed.signal).toBe('SIGKILL');
     // Step 3 had started (its request may not have been sent yet) when the process died.
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
     await server.close();
 
-    server = await startFakeMessagesServer({
+    server = await serve({
       replies: [
         fakeText('```repl\nconst stored = await load("numbers");\nprint(stored.join("+"))\n```'),
         fakeText('FINAL_VAR(total)'),
@@ -467,16 +405,7 @@ describe('rlm (built bin)', () => {
       },
       iterations: 2,
       depthReached: 0,
-      usage: {
-        inputTokens: expect.any(Number),
-        outputTokens: expect.any(Number),
-        cacheReadTokens: expect.any(Number),
-        cacheWriteTokens: expect.any(Number),
-        modelCalls: 1,
-        costUsd: expect.any(Number),
-      },
-      callUsage: [{ callId: 'call-1', kind: 'root', usage: expect.any(Object) }],
-      durationMs: expect.any(Number),
+      ...spentByRoot(1),
     });
     expect(report.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -510,18 +439,7 @@ describe('rlm (built bin)', () => {
     expect(result.stderr).toMatch(/^rlm: [^\n]+\n$/);
     expect(JSON.parse(result.stdout)).toEqual({
       error: { name, message: result.stderr.slice('rlm: '.length).trimEnd() },
-      iterations: 0,
-      depthReached: 0,
-      usage: {
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-        modelCalls: 0,
-        costUsd: 0,
-      },
-      callUsage: [],
-      durationMs: 0,
+      ...nothingSpent,
     });
   });
 
@@ -585,7 +503,7 @@ describe('rlm (built bin)', () => {
 
   test('rlm tools list: the durable tool store, no API key needed', async () => {
     const toolstore = await mkdtemp(path.join(root, 'toolstore-'));
-    server = await startFakeMessagesServer();
+    server = await serve();
     const listed = await spawnRlm(['tools', 'list', '--json'], server.url, {
       env: { ANTHROPIC_API_KEY: undefined, RLM_TOOLSTORE: toolstore },
     });
@@ -832,11 +750,12 @@ describe('rlm (built bin): careless or hostile model code', () => {
   });
 
   test('SIGINT while model code spins ends the run at once: exit 130', async () => {
-    const result = await runRlm(
-      ['Spin?', '--exec-timeout', '600000'],
-      [fakeText('```repl\nprint("spinning");\nwhile (true) {}\n```')],
-      { onStderr: { text: 'while (true)', act: (send) => setTimeout(() => send('SIGINT'), 500) } },
-    );
+    server = await serve([fakeText('```repl\nprint("spinning");\nwhile (true) {}\n```')]);
+    const running = startRlm(['Spin?', '--exec-timeout', '600000'], server.url);
+    await running.stderrContains('while (true)');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    running.kill('SIGINT');
+    const result = await running.done;
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('rlm: aborted\n');
   });
