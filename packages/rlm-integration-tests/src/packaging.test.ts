@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ test('every published package loads with require() as well as import', async () 
     '@rlm/openai',
     '@rlm/ai-sdk',
     '@rlm/sandbox-quickjs',
+    '@rlm/anthropic',
   ];
   const loaded = await node(
     `console.log(JSON.stringify(${JSON.stringify(names)}.map((name) => Object.keys(require(name)).length > 0)))`,
@@ -56,4 +57,28 @@ test('a memory store loads no native module; the SQLite store loads sqlite3 only
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
+});
+
+test('every published package says what it is: license file, keywords, homepage, a default export condition, core as a peer of the libraries', async () => {
+  const packagesDirectory = fileURLToPath(new URL('../..', import.meta.url));
+  const problems: string[] = [];
+  for (const directory of await readdir(packagesDirectory)) {
+    const root = path.join(packagesDirectory, directory);
+    const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+    if (manifest.private) continue;
+    const name: string = manifest.name;
+    await access(path.join(root, 'LICENSE')).catch(() => problems.push(`${name}: no LICENSE`));
+    if (!(manifest.keywords?.length > 0)) problems.push(`${name}: no keywords`);
+    if (manifest.homepage !== `https://www.npmjs.com/package/${name}`) {
+      problems.push(`${name}: homepage ${manifest.homepage}`);
+    }
+    if (manifest.exports?.['.']?.default === undefined)
+      problems.push(`${name}: no default condition`);
+    // Libraries share the app's core; the CLI, an application, brings its own.
+    const library = name !== '@rlm/core' && name !== '@rlm/cli';
+    if (library && manifest.dependencies?.['@rlm/core'] !== undefined) {
+      problems.push(`${name}: @rlm/core is a dependency, not a peer`);
+    }
+  }
+  expect(problems).toEqual([]);
 });
