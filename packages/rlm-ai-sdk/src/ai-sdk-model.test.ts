@@ -313,6 +313,30 @@ describe('createAISDKModel with the AI SDK mock model', () => {
     });
   });
 
+  test('a stream that ends before its finish part is cut short: retried, then one clear error', async () => {
+    let attempts = 0;
+    const model = createAISDKModel(
+      new MockLanguageModelV2({
+        doStream: async () => {
+          attempts += 1;
+          return {
+            stream: new ReadableStream<LanguageModelV2StreamPart>({
+              start(controller) {
+                controller.enqueue({ type: 'text-delta', id: 't', delta: 'half an ans' });
+                controller.close();
+              },
+            }),
+          };
+        },
+      }),
+      { maxRetries: 1 },
+    );
+    const error = await rejection(model.generate(ask));
+    expect(attempts).toBe(2);
+    expect(error.reason).toBe('network');
+    expect(error.message).toMatch(/stopped mid-answer \(the stream ended before its finish part\)/);
+  });
+
   test('an error part in the stream fails the attempt like a thrown error', async () => {
     const model = createAISDKModel(
       new MockLanguageModelV2({

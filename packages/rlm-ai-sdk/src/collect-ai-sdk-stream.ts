@@ -27,7 +27,8 @@ export interface CollectedStream {
  * passed to `onText` as it arrives; a throwing `onText` is ignored), complete `tool-call` parts,
  * the finish reason and usage of the `finish` part; `onPart` is called on every part (the
  * stream is alive). An `error` part rejects with its error; a stream that fails to read (a
- * connection lost mid-answer) rejects with a `StreamCutError`.
+ * connection lost mid-answer) or that ends before its `finish` part (an answer that may be cut
+ * short) rejects with a `StreamCutError`.
  */
 export async function collectAISDKStream(
   stream: ReadableStream<LanguageModelV2StreamPart>,
@@ -36,7 +37,7 @@ export async function collectAISDKStream(
 ): Promise<CollectedStream> {
   let text = '';
   const calls: LanguageModelV2Content[] = [];
-  let finishReason: LanguageModelV2FinishReason = 'unknown';
+  let finishReason: LanguageModelV2FinishReason | undefined;
   let usage: LanguageModelV2Usage = {
     inputTokens: undefined,
     outputTokens: undefined,
@@ -78,6 +79,9 @@ export async function collectAISDKStream(
     }
   } finally {
     reader.releaseLock();
+  }
+  if (finishReason === undefined) {
+    throw new StreamCutError(new Error('the stream ended before its finish part'));
   }
   return {
     content: [...(text === '' ? [] : [{ type: 'text' as const, text }]), ...calls],
