@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
+  isRetryableStatus,
   ModelCallError,
   type GenerateResult,
   type LanguageModel,
@@ -16,7 +17,7 @@ import { readMessageStream } from './read-message-stream.js';
 import { StreamApiError } from './stream-api-error.js';
 import { StreamCutError } from './stream-cut-error.js';
 import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
-import { isRetryableStatus, toModelCallError } from './to-model-call-error.js';
+import { toModelCallError } from './to-model-call-error.js';
 
 /**
  * The model used when `settings.model` is not given: the newest Sonnet-class model that

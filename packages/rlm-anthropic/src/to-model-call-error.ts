@@ -1,26 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { scrubSecrets, ModelCallError, type ModelCallErrorReason, formatDuration } from '@rlm/core';
+import {
+  describeAttempts,
+  isRetryableStatus,
+  ModelCallError,
+  type ModelCallErrorReason,
+  type ModelFailureContext,
+  refusedWaitError,
+  scrubModelCallError,
+} from '@rlm/core';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { StreamApiError } from './stream-api-error.js';
 import { StreamCutError } from './stream-cut-error.js';
 
 /** What the error message may mention about the failed call. */
-export interface ModelCallErrorContext {
-  /** Credentials (API key, auth token) scrubbed from every message, whatever its source. */
-  readonly secrets: readonly (string | null | undefined)[];
-  readonly baseURL: string;
-  readonly timeoutMs: number;
-  /** Attempts made, the failed one included (1 when nothing was retried). */
-  readonly attempts: number;
-  /** Milliseconds from the start of the first attempt to the failure, waits included. */
-  readonly elapsedMs: number;
-  /**
-   * Set when the API asked to wait longer before a retry than the adapter allows: the wait it
-   * asked for and the cap (`maxRetryAfterMs`), in milliseconds.
-   */
-  readonly refusedWait?: { readonly retryAfterMs: number; readonly maxRetryAfterMs: number };
-}
+export type ModelCallErrorContext = ModelFailureContext;
 
 const prefix = '@rlm/anthropic:';
 
@@ -55,11 +49,6 @@ function reasonFor(status: number, detail: string): ModelCallErrorReason {
   return 'invalid-request';
 }
 
-/** Whether a status is worth retrying: 408, 409, 429 and 5xx (529 included). */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
 /** Collapses whitespace so a message stays on one line, and bounds its length. */
 function oneLine(text: string, maxLength = 400): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -73,14 +62,6 @@ function rootCause(error: unknown): string {
   return current instanceof Error ? current.message : String(current);
 }
 
-/** `1 attempt (0.2 s)` or `3 attempts over 3 min 2 s`: how long the call went on. */
-function triedFor(context: ModelCallErrorContext): string {
-  const time = formatDuration(context.elapsedMs);
-  return context.attempts === 1
-    ? `gave up after 1 attempt (${time})`
-    : `gave up after ${context.attempts} attempts over ${time}`;
-}
-
 function count(value: number): string {
   return value.toLocaleString('en-US');
 }
@@ -91,19 +72,19 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
     error instanceof Anthropic.APIConnectionTimeoutError
   ) {
     return new ModelCallError(
-      `${prefix} the Messages API did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${triedFor(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the network.`,
+      `${prefix} the Messages API did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${describeAttempts(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the network.`,
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }
   if (error instanceof AttemptTimeoutError && error.eventsReceived > 0) {
     return new ModelCallError(
-      `${prefix} the Messages API's streamed answer went silent for timeoutMs (${count(context.timeoutMs)} ms) after ${count(error.eventsReceived)} events; ${triedFor(context)}. Raise timeoutMs or maxRetries, or check the network.`,
+      `${prefix} the Messages API's streamed answer went silent for timeoutMs (${count(context.timeoutMs)} ms) after ${count(error.eventsReceived)} events; ${describeAttempts(context)}. Raise timeoutMs or maxRetries, or check the network.`,
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }
   if (error instanceof StreamCutError) {
     return new ModelCallError(
-      `${prefix} the Messages API's streamed answer stopped before its end (${oneLine(error.problem)}); ${triedFor(context)}. Check the network or a proxy in between, try again later, or raise maxRetries.`,
+      `${prefix} the Messages API's streamed answer stopped before its end (${oneLine(error.problem)}); ${describeAttempts(context)}. Check the network or a proxy in between, try again later, or raise maxRetries.`,
       { retryable: true, reason: 'network', settings: ['maxRetries'] },
     );
   }
@@ -111,7 +92,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
     const retryable = isRetryableStatus(error.status);
     const detail = oneLine(error.apiMessage).replace(/\.$/, '');
     return new ModelCallError(
-      `${prefix} the Messages API stopped its streamed answer with ${error.errorType}: ${detail}${retryable ? `; ${triedFor(context)}` : ''}. ${advice(error.status)}`,
+      `${prefix} the Messages API stopped its streamed answer with ${error.errorType}: ${detail}${retryable ? `; ${describeAttempts(context)}` : ''}. ${advice(error.status)}`,
       {
         status: error.status,
         retryable,
@@ -125,14 +106,14 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   }
   if (error instanceof Anthropic.APIConnectionError) {
     return new ModelCallError(
-      `${prefix} could not reach the Messages API at ${context.baseURL} (${oneLine(rootCause(error))}); ${triedFor(context)}. Check the network and ANTHROPIC_BASE_URL (or the baseURL setting), or raise maxRetries.`,
+      `${prefix} could not reach the Messages API at ${context.baseURL} (${oneLine(rootCause(error))}); ${describeAttempts(context)}. Check the network and ANTHROPIC_BASE_URL (or the baseURL setting), or raise maxRetries.`,
       { retryable: true, reason: 'network', settings: ['maxRetries', 'baseURL'] },
     );
   }
   if (error instanceof MalformedBodyError) {
     const quoted = JSON.stringify(oneLine(error.firstBytes, 100));
     return new ModelCallError(
-      `${prefix} the Messages API answered ${error.status} (content-type ${error.contentType}) with a body that is not a message: ${error.problem}; it starts ${quoted}; ${triedFor(context)}. Check that ANTHROPIC_BASE_URL (or the baseURL setting) is the Messages API, try again later, or raise maxRetries.`,
+      `${prefix} the Messages API answered ${error.status} (content-type ${error.contentType}) with a body that is not a message: ${error.problem}; it starts ${quoted}; ${describeAttempts(context)}. Check that ANTHROPIC_BASE_URL (or the baseURL setting) is the Messages API, try again later, or raise maxRetries.`,
       {
         status: error.status,
         retryable: true,
@@ -151,19 +132,15 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
     const answered = `${prefix} the Messages API answered ${status} ${type}: ${detail}`;
     const { refusedWait } = context;
     if (refusedWait) {
-      return new ModelCallError(
-        `${answered}, and asked to wait ${formatDuration(refusedWait.retryAfterMs)} before a retry, longer than maxRetryAfterMs (${count(refusedWait.maxRetryAfterMs)} ms) allows. Try again later or raise maxRetryAfterMs.${requestId}`,
-        {
-          status,
-          retryable: true,
-          reason: reasonFor(status, detail),
-          settings: ['maxRetryAfterMs'],
-        },
-      );
+      return refusedWaitError(answered, refusedWait, {
+        status,
+        reason: reasonFor(status, detail),
+        suffix: requestId,
+      });
     }
     const retryable = isRetryableStatus(status);
     return new ModelCallError(
-      `${answered}${retryable ? `; ${triedFor(context)}` : ''}. ${advice(status)}${requestId}`,
+      `${answered}${retryable ? `; ${describeAttempts(context)}` : ''}. ${advice(status)}${requestId}`,
       {
         status,
         retryable,
@@ -186,13 +163,5 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
  * message.
  */
 export function toModelCallError(error: unknown, context: ModelCallErrorContext): ModelCallError {
-  const described = describeFailure(error, context);
-  const message = scrubSecrets(described.message, context.secrets);
-  if (message === described.message) return described;
-  return new ModelCallError(message, {
-    status: described.status,
-    retryable: described.retryable,
-    reason: described.reason,
-    settings: described.settings,
-  });
+  return scrubModelCallError(describeFailure(error, context), context.secrets);
 }

@@ -30,6 +30,13 @@ export {
   renderKnownTools,
 } from './prompt/render-known-tools.js';
 export { runKey } from './run-key.js';
+export {
+  describeAttempts,
+  isRetryableStatus,
+  type ModelFailureContext,
+  refusedWaitError,
+  scrubModelCallError,
+} from './model-failure-text.js';
 export { scrubSecrets } from './scrub-secrets.js';
 export { textSlices } from './text-slices.js';
 export type * from './events.js';

@@ -2,6 +2,7 @@ import {
   formatDuration,
   type GenerateResult,
   type LanguageModel,
+  isRetryableStatus,
   ModelCallError,
   type RetryVerdict,
   readRetryAfterMs,
@@ -13,7 +14,7 @@ import { fromChatCompletion } from './from-chat-completion.js';
 import { MalformedCompletionError } from './malformed-completion-error.js';
 import { StreamCutError } from './stream-cut-error.js';
 import { type MaxTokensParameter, toChatRequest } from './to-chat-request.js';
-import { isRetryableStatus, rootCause, toModelCallError } from './to-model-call-error.js';
+import { rootCause, toModelCallError } from './to-model-call-error.js';
 
 /** The OpenAI API's base URL, used when neither `baseURL` nor `OPENAI_BASE_URL` is set. */
 export const openAIBaseURL = 'https://api.openai.com/v1';

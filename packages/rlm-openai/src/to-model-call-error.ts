@@ -1,9 +1,12 @@
 import {
-  formatDuration,
+  describeAttempts,
+  isRetryableStatus,
   isToolsRefusal,
   ModelCallError,
   type ModelCallErrorReason,
-  scrubSecrets,
+  type ModelFailureContext,
+  refusedWaitError,
+  scrubModelCallError,
 } from '@rlm/core';
 import OpenAI from 'openai';
 import { AttemptTimeoutError } from './attempt-timeout-error.js';
@@ -11,25 +14,9 @@ import { MalformedCompletionError } from './malformed-completion-error.js';
 import { StreamCutError } from './stream-cut-error.js';
 
 /** What the error message may mention about the failed call. */
-export interface ModelCallErrorContext {
-  /** Credentials scrubbed from every message, whatever its source. */
-  readonly secrets: readonly (string | null | undefined)[];
-  readonly baseURL: string;
-  readonly timeoutMs: number;
-  /** Attempts made, the failed one included. */
-  readonly attempts: number;
-  /** Milliseconds from the start of the first attempt to the failure, waits included. */
-  readonly elapsedMs: number;
-  /** Set when the server asked to wait longer before a retry than `maxRetryAfterMs` allows. */
-  readonly refusedWait?: { readonly retryAfterMs: number; readonly maxRetryAfterMs: number };
-}
+export type ModelCallErrorContext = ModelFailureContext;
 
 const prefix = '@rlm/openai:';
-
-/** Whether a status is worth retrying: 408, 409, 429 and 5xx. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
 
 /**
  * Classifies an API error status. A 400, 404 or 422 whose message is about tools or function
@@ -79,13 +66,6 @@ export function rootCause(error: unknown): string {
   return oneLine(current instanceof Error ? current.message : String(current), 120);
 }
 
-function triedFor(context: ModelCallErrorContext): string {
-  const time = formatDuration(context.elapsedMs);
-  return context.attempts === 1
-    ? `gave up after 1 attempt (${time})`
-    : `gave up after ${context.attempts} attempts over ${time}`;
-}
-
 function count(value: number): string {
   return value.toLocaleString('en-US');
 }
@@ -93,13 +73,13 @@ function count(value: number): string {
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
   if (error instanceof AttemptTimeoutError && error.chunksReceived > 0) {
     return new ModelCallError(
-      `${prefix} the Chat Completions API at ${context.baseURL} went silent for timeoutMs (${count(context.timeoutMs)} ms) mid-answer, after ${count(error.chunksReceived)} chunks; ${triedFor(context)}. Raise timeoutMs or maxRetries, or check the server.`,
+      `${prefix} the Chat Completions API at ${context.baseURL} went silent for timeoutMs (${count(context.timeoutMs)} ms) mid-answer, after ${count(error.chunksReceived)} chunks; ${describeAttempts(context)}. Raise timeoutMs or maxRetries, or check the server.`,
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }
   if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ModelCallError(
-      `${prefix} the Chat Completions API at ${context.baseURL} did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${triedFor(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the server.`,
+      `${prefix} the Chat Completions API at ${context.baseURL} did not answer within timeoutMs (${count(context.timeoutMs)} ms); ${describeAttempts(context)}. Raise timeoutMs or maxRetries, lower maxTokens, or check the server.`,
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }
@@ -108,19 +88,19 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   }
   if (error instanceof OpenAI.APIConnectionError) {
     return new ModelCallError(
-      `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${triedFor(context)}. Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.`,
+      `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${describeAttempts(context)}. Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.`,
       { retryable: true, reason: 'network', settings: ['maxRetries', 'baseURL'] },
     );
   }
   if (error instanceof StreamCutError) {
     return new ModelCallError(
-      `${prefix} the Chat Completions API at ${context.baseURL} stopped mid-answer (${error.problem}); ${triedFor(context)}. Check the network and the server, or raise maxRetries.`,
+      `${prefix} the Chat Completions API at ${context.baseURL} stopped mid-answer (${error.problem}); ${describeAttempts(context)}. Check the network and the server, or raise maxRetries.`,
       { retryable: true, reason: 'network', settings: ['maxRetries'] },
     );
   }
   if (error instanceof MalformedCompletionError) {
     return new ModelCallError(
-      `${prefix} the server at ${context.baseURL} answered with a body that is not a chat completion (${error.problem}); ${triedFor(context)}. Check that OPENAI_BASE_URL (or the baseURL setting) is a Chat Completions API, usually ending in /v1.`,
+      `${prefix} the server at ${context.baseURL} answered with a body that is not a chat completion (${error.problem}); ${describeAttempts(context)}. Check that OPENAI_BASE_URL (or the baseURL setting) is a Chat Completions API, usually ending in /v1.`,
       { retryable: true, reason: 'server', settings: ['maxRetries', 'baseURL'] },
     );
   }
@@ -136,10 +116,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
     const reason = reasonForStatus(status, detail);
     const { refusedWait } = context;
     if (refusedWait) {
-      return new ModelCallError(
-        `${answered}, and asked to wait ${formatDuration(refusedWait.retryAfterMs)} before a retry, longer than maxRetryAfterMs (${count(refusedWait.maxRetryAfterMs)} ms) allows. Try again later or raise maxRetryAfterMs.${requestId}`,
-        { status, retryable: true, reason, settings: ['maxRetryAfterMs'] },
-      );
+      return refusedWaitError(answered, refusedWait, { status, reason, suffix: requestId });
     }
     const retryable = isRetryableStatus(status);
     const help =
@@ -147,7 +124,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
         ? 'The model or server does not take tools; rlm falls back to its text protocol.'
         : advice(status);
     return new ModelCallError(
-      `${answered}${retryable ? `; ${triedFor(context)}` : ''}. ${help}${requestId}`,
+      `${answered}${retryable ? `; ${describeAttempts(context)}` : ''}. ${help}${requestId}`,
       {
         status,
         retryable,
@@ -169,13 +146,5 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
  * headers and bodies that may echo credentials), and credentials are scrubbed from the message.
  */
 export function toModelCallError(error: unknown, context: ModelCallErrorContext): ModelCallError {
-  const described = describeFailure(error, context);
-  const message = scrubSecrets(described.message, context.secrets);
-  if (message === described.message) return described;
-  return new ModelCallError(message, {
-    status: described.status,
-    retryable: described.retryable,
-    reason: described.reason,
-    settings: described.settings,
-  });
+  return scrubModelCallError(describeFailure(error, context), context.secrets);
 }
