@@ -180,6 +180,12 @@ export interface Sandbox extends AsyncDisposable {
    * sparse arrays, -0 and NaN survive. Functions and class instances are skipped, with the
    * reason. Sorted by name. Sandboxes without it are checkpointed through `getVariable`
    * (JSON data only).
+   *
+   * The snapshot is of the variables as they are when it is asked for. A call made after it
+   * that may change them (`execute`, `setVariables`, `restoreVariables`) either waits for it or
+   * preempts it: the snapshot then rejects with `SnapshotPreemptedError`, and the sandbox may
+   * keep what it made for the next snapshot. So a caller need not wait for a snapshot before
+   * executing again.
    */
   snapshotVariables?(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]>;
   /**

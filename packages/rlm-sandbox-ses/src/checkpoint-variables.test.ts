@@ -1,8 +1,10 @@
-import type { Sandbox, VariableSnapshotEntry } from '@rlm/core';
+import { type Sandbox, SnapshotPreemptedError, type VariableSnapshotEntry } from '@rlm/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CheckpointVariables, digestOf } from './checkpoint-variables.js';
 import { ReachTracker } from './reach-tracker.js';
 import { createSesSandbox } from './create-ses-sandbox.js';
+import { deserializeCheckpointBytes, pieceElements } from './serialize-in-pieces.js';
+import type { WorkerSnapshotEntry } from './worker-protocol.js';
 
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).
 const workerUrl = new URL('../dist/worker.js', import.meta.url);
@@ -19,7 +21,9 @@ function byName(entries: readonly VariableSnapshotEntry[]): Record<string, Varia
   return Object.fromEntries(entries.map((entry) => [entry.name, entry]));
 }
 
-function digests(entries: readonly VariableSnapshotEntry[]): Record<string, string> {
+function digests(
+  entries: readonly (VariableSnapshotEntry | WorkerSnapshotEntry)[],
+): Record<string, string> {
   return Object.fromEntries(
     entries.flatMap((entry) => (entry.state === 'skipped' ? [] : [[entry.name, entry.digest]])),
   );
@@ -193,6 +197,42 @@ test('digests the host holds decide what is unchanged, whether or not they are t
   expect(byName(b).kept?.state).toBe('saved');
 });
 
+test('an execution preempts a large snapshot at once; the next snapshot is whole and restores', async () => {
+  const source = await createSandbox({ hostFunctions: {} });
+  const target = await createSandbox({ hostFunctions: {} });
+  try {
+    await source.execute(
+      'var words = []; for (let i = 0; i < 3000000; i++) words.push("w" + (i % 5003)); var n = 1',
+    );
+    const snapshot = source.snapshotVariables!({ maxBytesPerVariable: 256 * mebibyte });
+    const settled = snapshot.then(
+      () => 'taken',
+      (error: unknown) => error,
+    );
+    // Asked for after the snapshot: it runs while the snapshot would still be serialising.
+    const ran = await source.execute('n += 1; print(n, words.length)');
+    expect(ran).toMatchObject({ output: '2 3000000\n', error: undefined });
+    const outcome = await settled;
+    expect(outcome).toBeInstanceOf(SnapshotPreemptedError);
+    expect(SnapshotPreemptedError.isInstance(outcome)).toBe(true);
+    // The next snapshot is of the state after that execution, whole.
+    const entries = byName(
+      await source.snapshotVariables!({ maxBytesPerVariable: 256 * mebibyte }),
+    );
+    const words = entries.words;
+    if (words?.state !== 'saved') throw new Error('words not saved');
+    expect(words.digest).toBe(digestOf(words.bytes));
+    const n = entries.n;
+    if (n?.state !== 'saved') throw new Error('n not saved');
+    expect(await target.restoreVariables!({ words: words.bytes, n: n.bytes })).toEqual([]);
+    expect(
+      (await target.execute('print(n, words.length, words[5004], words[2999999])')).output,
+    ).toBe(`2 3000000 w1 w${2999999 % 5003}\n`);
+  } finally {
+    await Promise.all([source.dispose(), target.dispose()]);
+  }
+});
+
 test('a variable over the size cap is named and skipped, the others saved', async () => {
   await sandbox.execute(`
     var huge = 'x'.repeat(3 * 1024 * 1024);
@@ -242,32 +282,34 @@ describe('what is serialised again', () => {
         );
       },
       /** Snapshots and returns how many values were serialised. */
-      snapshot(): number {
+      async snapshot(): Promise<number> {
         const before = checkpoints.serializations;
-        const { entries } = checkpoints.snapshot(variables, {
-          maxBytesPerVariable: 64 * mebibyte,
-          previousDigests: previous,
-        });
-        previous = digests(entries);
+        const taken = await checkpoints.snapshot(
+          variables,
+          { maxBytesPerVariable: 64 * mebibyte, previousDigests: previous },
+          { sliceMs: Number.POSITIVE_INFINITY, pause: () => Promise.resolve() },
+        );
+        if (taken === undefined) throw new Error('preempted');
+        previous = digests(taken.entries);
         return checkpoints.serializations - before;
       },
     };
   }
 
-  test('a large array no execution names is serialised once over 10 steps', () => {
+  test('a large array no execution names is serialised once over 10 steps', async () => {
     const run = harness();
     run.step(['words', 'counts'], () => {
       run.variables.set('words', 'lorem ipsum '.repeat(100_000).split(' '));
       run.variables.set('counts', new Map([['lorem', 100_000]]));
     });
-    expect(run.snapshot()).toBe(2);
+    expect(await run.snapshot()).toBe(2);
     for (let step = 1; step <= 10; step += 1) {
       run.step(['step'], () => run.variables.set('step', step));
-      expect(run.snapshot()).toBe(1);
+      expect(await run.snapshot()).toBe(1);
     }
   });
 
-  test('a change through an alias, a closure or a dynamic reach is serialised again', () => {
+  test('a change through an alias, a closure or a dynamic reach is serialised again', async () => {
     const run = harness();
     run.step(['words', 'alias'], () => {
       const words = ['a'];
@@ -276,19 +318,75 @@ describe('what is serialised again', () => {
     });
     run.step(['add'], () => run.variables.set('add', () => {}), false, ['words']);
     run.variables.set('other', { n: 1 });
-    expect(run.snapshot()).toBe(4);
+    expect(await run.snapshot()).toBe(4);
     // Through the alias only: `words` is in its group, and so is `add`, which names it.
     run.step(['alias'], () => (run.variables.get('alias') as string[]).push('b'));
-    expect(run.snapshot()).toBe(3);
+    expect(await run.snapshot()).toBe(3);
     // Through a closure that names `words`: calling any function marks what functions name.
     run.step(['add'], () => (run.variables.get('words') as string[]).push('c'), false, ['words']);
-    expect(run.snapshot()).toBe(3);
+    expect(await run.snapshot()).toBe(3);
     // `globalThis`, `eval` or a guest helper: everything is serialised again.
     run.step([], () => {}, true);
-    expect(run.snapshot()).toBe(4);
+    expect(await run.snapshot()).toBe(4);
     // Nothing named: nothing serialised, but for the function, which is never saved and so is
     // checked again each time (refused at once, nothing copied).
     run.step([], () => {});
-    expect(run.snapshot()).toBe(1);
+    expect(await run.snapshot()).toBe(1);
+  });
+
+  /** Snapshots that pause after every piece and are preempted at the `preemptAt`-th pause. */
+  async function preemptedSnapshot(
+    checkpoints: CheckpointVariables,
+    variables: Map<string, unknown>,
+    preemptAt: number,
+  ) {
+    let pauses = 0;
+    return checkpoints.snapshot(
+      variables,
+      { maxBytesPerVariable: 64 * mebibyte, previousDigests: {} },
+      {
+        sliceMs: 0,
+        pause: async () => {
+          pauses += 1;
+          if (pauses === preemptAt) checkpoints.preempt();
+        },
+      },
+    );
+  }
+
+  const joined = (entry: WorkerSnapshotEntry | undefined) => {
+    if (entry?.state !== 'saved') throw new Error(`not saved: ${JSON.stringify(entry)}`);
+    return Buffer.concat(entry.parts);
+  };
+
+  test('a preempted snapshot keeps the pieces it made: the next one goes on from there', async () => {
+    const reach = new ReachTracker();
+    const checkpoints = new CheckpointVariables(reach);
+    const words = Array.from({ length: pieceElements * 4 + 5 }, (_, index) => `w${index % 977}`);
+    const variables = new Map<string, unknown>([['words', words]]);
+    expect(await preemptedSnapshot(checkpoints, variables, 2)).toBeUndefined();
+    const pausesBefore = checkpoints.pauses;
+    const taken = await preemptedSnapshot(checkpoints, variables, -1);
+    // Made once, across both; the second made only the pieces the first had not.
+    expect(checkpoints.serializations).toBe(1);
+    expect(checkpoints.pauses - pausesBefore).toBeLessThan(4);
+    const bytes = joined(taken?.entries[0]);
+    expect(deserializeCheckpointBytes(bytes)).toEqual(words);
+    expect(taken?.entries[0]?.digest).toBe(digestOf(bytes));
+  });
+
+  test('what a preempted snapshot made is dropped when an execution may have changed it', async () => {
+    const reach = new ReachTracker();
+    const checkpoints = new CheckpointVariables(reach);
+    const readVariable = (name: string) => variables.get(name);
+    const words = Array.from({ length: pieceElements * 3 }, (_, index) => `w${index}`);
+    const variables = new Map<string, unknown>([['words', words]]);
+    expect(await preemptedSnapshot(checkpoints, variables, 2)).toBeUndefined();
+    reach.beforeExecution({ names: ['words'], everything: false }, readVariable);
+    words[0] = 'changed';
+    reach.afterExecution({ captured: new Set(), capturesDynamically: false }, readVariable);
+    const taken = await preemptedSnapshot(checkpoints, variables, -1);
+    expect(checkpoints.serializations).toBe(2);
+    expect((deserializeCheckpointBytes(joined(taken?.entries[0])) as string[])[0]).toBe('changed');
   });
 });

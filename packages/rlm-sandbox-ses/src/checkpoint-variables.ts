@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { VariableSnapshotEntry } from '@rlm/core';
-import { copyForTransfer } from './copy-for-transfer.js';
 import { isPrimitive, type ReachTracker } from './reach-tracker.js';
-import { serializeValue } from './serialize-value.js';
+import { type PiecesResult, serializeInPieces } from './serialize-in-pieces.js';
+import type { WorkerSnapshotEntry } from './worker-protocol.js';
 
 /** What {@link CheckpointVariables.snapshot} is asked. */
 export interface CheckpointRequest {
@@ -16,8 +15,16 @@ export interface CheckpointRequest {
 
 /** A snapshot's entries and the buffers its bytes live in, to move rather than copy. */
 export interface CheckpointSnapshot {
-  readonly entries: VariableSnapshotEntry[];
+  readonly entries: WorkerSnapshotEntry[];
   readonly buffers: ArrayBuffer[];
+}
+
+/** How a snapshot shares the worker: it works in slices and lets other messages in between. */
+export interface SnapshotPacing {
+  /** Milliseconds a slice may run before the snapshot pauses. */
+  readonly sliceMs: number;
+  /** Resolves once the worker has handled what was waiting (an `execute`, say). */
+  pause(): Promise<void>;
 }
 
 /** SHA-256 of `bytes`, in lowercase hex: the id the artifact store gives the same bytes. */
@@ -25,121 +32,169 @@ export function digestOf(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** A value as serialised (or known) at a reach generation. */
+interface Seen {
+  readonly value: unknown;
+  /** The reach generation when its serialisation began. */
+  readonly generation: number;
+}
+
 /**
- * Checkpoint snapshots of model variables, taken inside the worker. Each value is copied without
- * running guest code twice (see {@link copyForTransfer}, which also sizes it against the cap
- * before anything is serialised), serialised by structured clone, and hashed. A variable whose
- * digest matches the caller's `previousDigests` is reported unchanged, without bytes.
+ * Checkpoint snapshots of model variables, taken inside the worker in slices (see
+ * {@link SnapshotPacing}), each value serialised by structured clone, a large one in pieces
+ * (see {@link serializeInPieces}), and hashed. A variable whose digest matches the caller's
+ * `previousDigests` is reported unchanged, without bytes.
  *
- * Some are not even serialised again: a primitive identical to the one last snapshotted
- * (strings are immutable), and an object, identical too, that no execution since could have
- * reached (the {@link ReachTracker} given, which the executions feed).
+ * A snapshot is {@link CheckpointVariables.preempt}ed when something may change the variables
+ * (an execution): it is abandoned, but what it made is kept, valid as long as the value is the
+ * same and no execution since could have reached it (the {@link ReachTracker} given, which the
+ * executions feed), so that the next snapshot goes on from there, down to the piece of a large
+ * array it had reached. Likewise some values are not even serialised again: a primitive
+ * identical to the one last reported (strings are immutable), and an object, identical too,
+ * that no execution since could have reached.
  */
 export class CheckpointVariables {
-  /** Values as last snapshotted (or primitives restored), with their digest. */
-  readonly #known = new Map<string, { readonly value: unknown; readonly digest: string }>();
   readonly #reach: ReachTracker;
-  /** The reach generation the last snapshot saw. */
-  #snapshotGeneration = 0;
+  /** Values as last reported (or primitives restored), with their digest. */
+  readonly #known = new Map<string, Seen & { readonly digest: string }>();
+  /** Values serialised by a snapshot that was preempted: not reported yet. */
+  readonly #made = new Map<string, Seen & { readonly result: PiecesResult & { ok: true } }>();
+  /** Values a preempted snapshot was serialising, with the pieces still to make. */
+  readonly #partial = new Map<string, Seen & { readonly pieces: Generator<void, PiecesResult> }>();
+  #running: { cancelled: boolean } | undefined;
   /** The digests of the entries the last snapshot returned. */
   #reported: Readonly<Record<string, string>> = {};
-  /** Values serialised, over this object's life (what an unchanged value saves). */
+  /** Values whose serialisation began, over this object's life (what an unchanged value saves). */
   serializations = 0;
+  /** Slices a snapshot paused after, over this object's life. */
+  pauses = 0;
 
   constructor(reach: ReachTracker) {
     this.#reach = reach;
   }
 
-  /** Snapshots `variables` (name, value), sorted by name. */
-  snapshot(
+  /**
+   * Snapshots `variables` (name, value), sorted by name. Resolves with `undefined` when
+   * {@link CheckpointVariables.preempt}ed (another snapshot preempts this one too).
+   */
+  async snapshot(
     variables: Iterable<readonly [string, unknown]>,
     request: CheckpointRequest,
-  ): CheckpointSnapshot {
-    const entries: VariableSnapshotEntry[] = [];
-    const buffers: ArrayBuffer[] = [];
-    const seen = new Set<string>();
-    const since = this.#snapshotGeneration;
+    pacing: SnapshotPacing,
+  ): Promise<CheckpointSnapshot | undefined> {
+    this.preempt();
+    const job = { cancelled: false };
+    this.#running = job;
     const previousDigests =
       request.previousDigests === 'as-reported' ? this.#reported : request.previousDigests;
     const sorted = [...variables].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries: WorkerSnapshotEntry[] = [];
+    const reportedAs = new Map<string, Seen & { readonly digest: string }>();
+    let sliceStart = performance.now();
     for (const [name, value] of sorted) {
-      seen.add(name);
       const previous = previousDigests[name];
       const known = this.#known.get(name);
-      if (
-        known !== undefined &&
-        Object.is(known.value, value) &&
-        known.digest === previous &&
-        (isPrimitive(value) || !this.#reach.mayHaveChangedSince(name, since))
-      ) {
+      if (known !== undefined && known.digest === previous && this.#holds(name, known, value)) {
         entries.push({ name, state: 'unchanged', digest: known.digest });
+        reportedAs.set(name, known);
         continue;
       }
-      this.serializations += 1;
-      const serialized = this.#serialize(value, request.maxBytesPerVariable);
-      if (!serialized.ok) {
-        this.#known.delete(name);
-        entries.push({
-          name,
-          state: 'skipped',
-          reason: serialized.reason,
-          tooLarge: serialized.tooLarge,
-        });
-        continue;
+      let made = this.#made.get(name);
+      if (made !== undefined && !this.#holds(name, made, value)) made = undefined;
+      if (made === undefined) {
+        let partial = this.#partial.get(name);
+        if (partial !== undefined && !this.#holds(name, partial, value)) {
+          partial.pieces.return(undefined as never);
+          partial = undefined;
+        }
+        if (partial === undefined) {
+          this.serializations += 1;
+          partial = {
+            value,
+            generation: this.#reach.generation,
+            pieces: serializeInPieces(value, request.maxBytesPerVariable),
+          };
+          this.#partial.set(name, partial);
+        }
+        let step = partial.pieces.next();
+        while (!step.done) {
+          if (performance.now() - sliceStart >= pacing.sliceMs) {
+            this.pauses += 1;
+            await pacing.pause();
+            if (job.cancelled) return undefined;
+            sliceStart = performance.now();
+          }
+          step = partial.pieces.next();
+        }
+        this.#partial.delete(name);
+        const result = step.value;
+        if (!result.ok) {
+          this.#made.delete(name);
+          entries.push({
+            name,
+            state: 'skipped',
+            reason: result.reason,
+            tooLarge: result.tooLarge,
+          });
+          continue;
+        }
+        made = { value, generation: partial.generation, result };
+        this.#made.set(name, made);
       }
-      const { bytes } = serialized;
-      const digest = digestOf(bytes);
-      this.#known.set(name, { value, digest });
-      if (digest === previous) {
-        entries.push({ name, state: 'unchanged', digest });
-        continue;
-      }
-      entries.push({ name, state: 'saved', bytes, digest });
-      if (ownsBuffer(bytes)) buffers.push(bytes.buffer as ArrayBuffer);
+      const { digest, parts } = made.result;
+      reportedAs.set(name, { value, generation: made.generation, digest });
+      entries.push(
+        digest === previous
+          ? { name, state: 'unchanged', digest }
+          : { name, state: 'saved', parts, digest },
+      );
     }
-    for (const name of this.#known.keys()) if (!seen.has(name)) this.#known.delete(name);
-    this.#snapshotGeneration = this.#reach.generation;
-    const reported: Record<string, string> = {};
-    for (const entry of entries) if (entry.state !== 'skipped') reported[entry.name] = entry.digest;
-    this.#reported = reported;
+    this.#running = undefined;
+    // Reported: the bytes leave with the answer; what was made is now known.
+    this.#made.clear();
+    this.#partial.clear();
+    this.#known.clear();
+    for (const [name, seen] of reportedAs) this.#known.set(name, seen);
+    this.#reported = Object.fromEntries([...reportedAs].map(([name, seen]) => [name, seen.digest]));
+    const buffers: ArrayBuffer[] = [];
+    for (const entry of entries) {
+      if (entry.state !== 'saved') continue;
+      for (const part of entry.parts)
+        if (ownsBuffer(part)) buffers.push(part.buffer as ArrayBuffer);
+    }
     return { entries, buffers };
+  }
+
+  /**
+   * Abandons the snapshot running, if any (it resolves with `undefined`), keeping what it made.
+   * Returns whether one was running.
+   */
+  preempt(): boolean {
+    const running = this.#running;
+    if (running === undefined) return false;
+    running.cancelled = true;
+    this.#running = undefined;
+    return true;
   }
 
   /** Remembers a primitive restored from `bytes`, so the next snapshot need not serialise it. */
   restored(name: string, value: unknown, bytes: Uint8Array): void {
-    if (isPrimitive(value)) this.#known.set(name, { value, digest: digestOf(bytes) });
-    else this.#known.delete(name);
+    this.#made.delete(name);
+    this.#partial.delete(name);
+    if (isPrimitive(value)) {
+      this.#known.set(name, { value, generation: this.#reach.generation, digest: digestOf(bytes) });
+    } else this.#known.delete(name);
   }
 
-  #serialize(
-    value: unknown,
-    maxBytes: number,
-  ):
-    | { readonly ok: true; readonly bytes: Uint8Array }
-    | { readonly ok: false; readonly reason: string; readonly tooLarge: boolean } {
-    const tooLarge = {
-      ok: false,
-      reason: `larger than the checkpoint limit of ${maxBytes} bytes`,
-      tooLarge: true,
-    } as const;
-    try {
-      // The copy's count is an estimate (16 bytes a string where a clone takes a few, a character
-      // one byte where a two-byte one takes two): it bounds the work at twice the cap, and the
-      // clone's real length decides.
-      const copy = copyForTransfer(value, maxBytes * 2);
-      if (!copy.ok) {
-        return copy.tooLarge ? tooLarge : { ok: false, reason: copy.problem, tooLarge: false };
-      }
-      const bytes = serializeValue(copy.value);
-      // Two-byte strings serialise to twice what the copy counted.
-      return bytes.byteLength > maxBytes ? tooLarge : { ok: true, bytes };
-    } catch (error) {
-      return {
-        ok: false,
-        reason: `reading it threw (${error instanceof Error ? error.message : String(error)})`,
-        tooLarge: false,
-      };
-    }
+  /**
+   * Whether what was seen of `name` still holds: the same value and, for an object, no execution
+   * since could have changed it in place.
+   */
+  #holds(name: string, seen: Seen, value: unknown): boolean {
+    return (
+      Object.is(seen.value, value) &&
+      (isPrimitive(value) || !this.#reach.mayHaveChangedSince(name, seen.generation))
+    );
   }
 }
 

@@ -13,7 +13,8 @@ import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
 import { OutputBuffer } from './output-buffer.js';
-import { deserializeValue, serializeValue } from './serialize-value.js';
+import { deserializeCheckpointBytes } from './serialize-in-pieces.js';
+import { serializeValue } from './serialize-value.js';
 import { TransferTooLargeError } from './transfer-too-large-error.js';
 import {
   evalName,
@@ -67,6 +68,10 @@ const callSites = new WeakMap<object, CallSite[]>();
  * own; larger ones cross as bytes the host measures before decoding.
  */
 const directTransferBytes = 64 * 1024;
+/** How long a checkpoint snapshot works before letting waiting messages in. */
+const snapshotSliceMs = 4;
+/** How often a checkpoint snapshot being taken tells the host it is alive. */
+const snapshotProgressMs = 250;
 
 /** A value {@link GuestRuntime} made ready to leave the worker, and the bytes it counts for. */
 interface Packed {
@@ -150,6 +155,8 @@ export class GuestRuntime {
     { readonly value: unknown; readonly generation: number; readonly info: VariableInfo }
   >();
   #nextId = 1;
+  /** Checkpoint snapshots asked for: the first is being taken. */
+  #checkpointRequests: Extract<HostMessage, { type: 'snapshot-variables' }>[] = [];
   #executing = false;
   /** Lines of the code running now: frames past them are the wrapper's. */
   #codeLines = 0;
@@ -267,11 +274,13 @@ export class GuestRuntime {
   handle(message: HostMessage): void {
     switch (message.type) {
       case 'restore': {
+        this.#preemptCheckpoints();
         const failures = this.#setVariables(message.variables);
         this.#post({ type: 'ready', unrestored: failures.map((failure) => failure.name) });
         return;
       }
       case 'execute':
+        this.#preemptCheckpoints();
         void this.#execute(message.id, message.code);
         return;
       case 'probe':
@@ -290,6 +299,7 @@ export class GuestRuntime {
         });
         return;
       case 'set':
+        this.#preemptCheckpoints();
         this.#reply(message.id, () => {
           const failures = this.#setVariables(message.variables);
           if (failures.length > 0) {
@@ -298,20 +308,12 @@ export class GuestRuntime {
           return undefined;
         });
         return;
-      case 'snapshot-variables': {
-        const exclude = new Set(message.exclude);
-        const variables: [string, unknown][] = [];
-        for (const [name, meta] of this.#meta) {
-          if (meta.owner !== 'fixed' && !exclude.has(name)) {
-            variables.push([name, this.#cells.get(name)?.v]);
-          }
-        }
-        const { entries, buffers } = this.#checkpoints.snapshot(variables, message);
-        const answer: WorkerMessage = { type: 'variables-snapshot', id: message.id, entries };
-        this.#port.postMessage(answer, buffers);
+      case 'snapshot-variables':
+        this.#checkpointRequests.push(message);
+        if (this.#checkpointRequests.length === 1) void this.#takeCheckpoints();
         return;
-      }
       case 'restore-variables':
+        this.#preemptCheckpoints();
         this.#reply(message.id, () => {
           const records = message.variables.map(
             ({ name, bytes }): VariableRecord => ({
@@ -408,7 +410,7 @@ export class GuestRuntime {
       let value = record.value;
       if (record.serialized) {
         try {
-          value = deserializeValue(record.value as Uint8Array);
+          value = deserializeCheckpointBytes(record.value as Uint8Array);
         } catch (error) {
           failures.push({ name, message: `${name} could not be restored (${messageOf(error)})` });
           continue;
@@ -551,6 +553,56 @@ export class GuestRuntime {
       this.#copied.set(name, { value, bytes: bytes.byteLength });
     }
     return entries;
+  }
+
+  // ---- checkpoints ----
+
+  /**
+   * Takes the checkpoint snapshots asked for, one after another, each in slices (see
+   * {@link CheckpointVariables}), so that an `execute` sent meanwhile waits at most a slice: it
+   * preempts them, and they answer `preempted` at once. A `snapshot-progress` every
+   * {@link snapshotProgressMs} tells the host the worker is alive.
+   */
+  async #takeCheckpoints(): Promise<void> {
+    for (let request = this.#checkpointRequests[0]; request !== undefined; ) {
+      const exclude = new Set(request.exclude);
+      const variables: [string, unknown][] = [];
+      for (const [name, meta] of this.#meta) {
+        if (meta.owner !== 'fixed' && !exclude.has(name)) {
+          variables.push([name, this.#cells.get(name)?.v]);
+        }
+      }
+      const { id } = request;
+      let progressAt = performance.now();
+      const snapshot = await this.#checkpoints.snapshot(variables, request, {
+        sliceMs: snapshotSliceMs,
+        pause: () =>
+          new Promise<void>((resolve) =>
+            setImmediate(() => {
+              if (performance.now() - progressAt >= snapshotProgressMs) {
+                progressAt = performance.now();
+                this.#post({ type: 'snapshot-progress', id });
+              }
+              resolve();
+            }),
+          ),
+      });
+      // Preempted: every request waiting was answered then.
+      if (snapshot === undefined || this.#checkpointRequests[0] !== request) return;
+      this.#checkpointRequests.shift();
+      const answer: WorkerMessage = { type: 'variables-snapshot', id, entries: snapshot.entries };
+      this.#port.postMessage(answer, snapshot.buffers);
+      request = this.#checkpointRequests[0];
+    }
+  }
+
+  /** Abandons the checkpoint snapshots asked for, answering `preempted` now. */
+  #preemptCheckpoints(): void {
+    const requests = this.#checkpointRequests;
+    if (requests.length === 0) return;
+    this.#checkpointRequests = [];
+    this.#checkpoints.preempt();
+    for (const { id } of requests) this.#post({ type: 'variables-snapshot', id, preempted: true });
   }
 
   // ---- execution ----

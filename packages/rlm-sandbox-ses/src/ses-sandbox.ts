@@ -8,6 +8,7 @@ import {
   type Sandbox,
   SandboxError,
   type SandboxLimits,
+  SnapshotPreemptedError,
   type SandboxOptions,
   type SetVariablesOptions,
   type SnapshotVariablesOptions,
@@ -26,6 +27,7 @@ import type {
   Transferred,
   VariableRecord,
   WorkerMessage,
+  WorkerSnapshotEntry,
   WorkerSetup,
   WorkerSetupMessage,
 } from './worker-protocol.js';
@@ -271,7 +273,9 @@ export class SesSandbox implements Sandbox {
   /**
    * Snapshots every model variable in one message to the worker, which copies, serialises
    * (structured clone) and hashes each one itself; only changed variables' bytes cross, moved
-   * rather than copied. Runs between executions, in order with them.
+   * rather than copied. The worker takes it in slices: an execution (or a change of variables)
+   * asked for meanwhile preempts it, and it rejects with `SnapshotPreemptedError`; what it made
+   * of values that execution cannot have changed serves the next snapshot.
    */
   async snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
     if (!(Number.isSafeInteger(options.maxBytesPerVariable) && options.maxBytesPerVariable > 0)) {
@@ -608,7 +612,19 @@ export class SesSandbox implements Sandbox {
         if (request === undefined) return;
         this.#requests.delete(message.id);
         clearTimeout(request.watchdog);
-        request.resolve(message.entries);
+        if ('preempted' in message) request.reject(new SnapshotPreemptedError());
+        else request.resolve(message.entries.map(joinParts));
+        return;
+      }
+      case 'snapshot-progress': {
+        // A long snapshot, taken in slices: the worker answers meanwhile, so it is not held.
+        const request = this.#requests.get(message.id);
+        if (request === undefined) return;
+        clearTimeout(request.watchdog);
+        this.#requests.set(message.id, {
+          ...request,
+          watchdog: this.#watchRequest(state, message.id),
+        });
         return;
       }
       case 'call':
@@ -827,6 +843,22 @@ export class SesSandbox implements Sandbox {
     if (this.#current) this.#stop(this.#current, disposedError());
     await Promise.all([...this.#stopping, this.#config.pool.close()]);
   }
+}
+
+/** A snapshot entry as the worker sent it, its bytes joined into one array. */
+function joinParts(entry: WorkerSnapshotEntry): VariableSnapshotEntry {
+  if (entry.state !== 'saved') return entry;
+  const { parts } = entry;
+  let bytes = parts[0] ?? new Uint8Array(0);
+  if (parts.length > 1) {
+    bytes = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
+    let offset = 0;
+    for (const part of parts) {
+      bytes.set(part, offset);
+      offset += part.byteLength;
+    }
+  }
+  return { name: entry.name, state: 'saved', bytes, digest: entry.digest };
 }
 
 /** The digest of each entry a checkpoint snapshot saved or found unchanged. */

@@ -93,6 +93,19 @@ export type HostMessage =
       readonly message: string;
     };
 
+/**
+ * One variable of a checkpoint snapshot, as the worker sends it: as `VariableSnapshotEntry`,
+ * but a saved value's bytes come in `parts`, which the host joins.
+ */
+export type WorkerSnapshotEntry =
+  | Exclude<VariableSnapshotEntry, { readonly state: 'saved' }>
+  | {
+      readonly name: string;
+      readonly state: 'saved';
+      readonly parts: readonly Uint8Array[];
+      readonly digest: string;
+    };
+
 /** The state of one model variable after an execution. */
 export type SnapshotEntry =
   /** Its value, copied now: its structured clone as bytes (see `serializeValue`). */
@@ -135,8 +148,15 @@ export type WorkerMessage =
   | {
       readonly type: 'variables-snapshot';
       readonly id: number;
-      readonly entries: readonly VariableSnapshotEntry[];
+      readonly entries: readonly WorkerSnapshotEntry[];
     }
+  /**
+   * The answer to `snapshot-variables` abandoned for a message that may change the variables
+   * (an `execute`, say), sent before that message is handled.
+   */
+  | { readonly type: 'variables-snapshot'; readonly id: number; readonly preempted: true }
+  /** A `snapshot-variables` still being taken: the worker is alive and answering. */
+  | { readonly type: 'snapshot-progress'; readonly id: number }
   /** `value`: the value the host asked for. */
   | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: Transferred }
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly message: string }

@@ -9,3 +9,4 @@ export { type NoFinalAnswerDiagnostics, NoFinalAnswerError } from './no-final-an
 export { RlmError } from './rlm-error.js';
 export { SandboxError } from './sandbox-error.js';
 export { ModelPriceError } from './model-price-error.js';
+export { SnapshotPreemptedError } from './snapshot-preempted-error.js';
