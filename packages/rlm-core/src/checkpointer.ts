@@ -17,7 +17,15 @@ import {
   type ResumeState,
   type SkippedVariable,
 } from './checkpoints.js';
+import { SnapshotPreemptedError } from './errors/index.js';
 import type { Sandbox } from './sandbox.js';
+
+/**
+ * How far behind the run the newest checkpoint may fall while executions keep preempting the
+ * snapshots after them (a model that answers faster than a large snapshot is taken); past it, the
+ * next execution waits for the snapshot.
+ */
+export const maxCheckpointLagMs = 30_000;
 
 /** What a {@link Checkpointer} reports; it never throws. */
 export interface CheckpointerEvents {
@@ -31,28 +39,33 @@ export interface CheckpointerEvents {
   unrestored(variables: readonly UnrestoredVariable[]): void;
 }
 
-/** A checkpoint started, waiting for the save before it to end. */
-interface WaitingCheckpoint {
-  readonly prepared: Promise<PreparedCheckpoint>;
-  readonly iteration: number;
+/** A checkpoint prepared, with when its snapshot started. */
+interface StartedCheckpoint {
+  readonly checkpoint: PreparedCheckpoint;
   readonly startedAt: number;
 }
 
 /**
  * `newer`, with the bytes `older` had for the variables `newer` marks unchanged: `older` will
- * not be saved, so those bytes would be in no stored blob. Rejects as `newer` does.
+ * not be saved, so those bytes would be in no stored blob. When an execution preempted `newer`,
+ * `older` (that is still the newest state taken). Rejects as `newer` does otherwise.
  */
 async function carryBytes(
-  older: Promise<PreparedCheckpoint>,
-  newer: Promise<PreparedCheckpoint>,
-): Promise<PreparedCheckpoint> {
-  const next = await newer;
-  const previous = await older.catch(() => undefined);
+  older: Promise<StartedCheckpoint>,
+  newer: Promise<StartedCheckpoint>,
+): Promise<StartedCheckpoint> {
+  const started = await newer.catch((error: unknown) => {
+    if (SnapshotPreemptedError.isInstance(error)) return undefined;
+    throw error;
+  });
+  if (started === undefined) return older;
+  const next = started.checkpoint;
+  const previous = (await older.catch(() => undefined))?.checkpoint;
   const bytesByDigest = new Map<string, Uint8Array>();
   for (const item of Object.values(previous?.input.serializedVariables ?? {})) {
     if (item.bytes !== undefined) bytesByDigest.set(item.digest, item.bytes);
   }
-  if (bytesByDigest.size === 0) return next;
+  if (bytesByDigest.size === 0) return started;
   // Copied only if some variable needs bytes, and then once.
   let serializedVariables: Record<string, SerializedVariableInput> | undefined;
   const items = next.input.serializedVariables ?? {};
@@ -65,15 +78,18 @@ async function carryBytes(
     serializedVariables[name] = { digest: item.digest, bytes };
   }
   return serializedVariables === undefined
-    ? next
-    : { ...next, input: { ...next.input, serializedVariables } };
+    ? started
+    : { ...started, checkpoint: { ...next, input: { ...next.input, serializedVariables } } };
 }
 
 /**
  * Takes a call's checkpoints off the critical path: {@link Checkpointer.start} snapshots the
  * variables (in the sandbox, which is idle while the next model call runs) and then saves, one
- * checkpoint after another, in order. The next execution waits only for the snapshot
- * ({@link Checkpointer.snapshotTaken}); saves overlap it. When steps come faster than saves,
+ * checkpoint after another, in order. Saves overlap the executions. The next execution need not
+ * wait for the snapshot when the sandbox snapshots itself: it preempts a snapshot still being
+ * taken (that checkpoint is dropped, silently, and the sandbox keeps what it made for the next),
+ * unless the newest checkpoint taken is over {@link maxCheckpointLagMs} old; otherwise it waits
+ * ({@link Checkpointer.snapshotTaken}). When steps come faster than saves,
  * a checkpoint still waiting for its save is replaced by the newer one (only the newest is
  * worth writing), which takes over the bytes it would have written. Remembers the digests of the last
  * snapshot so that unchanged variables are neither sent nor written again; after a failure it
@@ -86,7 +102,11 @@ export class Checkpointer {
   #snapshot: Promise<unknown> = Promise.resolve();
   #saves: Promise<void> = Promise.resolve();
   /** The newest checkpoint started whose save has not begun. */
-  #waiting: WaitingCheckpoint | undefined;
+  #waiting: Promise<StartedCheckpoint> | undefined;
+  /** The last snapshot started, settled (never rejects). */
+  #lastStarted: Promise<void> = Promise.resolve();
+  /** When the last snapshot was taken (or this checkpointer made). */
+  #takenAt = Date.now();
   #draining = false;
   #closed = false;
   #superseded = false;
@@ -140,25 +160,29 @@ export class Checkpointer {
   start(call: RunningCall, options: Omit<PrepareCheckpointOptions, 'previousDigests'>): void {
     if (this.#closed) return;
     const startedAt = Date.now();
-    const iteration = call.iteration;
     const prepared = prepareCheckpoint(call, { ...options, previousDigests: this.#digests });
-    this.#snapshot = prepared.then(
+    const taken = prepared.then(
       (checkpoint) => {
         // The next snapshot compares with these; if this save fails, they are forgotten.
         this.#digests = checkpoint.digests;
+        this.#takenAt = Date.now();
       },
-      () => {
-        this.#digests = {};
+      (error: unknown) => {
+        // Preempted: nothing was taken, and the digests still hold.
+        if (!SnapshotPreemptedError.isInstance(error)) this.#digests = {};
       },
     );
+    // A sandbox that snapshots lets the next execution preempt the snapshot (see
+    // `Sandbox.snapshotVariables`); until the newest checkpoint lags too far behind.
+    const preemptible =
+      call.workspace.sandbox.snapshotVariables !== undefined &&
+      startedAt - this.#takenAt <= maxCheckpointLagMs;
+    if (!preemptible) this.#snapshot = taken;
+    this.#lastStarted = taken;
     // A checkpoint still waiting for the save before it is replaced by this newer one, which
     // takes over the bytes it would have written.
-    const waiting = this.#waiting;
-    this.#waiting = {
-      prepared: waiting ? carryBytes(waiting.prepared, prepared) : prepared,
-      iteration,
-      startedAt,
-    };
+    const started = prepared.then((checkpoint) => ({ checkpoint, startedAt }));
+    this.#waiting = this.#waiting ? carryBytes(this.#waiting, started) : started;
     if (!this.#draining) this.#saves = this.#drain();
   }
 
@@ -168,7 +192,7 @@ export class Checkpointer {
     try {
       for (let next = this.#waiting; next !== undefined; next = this.#waiting) {
         this.#waiting = undefined;
-        await this.#save(next.prepared, next.iteration, next.startedAt);
+        await this.#save(next);
       }
     } finally {
       this.#draining = false;
@@ -176,11 +200,21 @@ export class Checkpointer {
   }
 
   /**
-   * Resolves once the sandbox is free of checkpoint work: the last snapshot started has been
-   * taken (or failed), and after a resume the background restore has finished. Never rejects.
+   * Resolves once the next execution may start: after a resume the background restore has
+   * finished, and a snapshot it may not preempt (see {@link maxCheckpointLagMs}) has been taken
+   * (or failed). Never rejects.
    */
   snapshotTaken(): Promise<void> {
     return this.#snapshot.then(() => {});
+  }
+
+  /**
+   * Resolves once every snapshot started has been taken, preempted or failed (at once when the
+   * checkpoints were superseded: none is needed). Never rejects.
+   */
+  snapshotsSettled(): Promise<void> {
+    if (this.#superseded) return Promise.resolve();
+    return Promise.all([this.#snapshot, this.#lastStarted]).then(() => {});
   }
 
   /** Resolves once every checkpoint started has been saved (or failed). Never rejects. */
@@ -208,19 +242,19 @@ export class Checkpointer {
     this.#waiting = undefined;
   }
 
-  async #save(
-    prepared: Promise<PreparedCheckpoint>,
-    iteration: number,
-    startedAt: number,
-  ): Promise<void> {
+  async #save(started: Promise<StartedCheckpoint>): Promise<void> {
     try {
-      const checkpoint = await prepared;
+      const { checkpoint, startedAt } = await started;
       if (this.#superseded) return;
       const tooLarge = checkpoint.skipped.filter((variable) => variable.tooLarge);
       if (tooLarge.length > 0 && !this.#closed) this.#events.skipped(tooLarge);
       const summary = await this.#artifacts.saveCheckpoint(checkpoint.input);
-      if (!this.#superseded) this.#events.saved(summary, iteration, Date.now() - startedAt);
+      if (!this.#superseded) {
+        this.#events.saved(summary, checkpoint.input.iteration, Date.now() - startedAt);
+      }
     } catch (error) {
+      // An execution preempted the snapshot: the next checkpoint is taken after it.
+      if (SnapshotPreemptedError.isInstance(error)) return;
       this.#digests = {};
       if (!this.#closed) this.#events.failed(error);
     }

@@ -275,3 +275,49 @@ test('steps faster than saves: a checkpoint waiting for its save is replaced by 
     ]),
   );
 });
+
+test('the next step preempts a large snapshot, silently; a later checkpoint takes the value whole', async () => {
+  const store = createMemoryArtifactStore();
+  let runKey = '';
+  const saves: number[] = [];
+  let secondSaved!: () => void;
+  const secondSave = new Promise<void>((resolve) => {
+    secondSaved = resolve;
+  });
+  const artifacts = withSave(store, async (input) => {
+    runKey = input.runKey;
+    const summary = await store.saveCheckpoint(input);
+    saves.push(input.iteration);
+    if (input.iteration === 2) secondSaved();
+    return summary;
+  });
+  const scripted = createScriptedModel([
+    // Millions of strings: hundreds of milliseconds to serialise; step 2 comes at once.
+    repl('var words = []; for (let i = 0; i < 6000000; i++) words.push("w" + (i % 7919));'),
+    repl('var n = words.length;'),
+    repl('SUBMIT(n)'),
+  ]);
+  // The answer waits for the checkpoint after step 2 (taken while nothing preempts it).
+  const llm: LanguageModel = {
+    ...scripted,
+    generate: async (request, options) => {
+      if (scripted.requests.length === 2) await secondSave;
+      return scripted.generate(request, options);
+    },
+  };
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  const events = await collect(rlm.queryStream('q', 'ctx'));
+  expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 6_000_000 });
+  // Preempted, not failed: no warning.
+  expect(events.filter((event) => event.type === 'warning')).toEqual([]);
+  // Step 2 did not wait for the snapshot of step 1: it was dropped.
+  expect(saves).toEqual([2]);
+  expect((await store.latestCheckpoint(runKey))?.iteration).toBe(2);
+  // Made in pieces, partly before the preemption: it comes back whole on --resume.
+  const again = createScriptedModel([repl('SUBMIT(`${words.length}:${words[7920]}`)')]);
+  await using resumed = createRLM({ llm: again, sandbox: sandboxFactory, artifacts: store });
+  expect(await resumed.query('q', 'ctx', { resume: true })).toMatchObject({
+    answer: '6000000:w1',
+    resumedFrom: 2,
+  });
+});

@@ -102,7 +102,8 @@ export function artifactsFeature(options: ArtifactsFeatureOptions): Feature {
       const state = checkpointerFor(call).resume(workspace.sandbox, setup.resume);
       return { state, restored: restoredNames(state) };
     },
-    // A snapshot or a background restore in flight finishes before the sandbox is used.
+    // A background restore, or a snapshot the next execution may not preempt, finishes before
+    // the sandbox is used.
     beforeSandboxUse: (call) =>
       isRoot(call) && checkpointer ? checkpointer.snapshotTaken() : Promise.resolve(),
     takeNote: (call) => (isRoot(call) ? checkpointer?.takeRestoreNote() : undefined),
@@ -121,8 +122,13 @@ export function artifactsFeature(options: ArtifactsFeatureOptions): Feature {
       const content = answerText(answer);
       return content.length > options.largeAnswerChars ? artifacts.store(content) : undefined;
     },
-    // The root's last checkpoint snapshot, if one is being taken, finishes first.
-    beforeDispose: (call) => (isRoot(call) ? checkpointer?.snapshotTaken() : undefined),
+    // The root's checkpoint snapshots being taken finish first, unless the run answered: the
+    // call is settled right after its sandbox is released, so a microtask later the checkpoints
+    // of an answered run are superseded and need no waiting.
+    beforeDispose: (call) =>
+      isRoot(call) && checkpointer
+        ? Promise.resolve().then(() => checkpointer?.snapshotsSettled())
+        : undefined,
     /**
      * An answered run needs no checkpoint any more and answers at once (`pendingWrites` lets
      * `dispose` wait for a save under way); a failed root settles once the checkpoint in flight
