@@ -233,6 +233,33 @@ test('an execution preempts a large snapshot at once; the next snapshot is whole
   }
 });
 
+test('while a large variable is restored, listings are answered and an execution waits for it', async () => {
+  const source = await createSandbox({ hostFunctions: {} });
+  const target = await createSandbox({ hostFunctions: {} });
+  try {
+    await source.execute('var words = []; for (let i = 0; i < 3000000; i++) words.push("w" + i)');
+    const [words] = await source.snapshotVariables!({ maxBytesPerVariable: 256 * mebibyte });
+    if (words?.state !== 'saved') throw new Error('words not saved');
+    const settled: string[] = [];
+    const restoring = target.restoreVariables!({ words: words.bytes }).then((lost) => {
+      settled.push('restored');
+      return lost;
+    });
+    const listing = target.listVariables().then((variables) => {
+      settled.push('listed');
+      return variables;
+    });
+    const running = target.execute('print(words.length, words[2999999])');
+    expect(await restoring).toEqual([]);
+    // Asked for after the restore began, answered before it ended, without the variable.
+    expect(settled).toEqual(['listed', 'restored']);
+    expect((await listing).map((variable) => variable.name)).not.toContain('words');
+    expect(await running).toMatchObject({ output: '3000000 w2999999\n', error: undefined });
+  } finally {
+    await Promise.all([source.dispose(), target.dispose()]);
+  }
+});
+
 test('a variable over the size cap is named and skipped, the others saved', async () => {
   await sandbox.execute(`
     var huge = 'x'.repeat(3 * 1024 * 1024);

@@ -13,7 +13,7 @@ import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
 import { OutputBuffer } from './output-buffer.js';
-import { deserializeCheckpointBytes } from './serialize-in-pieces.js';
+import { deserializeCheckpointBytes, readCheckpointBytes } from './serialize-in-pieces.js';
 import { serializeValue } from './serialize-value.js';
 import { TransferTooLargeError } from './transfer-too-large-error.js';
 import {
@@ -68,7 +68,15 @@ const callSites = new WeakMap<object, CallSite[]>();
  * own; larger ones cross as bytes the host measures before decoding.
  */
 const directTransferBytes = 64 * 1024;
-/** How long a checkpoint snapshot works before letting waiting messages in. */
+/** Messages that may change the variables: they wait for a restore under way. */
+const changesVariables = new Set<HostMessage['type']>([
+  'restore',
+  'execute',
+  'set',
+  'snapshot-variables',
+  'restore-variables',
+]);
+/** How long a checkpoint snapshot or restore works before letting waiting messages in. */
 const snapshotSliceMs = 4;
 /** How often a checkpoint snapshot being taken tells the host it is alive. */
 const snapshotProgressMs = 250;
@@ -155,6 +163,10 @@ export class GuestRuntime {
     { readonly value: unknown; readonly generation: number; readonly info: VariableInfo }
   >();
   #nextId = 1;
+  /** Whether checkpoint bytes are being restored (see `#restoreVariables`). */
+  #restoring = false;
+  /** Messages that may change the variables, waiting for the restore under way. */
+  #waitingForRestore: HostMessage[] = [];
   /** Checkpoint snapshots asked for: the first is being taken. */
   #checkpointRequests: Extract<HostMessage, { type: 'snapshot-variables' }>[] = [];
   #executing = false;
@@ -272,6 +284,12 @@ export class GuestRuntime {
 
   /** Handles one message from the host. */
   handle(message: HostMessage): void {
+    // While variables are restored (in slices), what reads them is answered and what may change
+    // them waits, in order.
+    if (this.#restoring && changesVariables.has(message.type)) {
+      this.#waitingForRestore.push(message);
+      return;
+    }
     switch (message.type) {
       case 'restore': {
         this.#preemptCheckpoints();
@@ -312,27 +330,17 @@ export class GuestRuntime {
         this.#checkpointRequests.push(message);
         if (this.#checkpointRequests.length === 1) void this.#takeCheckpoints();
         return;
-      case 'restore-variables':
+      case 'restore-variables': {
         this.#preemptCheckpoints();
-        this.#reply(message.id, () => {
-          const records = message.variables.map(
-            ({ name, bytes }): VariableRecord => ({
-              name,
-              value: bytes,
-              owner: 'model',
-              readOnly: false,
-              isConst: false,
-              serialized: true,
-            }),
-          );
-          const failed = new Set(this.#setVariables(records).map((failure) => failure.name));
-          for (const { name, bytes } of message.variables) {
-            if (!failed.has(name))
-              this.#checkpoints.restored(name, this.#cells.get(name)?.v, bytes);
-          }
-          return [...failed];
+        this.#restoring = true;
+        void this.#restoreVariables(message.id, message.variables).finally(() => {
+          this.#restoring = false;
+          const waiting = this.#waitingForRestore;
+          this.#waitingForRestore = [];
+          for (const next of waiting) this.handle(next);
         });
         return;
+      }
       case 'host-result': {
         const call = this.#calls.get(message.id);
         if (call === undefined) return;
@@ -556,6 +564,44 @@ export class GuestRuntime {
   }
 
   // ---- checkpoints ----
+
+  /**
+   * Defines model variables from checkpoint bytes, read in slices (see
+   * {@link readCheckpointBytes}) so that the worker answers listings meanwhile; replies with the
+   * names not restored.
+   */
+  async #restoreVariables(
+    id: number,
+    variables: readonly { readonly name: string; readonly bytes: Uint8Array }[],
+  ): Promise<void> {
+    const failed: string[] = [];
+    const records: VariableRecord[] = [];
+    let sliceStart = performance.now();
+    for (const { name, bytes } of variables) {
+      try {
+        const reading = readCheckpointBytes(bytes);
+        let step = reading.next();
+        while (!step.done) {
+          if (performance.now() - sliceStart >= snapshotSliceMs) {
+            await new Promise((resolve) => setImmediate(resolve));
+            sliceStart = performance.now();
+          }
+          step = reading.next();
+        }
+        records.push({ name, value: step.value, owner: 'model', readOnly: false, isConst: false });
+      } catch {
+        failed.push(name);
+      }
+    }
+    this.#reply(id, () => {
+      for (const failure of this.#setVariables(records)) failed.push(failure.name);
+      for (const { name, bytes } of variables) {
+        if (!failed.includes(name))
+          this.#checkpoints.restored(name, this.#cells.get(name)?.v, bytes);
+      }
+      return failed;
+    });
+  }
 
   /**
    * Takes the checkpoint snapshots asked for, one after another, each in slices (see

@@ -71,50 +71,61 @@ export function* serializeInPieces(
 
 /** The value {@link serializeInPieces} made `bytes` of (V8's format or pieces). */
 export function deserializeCheckpointBytes(bytes: Uint8Array): unknown {
+  const reading = readCheckpointBytes(bytes);
+  let step = reading.next();
+  while (!step.done) step = reading.next();
+  return step.value;
+}
+
+/**
+ * Reads what {@link serializeInPieces} made, yielding after each piece so that the caller can
+ * let other work in; ends with the value. Throws on bytes it did not make.
+ */
+export function* readCheckpointBytes(bytes: Uint8Array): Generator<void, unknown> {
   if (bytes[0] !== piecesMagic[0]) return deserializeValue(bytes);
   if (bytes.byteLength < 6 || piecesMagic.some((byte, index) => bytes[index] !== byte)) {
     throw new Error('not checkpoint bytes');
   }
   const kind = bytes[5];
+  if (kind === undefined || !Object.values(kinds).includes(kind as PiecesKind)) {
+    throw new Error(`an unknown kind of pieces (${kind})`);
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const pieces: unknown[] = [];
+  const texts: string[] = [];
+  const array: unknown[] = [];
+  const set = new Set<unknown>();
+  const map = new Map<unknown, unknown>();
   for (let offset = 6; offset < bytes.byteLength; ) {
     if (offset + 4 > bytes.byteLength) throw new Error('a piece is cut short');
     const length = view.getUint32(offset, true);
     offset += 4;
     if (offset + length > bytes.byteLength) throw new Error('a piece is cut short');
-    pieces.push(deserializeValue(bytes.subarray(offset, offset + length)));
+    const piece = deserializeValue(bytes.subarray(offset, offset + length));
     offset += length;
-  }
-  switch (kind) {
-    case kinds.string:
-      if (!pieces.every((piece) => typeof piece === 'string')) throw new Error('a bad piece');
-      return (pieces as string[]).join('');
-    case kinds.array:
-    case kinds.set:
-    case kinds.map: {
-      if (!pieces.every(Array.isArray)) throw new Error('a bad piece');
-      const elements = pieces as unknown[][];
-      if (kind === kinds.array) {
-        const array: unknown[] = [];
-        for (const piece of elements) for (const element of piece) array.push(element);
-        return array;
-      }
-      if (kind === kinds.set) {
-        const set = new Set();
-        for (const piece of elements) for (const element of piece) set.add(element);
-        return set;
-      }
-      const map = new Map();
-      for (const piece of elements) {
+    if (kind === kinds.string) {
+      if (typeof piece !== 'string') throw new Error('a bad piece');
+      texts.push(piece);
+    } else {
+      if (!Array.isArray(piece)) throw new Error('a bad piece');
+      if (kind === kinds.array) for (const element of piece) array.push(element);
+      else if (kind === kinds.set) for (const element of piece) set.add(element);
+      else {
         if (piece.length % 2 !== 0) throw new Error('a bad piece');
         for (let index = 0; index < piece.length; index += 2)
           map.set(piece[index], piece[index + 1]);
       }
-      return map;
     }
+    yield;
+  }
+  switch (kind) {
+    case kinds.string:
+      return texts.join('');
+    case kinds.array:
+      return array;
+    case kinds.set:
+      return set;
     default:
-      throw new Error(`an unknown kind of pieces (${kind})`);
+      return map;
   }
 }
 
