@@ -1,4 +1,4 @@
-import { SandboxError } from '../errors/index.js';
+import { SandboxError, SnapshotPreemptedError } from '../errors/index.js';
 import {
   isolatedEvaluatorName,
   type Sandbox,
@@ -420,6 +420,39 @@ export function runSandboxConformance(options: SandboxConformanceOptions): void 
         );
         expect(check.output).toBe('1,0');
         await expectSandboxError(source.snapshotVariables({ maxBytesPerVariable: -1 }));
+      } finally {
+        await source.dispose();
+        await target.dispose();
+      }
+    });
+
+    test('snapshotVariables (when implemented): an execution asked for after it waits for it or preempts it, never mixing states', async () => {
+      const source = await createSandbox({ hostFunctions: {} });
+      const target = await createSandbox({ hostFunctions: {} });
+      try {
+        if (!source.snapshotVariables || !target.restoreVariables) return;
+        await source.execute(
+          'var items = []; for (let i = 0; i < 200000; i++) items.push(i); var marker = "before";',
+        );
+        const snapshot = source.snapshotVariables({ maxBytesPerVariable: 64 * 1024 * 1024 });
+        const outcome = snapshot.then(
+          (entries) => ({ entries }),
+          (error: unknown) => ({ error }),
+        );
+        const ran = await source.execute('items[0] = -1; items.push(-2); marker = "after";');
+        expect(ran.error).toBeUndefined();
+        const taken = await outcome;
+        if ('error' in taken) {
+          expect(SnapshotPreemptedError.isInstance(taken.error)).toBe(true);
+          return;
+        }
+        const bytes: Record<string, Uint8Array> = {};
+        for (const entry of taken.entries)
+          if (entry.state === 'saved') bytes[entry.name] = entry.bytes;
+        expect(await target.restoreVariables(bytes)).toEqual([]);
+        // Everything as it was when the snapshot was asked for.
+        const check = await target.execute('[items.length, items[0], marker].join()');
+        expect(check.output).toBe('200000,0,before');
       } finally {
         await source.dispose();
         await target.dispose();
