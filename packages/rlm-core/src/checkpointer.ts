@@ -59,27 +59,18 @@ async function carryBytes(
     throw error;
   });
   if (started === undefined) return older;
-  const next = started.checkpoint;
   const previous = (await older.catch(() => undefined))?.checkpoint;
-  const bytesByDigest = new Map<string, Uint8Array>();
-  for (const item of Object.values(previous?.input.serializedVariables ?? {})) {
-    if (item.bytes !== undefined) bytesByDigest.set(item.digest, item.bytes);
+  // `newer`'s variables are its own (see `prepareCheckpoint`): filled in place, in the work of
+  // what `older` wrote, not of every variable.
+  const items = started.checkpoint.input.serializedVariables ?? {};
+  for (const [name, item] of Object.entries(previous?.input.serializedVariables ?? {})) {
+    if (item.bytes === undefined) continue;
+    const next = items[name];
+    if (next !== undefined && next.bytes === undefined && next.digest === item.digest) {
+      (items as Record<string, SerializedVariableInput>)[name] = item;
+    }
   }
-  if (bytesByDigest.size === 0) return started;
-  // Copied only if some variable needs bytes, and then once.
-  let serializedVariables: Record<string, SerializedVariableInput> | undefined;
-  const items = next.input.serializedVariables ?? {};
-  for (const name in items) {
-    const item = items[name] as SerializedVariableInput;
-    if (item.bytes !== undefined) continue;
-    const bytes = bytesByDigest.get(item.digest);
-    if (bytes === undefined) continue;
-    serializedVariables ??= { ...items };
-    serializedVariables[name] = { digest: item.digest, bytes };
-  }
-  return serializedVariables === undefined
-    ? started
-    : { ...started, checkpoint: { ...next, input: { ...next.input, serializedVariables } } };
+  return started;
 }
 
 /**

@@ -157,6 +157,8 @@ export class GuestRuntime {
   readonly #copied = new Map<string, { readonly value: unknown; readonly bytes: number }>();
   /** The reach generation the last recovery snapshot saw. */
   #copiedGeneration = 0;
+  /** The descriptions the last `listing` sent, by name. */
+  readonly #listingSent = new Map<string, VariableInfo>();
   /** Listing entries as last described, with the value and the reach generation they saw. */
   readonly #listed = new Map<
     string,
@@ -305,7 +307,7 @@ export class GuestRuntime {
         this.#post({ type: 'memory', arrayBufferBytes: arrayBufferBytes() });
         return;
       case 'list':
-        this.#reply(message.id, () => this.#listVariables());
+        this.#sendListing(message.id);
         return;
       case 'get':
         this.#reply(message.id, () => {
@@ -495,6 +497,36 @@ export class GuestRuntime {
     }
     const preview = formatValue(value, { maxLength: 100, quoteStrings: true });
     return { name, type, size, preview };
+  }
+
+  /**
+   * Answers `list` with what changed since the last listing sent: descriptions are the runtime's
+   * own plain data, reused while unchanged (see {@link #listVariables}), so a step sends the
+   * variables it changed, not every variable.
+   */
+  #sendListing(id: number): void {
+    let infos: VariableInfo[];
+    try {
+      infos = this.#listVariables();
+    } catch (error) {
+      this.#post({ type: 'reply', id, ok: false, message: messageOf(error) });
+      return;
+    }
+    const changed: VariableInfo[] = [];
+    const names = new Set<string>();
+    for (const info of infos) {
+      names.add(info.name);
+      if (this.#listingSent.get(info.name) === info) continue;
+      this.#listingSent.set(info.name, info);
+      changed.push(info);
+    }
+    const removed: string[] = [];
+    for (const name of this.#listingSent.keys()) {
+      if (names.has(name)) continue;
+      this.#listingSent.delete(name);
+      removed.push(name);
+    }
+    this.#post({ type: 'listing', id, changed, removed });
   }
 
   /** Turns globals the code created with `globalThis.name = ...` into variables. */

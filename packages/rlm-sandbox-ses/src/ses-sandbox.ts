@@ -67,6 +67,8 @@ interface WorkerState {
   readonly ready: Promise<string[]>;
   markReady(unrestored: string[]): void;
   failStart(error: Error): void;
+  /** The variable listing as this worker last sent it (it sends what changed since). */
+  readonly listing: Map<string, VariableInfo>;
 }
 
 /** A request to the worker that `#request` answers. */
@@ -534,7 +536,14 @@ export class SesSandbox implements Sandbox {
       () => pool.prepareSpare(memoryMb),
       () => undefined,
     );
-    const state: WorkerState = { worker, output, ready, markReady, failStart };
+    const state: WorkerState = {
+      worker,
+      output,
+      ready,
+      markReady,
+      failStart,
+      listing: new Map(),
+    };
     this.#current = state;
     worker.on('message', (message: WorkerMessage) => {
       if (this.#current === state) this.#onMessage(state, message);
@@ -614,6 +623,21 @@ export class SesSandbox implements Sandbox {
         clearTimeout(request.watchdog);
         if ('preempted' in message) request.reject(new SnapshotPreemptedError());
         else request.resolve(message.entries.map(joinParts));
+        return;
+      }
+      case 'listing': {
+        // Applied whatever became of the request: the next listing is relative to this one.
+        for (const name of message.removed) state.listing.delete(name);
+        for (const info of message.changed) state.listing.set(info.name, info);
+        const request = this.#requests.get(message.id);
+        if (request === undefined) return;
+        this.#requests.delete(message.id);
+        clearTimeout(request.watchdog);
+        request.resolve(
+          [...state.listing.values()].sort((a, b) =>
+            a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+          ),
+        );
         return;
       }
       case 'snapshot-progress': {

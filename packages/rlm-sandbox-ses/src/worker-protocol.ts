@@ -7,7 +7,7 @@
  * {@link HostMessage}.
  */
 
-import type { VariableSnapshotEntry } from '@rlm/core';
+import type { VariableInfo, VariableSnapshotEntry } from '@rlm/core';
 
 /** `workerData` of the sandbox worker. */
 export interface WorkerStart {
@@ -155,6 +155,16 @@ export type WorkerMessage =
    * (an `execute`, say), sent before that message is handled.
    */
   | { readonly type: 'variables-snapshot'; readonly id: number; readonly preempted: true }
+  /**
+   * The answer to `list`: the variables described differently from this worker's last
+   * `listing`, and those gone since (the host keeps the rest).
+   */
+  | {
+      readonly type: 'listing';
+      readonly id: number;
+      readonly changed: readonly VariableInfo[];
+      readonly removed: readonly string[];
+    }
   /** A `snapshot-variables` still being taken: the worker is alive and answering. */
   | { readonly type: 'snapshot-progress'; readonly id: number }
   /** `value`: the value the host asked for. */
