@@ -77,7 +77,7 @@ const changesVariables = new Set<HostMessage['type']>([
   'restore-variables',
 ]);
 /** How long a checkpoint snapshot or restore works before letting waiting messages in. */
-const snapshotSliceMs = 4;
+const snapshotSliceMs = 2;
 /** How often a checkpoint snapshot being taken tells the host it is alive. */
 const snapshotProgressMs = 250;
 

@@ -12,8 +12,8 @@ const kinds = { array: 1, map: 2, set: 3, string: 4 } as const;
 type PiecesKind = (typeof kinds)[keyof typeof kinds];
 
 /** Elements (array, set), entries (map) or characters (string) in one piece. */
-export const pieceElements = 32_768;
-const pieceCharacters = 1_048_576;
+export const pieceElements = 8192;
+const pieceCharacters = 262_144;
 
 const mapEntries = Map.prototype.entries;
 const setValues = Set.prototype.values;
@@ -27,7 +27,7 @@ export type PiecesResult =
 /**
  * Serialises `value` for a checkpoint, yielding between pieces so that the caller can let other
  * work in (and abandon the generator when the value may have changed meanwhile). An array,
- * Map or Set of more than {@link pieceElements} primitives, or a string of more than a million
+ * Map or Set of more than {@link pieceElements} primitives, or a string of more than 262,144
  * characters, is serialised a piece at a time: its bytes are a small header and each piece's
  * structured clone, which {@link deserializeCheckpointBytes} joins back into one value of the
  * same kind. Any other value (and one of those that turns out to hold an object, a hole or a
