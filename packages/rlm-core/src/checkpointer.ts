@@ -89,6 +89,7 @@ async function carryBytes(
 export class Checkpointer {
   readonly #artifacts: ArtifactStore;
   readonly #events: CheckpointerEvents;
+  readonly #maxLagMs: number;
   #digests: Readonly<Record<string, string>> = {};
   #snapshot: Promise<unknown> = Promise.resolve();
   #saves: Promise<void> = Promise.resolve();
@@ -103,9 +104,11 @@ export class Checkpointer {
   #superseded = false;
   #restoreNote: string | undefined;
 
-  constructor(artifacts: ArtifactStore, events: CheckpointerEvents) {
+  /** @param maxLagMs see {@link maxCheckpointLagMs} (the default). */
+  constructor(artifacts: ArtifactStore, events: CheckpointerEvents, maxLagMs = maxCheckpointLagMs) {
     this.#artifacts = artifacts;
     this.#events = events;
+    this.#maxLagMs = maxLagMs;
   }
 
   /**
@@ -167,7 +170,7 @@ export class Checkpointer {
     // `Sandbox.snapshotVariables`); until the newest checkpoint lags too far behind.
     const preemptible =
       call.workspace.sandbox.snapshotVariables !== undefined &&
-      startedAt - this.#takenAt <= maxCheckpointLagMs;
+      startedAt - this.#takenAt <= this.#maxLagMs;
     if (!preemptible) this.#snapshot = taken;
     this.#lastStarted = taken;
     // A checkpoint still waiting for the save before it is replaced by this newer one, which
