@@ -21,11 +21,23 @@ function byName(entries: readonly VariableSnapshotEntry[]): Record<string, Varia
   return Object.fromEntries(entries.map((entry) => [entry.name, entry]));
 }
 
-function digests(
-  entries: readonly (VariableSnapshotEntry | WorkerSnapshotEntry)[],
-): Record<string, string> {
+function digests(entries: readonly VariableSnapshotEntry[]): Record<string, string> {
   return Object.fromEntries(
     entries.flatMap((entry) => (entry.state === 'skipped' ? [] : [[entry.name, entry.digest]])),
+  );
+}
+
+/** The digests after a worker's snapshot: an unchanged entry keeps the one sent. */
+function digestsAfter(
+  previous: Readonly<Record<string, string>>,
+  entries: readonly WorkerSnapshotEntry[],
+): Record<string, string> {
+  return Object.fromEntries(
+    entries.flatMap((entry) => {
+      if (entry.state === 'saved') return [[entry.name, entry.digest]];
+      const kept = previous[entry.name];
+      return entry.state === 'unchanged' && kept !== undefined ? [[entry.name, kept]] : [];
+    }),
   );
 }
 
@@ -317,7 +329,7 @@ describe('what is serialised again', () => {
           { sliceMs: Number.POSITIVE_INFINITY, pause: () => Promise.resolve() },
         );
         if (taken === undefined) throw new Error('preempted');
-        previous = digests(taken.entries);
+        previous = digestsAfter(previous, taken.entries);
         return checkpoints.serializations - before;
       },
     };

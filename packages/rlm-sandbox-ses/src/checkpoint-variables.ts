@@ -95,7 +95,7 @@ export class CheckpointVariables {
       const previous = previousDigests[name];
       const known = this.#known.get(name);
       if (known !== undefined && known.digest === previous && this.#holds(name, known, value)) {
-        entries.push({ name, state: 'unchanged', digest: known.digest });
+        entries.push({ name, state: 'unchanged' });
         reportedAs.set(name, known);
         continue;
       }
@@ -145,7 +145,7 @@ export class CheckpointVariables {
       reportedAs.set(name, { value, generation: made.generation, digest });
       entries.push(
         digest === previous
-          ? { name, state: 'unchanged', digest }
+          ? { name, state: 'unchanged' }
           : { name, state: 'saved', parts, digest },
       );
     }

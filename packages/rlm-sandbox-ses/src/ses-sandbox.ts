@@ -295,12 +295,13 @@ export class SesSandbox implements Sandbox {
     this.#snapshotsInFlight += 1;
     this.#reportedDigests = undefined;
     try {
-      const entries = (await this.#request({
+      const sent = (await this.#request({
         type: 'snapshot-variables',
         exclude: [...(options.exclude ?? [])],
         maxBytesPerVariable: options.maxBytesPerVariable,
         previousDigests,
-      })) as VariableSnapshotEntry[];
+      })) as WorkerSnapshotEntry[];
+      const entries = sent.map((entry) => fromWorker(entry, options.previousDigests ?? {}));
       if (this.#snapshotsInFlight === 1) this.#reportedDigests = reportedDigestsOf(entries);
       return entries;
     } finally {
@@ -622,7 +623,7 @@ export class SesSandbox implements Sandbox {
         this.#requests.delete(message.id);
         clearTimeout(request.watchdog);
         if ('preempted' in message) request.reject(new SnapshotPreemptedError());
-        else request.resolve(message.entries.map(joinParts));
+        else request.resolve(message.entries);
         return;
       }
       case 'listing': {
@@ -869,8 +870,23 @@ export class SesSandbox implements Sandbox {
   }
 }
 
-/** A snapshot entry as the worker sent it, its bytes joined into one array. */
-function joinParts(entry: WorkerSnapshotEntry): VariableSnapshotEntry {
+/**
+ * A snapshot entry as the worker sent it, completed: an unchanged one's digest is the one the
+ * host sent, a saved one's bytes are joined into one array.
+ */
+function fromWorker(
+  entry: WorkerSnapshotEntry,
+  previousDigests: Readonly<Record<string, string>>,
+): VariableSnapshotEntry {
+  if (entry.state === 'unchanged') {
+    const digest = previousDigests[entry.name];
+    if (digest === undefined) {
+      throw new SandboxError(
+        `@rlm/sandbox-ses: the worker found ${entry.name} unchanged, but no digest was sent for it`,
+      );
+    }
+    return { name: entry.name, state: 'unchanged', digest };
+  }
   if (entry.state !== 'saved') return entry;
   const { parts } = entry;
   let bytes = parts[0] ?? new Uint8Array(0);

@@ -95,10 +95,13 @@ export type HostMessage =
 
 /**
  * One variable of a checkpoint snapshot, as the worker sends it: as `VariableSnapshotEntry`,
- * but a saved value's bytes come in `parts`, which the host joins.
+ * but a saved value's bytes come in `parts`, which the host joins, and an unchanged one has no
+ * digest.
  */
 export type WorkerSnapshotEntry =
-  | Exclude<VariableSnapshotEntry, { readonly state: 'saved' }>
+  | Extract<VariableSnapshotEntry, { readonly state: 'skipped' }>
+  /** Its digest is the one the host sent (no need to send it back). */
+  | { readonly name: string; readonly state: 'unchanged' }
   | {
       readonly name: string;
       readonly state: 'saved';
