@@ -78,7 +78,7 @@ const changesVariables = new Set<HostMessage['type']>([
 ]);
 /** How long a checkpoint snapshot or restore works before letting waiting messages in. */
 const snapshotSliceMs = 2;
-/** How often a checkpoint snapshot being taken tells the host it is alive. */
+/** How often a checkpoint snapshot or restore under way tells the host it is alive. */
 const snapshotProgressMs = 250;
 
 /** A value {@link GuestRuntime} made ready to leave the worker, and the bytes it counts for. */
@@ -599,8 +599,8 @@ export class GuestRuntime {
 
   /**
    * Defines model variables from checkpoint bytes, read in slices (see
-   * {@link readCheckpointBytes}) so that the worker answers listings meanwhile; replies with the
-   * names not restored.
+   * {@link readCheckpointBytes}) so that the worker answers listings meanwhile (and tells the
+   * host it is alive every {@link snapshotProgressMs}); replies with the names not restored.
    */
   async #restoreVariables(
     id: number,
@@ -609,6 +609,7 @@ export class GuestRuntime {
     const failed: string[] = [];
     const records: VariableRecord[] = [];
     let sliceStart = performance.now();
+    let progressAt = sliceStart;
     for (const { name, bytes } of variables) {
       try {
         const reading = readCheckpointBytes(bytes);
@@ -617,6 +618,10 @@ export class GuestRuntime {
           if (performance.now() - sliceStart >= snapshotSliceMs) {
             await new Promise((resolve) => setImmediate(resolve));
             sliceStart = performance.now();
+            if (sliceStart - progressAt >= snapshotProgressMs) {
+              progressAt = sliceStart;
+              this.#post({ type: 'request-progress', id });
+            }
           }
           step = reading.next();
         }
@@ -638,7 +643,7 @@ export class GuestRuntime {
   /**
    * Takes the checkpoint snapshots asked for, one after another, each in slices (see
    * {@link CheckpointVariables}), so that an `execute` sent meanwhile waits at most a slice: it
-   * preempts them, and they answer `preempted` at once. A `snapshot-progress` every
+   * preempts them, and they answer `preempted` at once. A `request-progress` every
    * {@link snapshotProgressMs} tells the host the worker is alive.
    */
   async #takeCheckpoints(): Promise<void> {
@@ -659,7 +664,7 @@ export class GuestRuntime {
             setImmediate(() => {
               if (performance.now() - progressAt >= snapshotProgressMs) {
                 progressAt = performance.now();
-                this.#post({ type: 'snapshot-progress', id });
+                this.#post({ type: 'request-progress', id });
               }
               resolve();
             }),

@@ -641,7 +641,7 @@ export class SesSandbox implements Sandbox {
         );
         return;
       }
-      case 'snapshot-progress': {
+      case 'request-progress': {
         // A long snapshot, taken in slices: the worker answers meanwhile, so it is not held.
         const request = this.#requests.get(message.id);
         if (request === undefined) return;

@@ -168,8 +168,11 @@ export type WorkerMessage =
       readonly changed: readonly VariableInfo[];
       readonly removed: readonly string[];
     }
-  /** A `snapshot-variables` still being taken: the worker is alive and answering. */
-  | { readonly type: 'snapshot-progress'; readonly id: number }
+  /**
+   * A `snapshot-variables` or `restore-variables` still under way, in slices: the worker is
+   * alive and answering.
+   */
+  | { readonly type: 'request-progress'; readonly id: number }
   /** `value`: the value the host asked for. */
   | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: Transferred }
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly message: string }
