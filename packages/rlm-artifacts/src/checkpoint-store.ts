@@ -90,9 +90,9 @@ export class CheckpointStore {
   }
 
   /**
-   * Writes a checkpoint entry, then moves the run's head to it. In the steady state (a delta)
-   * that is three statements: the head read, the entry and the head; the new transcript
-   * messages and small variables are in the entry itself. A whole entry also writes one page
+   * Writes a checkpoint entry, then moves the run's head to it (on SQLite both in one
+   * statement). In the steady state (a delta) that is the head read and that write: the new
+   * transcript messages and small variables are in the entry itself. A whole entry also writes one page
    * blob holding the messages the deltas before it kept.
    */
   async save(input: CheckpointInput): Promise<CheckpointSummary> {
@@ -152,14 +152,17 @@ export class CheckpointStore {
         },
         metadata: JSON.parse(toJson(input.metadata ?? {}, 'the checkpoint metadata')),
       };
-      await this.#index.write(this.#entryKey(input.runKey, entry.id), entry);
       const newHead: CheckpointHead = {
         kind: 'rlm.checkpoint-head',
         version: entryVersion,
         id: entry.id,
         sequence: entry.sequence,
       };
-      await this.#index.write(headKey, newHead);
+      // The entry before the head that points at it (at once, where the store can).
+      await this.#index.writeAll([
+        [this.#entryKey(input.runKey, entry.id), entry],
+        [headKey, newHead],
+      ]);
       this.#written.set(input.runKey, {
         id: entry.id,
         chain: entry.chain ?? 0,

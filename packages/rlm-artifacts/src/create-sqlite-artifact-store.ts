@@ -9,6 +9,7 @@ import { SqliteBinaryChunks } from './sqlite-binary-chunks.js';
 import { createKeyvArtifactStore } from './create-artifact-store.js';
 import { ArtifactStoreError } from './errors/artifact-store-error.js';
 import type { StoredKey } from './keyv-entries.js';
+import { sqliteAtomicRows } from './sqlite-atomic-rows.js';
 import { type SqlQuery, SqliteLeaseRows } from './sqlite-lease-rows.js';
 
 /** Where the CLI keeps its store, relative to the working directory. */
@@ -107,6 +108,8 @@ export async function createSqliteArtifactStore(
           table: 'rlm_blobs',
           namespace,
         }),
+        // A checkpoint's entry and its run's head in one statement: one commit, not two.
+        writeIndexAtomically: sqliteAtomicRows(index.query as SqlQuery, 'rlm_index'),
         leases: new SqliteLeaseRows({
           query: index.query as SqlQuery,
           table: 'rlm_index',

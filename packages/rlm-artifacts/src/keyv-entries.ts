@@ -18,6 +18,18 @@ export interface StoredKey {
  */
 export type KeyLister = (prefix: string) => AsyncIterable<StoredKey>;
 
+/** One row as the backing store keeps it: the key with the Keyv namespace, the serialised entry. */
+export interface StoredRow {
+  readonly key: string;
+  readonly value: string;
+}
+
+/**
+ * Writes rows in one atomic step: all of them, or (when it rejects) none. For backends that can
+ * (SQLite: one statement).
+ */
+export type AtomicRowWriter = (rows: readonly StoredRow[]) => Promise<void>;
+
 /**
  * Typed reads and writes of one Keyv instance. Every read is schema-checked: a value that does
  * not decode is an `ArtifactCorruptError` naming its key, a store failure an
@@ -26,11 +38,20 @@ export type KeyLister = (prefix: string) => AsyncIterable<StoredKey>;
 export class KeyvEntries {
   readonly #keyv: Keyv;
   readonly #listKeys: KeyLister | undefined;
+  readonly #writeAtomically: AtomicRowWriter | undefined;
   #closed = false;
 
-  constructor(keyv: Keyv, options: { listKeys?: KeyLister } = {}) {
+  /**
+   * @param options.writeAtomically how the backend writes rows all or none, if it can; rows are
+   *   serialised as Keyv does, so Keyv reads them back.
+   */
+  constructor(
+    keyv: Keyv,
+    options: { listKeys?: KeyLister; writeAtomically?: AtomicRowWriter } = {},
+  ) {
     this.#keyv = keyv;
     this.#listKeys = options.listKeys;
+    this.#writeAtomically = options.writeAtomically;
   }
 
   /** The key as the backing store sees it (with the Keyv namespace), for messages. */
@@ -71,6 +92,38 @@ export class KeyvEntries {
       throw new ArtifactStoreError(
         `@rlm/artifacts: the Keyv store did not write key "${this.storedKey(key)}"; create the Keyv with throwOnErrors: true to see why`,
         { key: this.storedKey(key) },
+      );
+    }
+  }
+
+  /**
+   * Writes every entry with no expiry: all at once, or none, where the backend can; else one
+   * after the other, in order, so that a failure or a crash part-way leaves exactly the
+   * entries before it written (write what others point at first).
+   */
+  async writeAll(entries: readonly (readonly [key: string, value: unknown])[]): Promise<void> {
+    const writeAtomically = this.#writeAtomically;
+    if (writeAtomically === undefined || entries.length < 2) {
+      for (const [key, value] of entries) await this.write(key, value);
+      return;
+    }
+    for (const [key] of entries) this.assertOpen(key);
+    const keys = entries.map(([key]) => this.storedKey(key));
+    try {
+      const rows = await Promise.all(
+        entries.map(async ([key, value]) => {
+          const serialized = await this.#keyv.serializeData({ value, expires: undefined });
+          if (typeof serialized !== 'string') {
+            throw new TypeError('this Keyv does not serialise entries to text');
+          }
+          return { key: this.storedKey(key), value: serialized };
+        }),
+      );
+      await writeAtomically(rows);
+    } catch (error) {
+      throw new ArtifactStoreError(
+        `@rlm/artifacts: writing keys "${keys.join('", "')}" failed: ${messageOf(error)}`,
+        { key: keys[0]!, cause: error },
       );
     }
   }
