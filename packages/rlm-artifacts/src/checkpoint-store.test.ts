@@ -412,3 +412,27 @@ test('checkpoints written in the version 1 format (a blob per message) still loa
     .map((key) => (JSON.parse(String(index.get(key))) as { value: { version: number } }).value);
   expect(versions.map((entry) => entry.version)).toEqual([1, 1, 1]);
 });
+
+test('a store remembers the last checkpoint of its 64 latest runs: an older run continues with a whole entry, still whole on load', async () => {
+  const index = new RecordingMap();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const first: CheckpointInput['transcript'][number] = { role: 'user', content: 'query' };
+  const save = async (runKey: string, transcript: CheckpointInput['transcript']) => {
+    index.writes.length = 0;
+    await store.saveCheckpoint({ ...checkpoint(transcript.length, {}), runKey, transcript });
+    return index.writes.map((key) => key.split(':')[1]!);
+  };
+  for (let run = 0; run <= 64; run++) await save(`run-${run}`, [first]);
+  const next = [first, { role: 'assistant' as const, content: 'more' }];
+  // run-64 is remembered: a delta. run-0 was forgotten: a whole entry, with a page.
+  expect(await save('run-64', next)).toEqual(['checkpoint', 'checkpoint-head']);
+  expect(await save('run-0', next)).toEqual([
+    'upload',
+    'chunk',
+    'blob',
+    'checkpoint',
+    'checkpoint-head',
+  ]);
+  expect((await store.latestCheckpoint('run-0'))!.transcript).toEqual(next);
+  expect((await store.latestCheckpoint('run-64'))!.transcript).toEqual(next);
+});

@@ -36,6 +36,12 @@ const maxInlineBytes = 4096;
 const maxRememberedInline = 10_000;
 
 /**
+ * Runs whose last checkpoint a store remembers at most (each holds its transcript's message
+ * objects); past that, the run saved longest ago is forgotten and its next save is whole.
+ */
+const maxRememberedRuns = 64;
+
+/**
  * Deltas at most between two whole checkpoint entries: a save writes what changed since the
  * previous one, and every `maxDeltaChain + 1`-th save writes the whole state, so that reading
  * the newest checkpoint takes at most this many extra entry reads.
@@ -68,6 +74,13 @@ interface WrittenCheckpoint {
   readonly serialized: Readonly<Record<string, SerializedBlob>>;
 }
 
+/**
+ * Run checkpoints. Each run (by `runKey`) has a head entry pointing at its newest checkpoint;
+ * each checkpoint points at the one before, so the newest is two reads and the history a walk.
+ * A checkpoint is written before the head moves to it (or with it, in one step, where the store
+ * can): a crash in between leaves the previous checkpoint as the newest, never a half-written
+ * one.
+ */
 export class CheckpointStore {
   readonly #index: KeyvEntries;
   readonly #blobs: BlobStore;
@@ -80,7 +93,7 @@ export class CheckpointStore {
    * stored one is not turned into JSON or written again.
    */
   readonly #messageRefs = new WeakMap<object, MessageRef>();
-  /** The last checkpoint this store wrote, by run key. */
+  /** The last checkpoint this store wrote, by run key, the run saved longest ago first. */
   readonly #written = new Map<string, WrittenCheckpoint>();
 
   constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock }) {
@@ -92,8 +105,8 @@ export class CheckpointStore {
   /**
    * Writes a checkpoint entry, then moves the run's head to it (on SQLite both in one
    * statement). In the steady state (a delta) that is the head read and that write: the new
-   * transcript messages and small variables are in the entry itself. A whole entry also writes one page
-   * blob holding the messages the deltas before it kept.
+   * transcript messages and small variables are in the entry itself. A whole entry also writes
+   * one page blob holding the messages the deltas before it kept.
    */
   async save(input: CheckpointInput): Promise<CheckpointSummary> {
     validate(input);
@@ -163,6 +176,10 @@ export class CheckpointStore {
         [this.#entryKey(input.runKey, entry.id), entry],
         [headKey, newHead],
       ]);
+      this.#written.delete(input.runKey);
+      if (this.#written.size >= maxRememberedRuns) {
+        this.#written.delete(this.#written.keys().next().value!);
+      }
       this.#written.set(input.runKey, {
         id: entry.id,
         chain: entry.chain ?? 0,
