@@ -63,6 +63,7 @@ interface ResolvedCheckpoint {
 /** The last checkpoint this store wrote for a run: the base of the next one. */
 interface WrittenCheckpoint {
   readonly id: string;
+  readonly sequence: number;
   readonly chain: number;
   /** Its transcript, the very message objects it was given. */
   readonly messages: readonly Message[];
@@ -103,10 +104,12 @@ export class CheckpointStore {
   }
 
   /**
-   * Writes a checkpoint entry, then moves the run's head to it (on SQLite both in one
-   * statement). In the steady state (a delta) that is the head read and that write: the new
-   * transcript messages and small variables are in the entry itself. A whole entry also writes
-   * one page blob holding the messages the deltas before it kept.
+   * Writes a checkpoint entry, then moves the run's head to it. On SQLite both are one
+   * statement, which also checks that the head is still the checkpoint this store wrote last
+   * (else the head is read, and the save made after it): in the steady state (a delta) a save
+   * is that one statement, the new transcript messages and small variables being in the entry
+   * itself. Other stores read the head, write the entry, then the head. A whole entry also
+   * writes one page blob holding the messages the deltas before it kept.
    */
   async save(input: CheckpointInput): Promise<CheckpointSummary> {
     validate(input);
@@ -118,7 +121,6 @@ export class CheckpointStore {
     const serialized = await this.#serialized(input);
     const headKey = this.#headKey(input.runKey);
     return this.#lock.run(headKey, async () => {
-      const head = await this.#index.read(headKey, decodeCheckpointHead);
       // A committed checkpoint this store wrote is the base: the entry holds what changed since.
       const base = this.#written.get(input.runKey);
       const kept = base === undefined ? 0 : sharedPrefix(input.transcript, base.messages);
@@ -129,59 +131,34 @@ export class CheckpointStore {
       const transcript = delta
         ? this.#deltaTranscript(input.transcript, delta)
         : await this.#wholeTranscript(input.transcript, base, kept);
-      const entry: CheckpointEntry = {
-        kind: 'rlm.checkpoint',
-        version: checkpointEntryVersion,
-        id: randomUUID(),
-        runKey: input.runKey,
-        sequence: (head?.sequence ?? 0) + 1,
-        ...(head === undefined ? {} : { previous: head.id }),
-        callId: input.callId,
-        iteration: input.iteration,
-        timestamp: Date.now(),
-        ...(delta === undefined
-          ? { transcript: transcript.parts }
-          : {
-              base: delta.id,
-              chain: delta.chain + 1,
-              transcriptBaseLength: delta.messages.length,
-              transcript: transcript.parts,
-              ...serializedDelta(delta.serialized, serialized),
-            }),
-        variableNames: [...input.variableNames],
-        variables,
-        ...(delta !== undefined || Object.keys(serialized).length === 0 ? {} : { serialized }),
-        budget: {
-          inputTokens: input.budget.inputTokens,
-          outputTokens: input.budget.outputTokens,
-          cacheReadTokens: input.budget.cacheReadTokens ?? 0,
-          cacheWriteTokens: input.budget.cacheWriteTokens ?? 0,
-          modelCalls: input.budget.modelCalls,
-          ...(input.budget.costUsd === undefined ? {} : { costUsd: input.budget.costUsd }),
-          ...(input.budget.unpricedModelCalls === undefined
-            ? {}
-            : { unpricedModelCalls: input.budget.unpricedModelCalls }),
-          elapsedMs: input.budget.elapsedMs,
-        },
-        metadata: JSON.parse(toJson(input.metadata ?? {}, 'the checkpoint metadata')),
-      };
-      const newHead: CheckpointHead = {
-        kind: 'rlm.checkpoint-head',
-        version: entryVersion,
-        id: entry.id,
-        sequence: entry.sequence,
-      };
-      // The entry before the head that points at it (at once, where the store can).
-      await this.#index.writeAll([
-        [this.#entryKey(input.runKey, entry.id), entry],
-        [headKey, newHead],
-      ]);
+      const entryAfter = (head: { readonly id: string; readonly sequence: number } | undefined) =>
+        checkpointEntry(input, head, variables, serialized, transcript.parts, delta);
+      const rows = (entry: CheckpointEntry) =>
+        [
+          // The entry before the head that points at it (at once, where the store can).
+          [this.#entryKey(input.runKey, entry.id), entry],
+          [headKey, headOf(entry)],
+        ] as const;
+      let entry: CheckpointEntry | undefined;
+      if (base !== undefined && this.#index.writesConditionally) {
+        // The head is most likely still the checkpoint this store wrote last: written in one
+        // step with checking that, which saves reading the head first.
+        const expected = entryAfter(base);
+        if (await this.#index.writeAllIf(rows(expected), { key: headKey, id: base.id })) {
+          entry = expected;
+        }
+      }
+      if (entry === undefined) {
+        entry = entryAfter(await this.#index.read(headKey, decodeCheckpointHead));
+        await this.#index.writeAll(rows(entry));
+      }
       this.#written.delete(input.runKey);
       if (this.#written.size >= maxRememberedRuns) {
         this.#written.delete(this.#written.keys().next().value!);
       }
       this.#written.set(input.runKey, {
         id: entry.id,
+        sequence: entry.sequence,
         chain: entry.chain ?? 0,
         messages: [...input.transcript],
         refs: transcript.refs,
@@ -575,6 +552,66 @@ function validate(input: CheckpointInput): void {
   if (input.metadata !== undefined && !isPlainObject(input.metadata)) {
     throw invalid('"metadata" must be a plain object when given');
   }
+}
+
+/**
+ * The entry of a checkpoint saved after `head` (the run's newest, if any); a delta of `delta`
+ * when given, else whole.
+ */
+function checkpointEntry(
+  input: CheckpointInput,
+  head: { readonly id: string; readonly sequence: number } | undefined,
+  variables: Readonly<Record<string, string>>,
+  serialized: Readonly<Record<string, SerializedBlob>>,
+  transcript: readonly TranscriptPart[],
+  delta: WrittenCheckpoint | undefined,
+): CheckpointEntry {
+  return {
+    kind: 'rlm.checkpoint',
+    version: checkpointEntryVersion,
+    id: randomUUID(),
+    runKey: input.runKey,
+    sequence: (head?.sequence ?? 0) + 1,
+    ...(head === undefined ? {} : { previous: head.id }),
+    callId: input.callId,
+    iteration: input.iteration,
+    timestamp: Date.now(),
+    ...(delta === undefined
+      ? { transcript }
+      : {
+          base: delta.id,
+          chain: delta.chain + 1,
+          transcriptBaseLength: delta.messages.length,
+          transcript,
+          ...serializedDelta(delta.serialized, serialized),
+        }),
+    variableNames: [...input.variableNames],
+    variables,
+    ...(delta !== undefined || Object.keys(serialized).length === 0 ? {} : { serialized }),
+    budget: {
+      inputTokens: input.budget.inputTokens,
+      outputTokens: input.budget.outputTokens,
+      cacheReadTokens: input.budget.cacheReadTokens ?? 0,
+      cacheWriteTokens: input.budget.cacheWriteTokens ?? 0,
+      modelCalls: input.budget.modelCalls,
+      ...(input.budget.costUsd === undefined ? {} : { costUsd: input.budget.costUsd }),
+      ...(input.budget.unpricedModelCalls === undefined
+        ? {}
+        : { unpricedModelCalls: input.budget.unpricedModelCalls }),
+      elapsedMs: input.budget.elapsedMs,
+    },
+    metadata: JSON.parse(toJson(input.metadata ?? {}, 'the checkpoint metadata')),
+  };
+}
+
+/** The run's head pointing at `entry`. */
+function headOf(entry: CheckpointEntry): CheckpointHead {
+  return {
+    kind: 'rlm.checkpoint-head',
+    version: entryVersion,
+    id: entry.id,
+    sequence: entry.sequence,
+  };
 }
 
 /** A transcript message's JSON; `ArtifactValueError` when it is not a JSON object. */

@@ -336,3 +336,43 @@ test('a checkpoint entry and its head are committed together: a refused head lea
   expect(latest?.transcript).toHaveLength(3);
   expect((await store.listCheckpoints('run')).map((summary) => summary.iteration)).toEqual([3, 1]);
 });
+
+test('a save notices a head another store moved since its last save, and chains after it', async () => {
+  const path = freshPath();
+  await using mine = await createSqliteArtifactStore({ path });
+  await using other = await createSqliteArtifactStore({ path });
+  const transcript: Message[] = [{ role: 'user', content: 'query' }];
+  const save = (store: typeof mine, iteration: number) => {
+    transcript.push({ role: 'assistant', content: `step ${iteration}` });
+    return store.saveCheckpoint({
+      runKey: 'run',
+      callId: 'root',
+      iteration,
+      transcript: [...transcript],
+      variableNames: [],
+      variables: {},
+      budget: {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: iteration,
+        elapsedMs: 0,
+      },
+    });
+  };
+  await save(mine, 1);
+  await save(mine, 2);
+  // Another process's store saves in between: this store's memory of the head is stale.
+  await save(other, 3);
+  await save(mine, 4);
+  const summaries = await mine.listCheckpoints('run');
+  expect(summaries.map((summary) => [summary.iteration, summary.sequence])).toEqual([
+    [4, 4],
+    [3, 3],
+    [2, 2],
+    [1, 1],
+  ]);
+  const latest = await other.latestCheckpoint('run');
+  expect(latest?.transcript).toEqual(transcript);
+});

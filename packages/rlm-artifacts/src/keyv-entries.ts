@@ -24,11 +24,22 @@ export interface StoredRow {
   readonly value: string;
 }
 
+/** A row that must hold an entry whose `id` is `id` (`undefined`: no row) for a write to happen. */
+export interface RowCondition {
+  /** The key with the Keyv namespace. */
+  readonly key: string;
+  readonly id: string | undefined;
+}
+
 /**
- * Writes rows in one atomic step: all of them, or (when it rejects) none. For backends that can
- * (SQLite: one statement).
+ * Writes rows in one atomic step: all of them, or (when it rejects) none. With `condition`, only
+ * when the condition holds, checked in that same step. Resolves whether the rows were written.
+ * For backends that can (SQLite: one statement).
  */
-export type AtomicRowWriter = (rows: readonly StoredRow[]) => Promise<void>;
+export type AtomicRowWriter = (
+  rows: readonly StoredRow[],
+  condition?: RowCondition,
+) => Promise<boolean>;
 
 /**
  * Typed reads and writes of one Keyv instance. Every read is schema-checked: a value that does
@@ -102,11 +113,44 @@ export class KeyvEntries {
    * entries before it written (write what others point at first).
    */
   async writeAll(entries: readonly (readonly [key: string, value: unknown])[]): Promise<void> {
-    const writeAtomically = this.#writeAtomically;
-    if (writeAtomically === undefined || entries.length < 2) {
+    if (this.#writeAtomically === undefined || entries.length < 2) {
       for (const [key, value] of entries) await this.write(key, value);
       return;
     }
+    await this.#writeRows(this.#writeAtomically, entries, undefined);
+  }
+
+  /** Whether {@link KeyvEntries.writeAllIf} can be used: the backend checks and writes at once. */
+  get writesConditionally(): boolean {
+    return this.#writeAtomically !== undefined;
+  }
+
+  /**
+   * Writes every entry at once, all or none, only when the entry at `condition.key` is an
+   * object whose `id` is `condition.id` (`undefined`: no entry there), checked in the same
+   * step; resolves whether it wrote. Throws a `TypeError` when the backend cannot (see
+   * {@link KeyvEntries.writesConditionally}).
+   */
+  async writeAllIf(
+    entries: readonly (readonly [key: string, value: unknown])[],
+    condition: { readonly key: string; readonly id: string | undefined },
+  ): Promise<boolean> {
+    if (this.#writeAtomically === undefined) {
+      throw new TypeError('@rlm/artifacts: this store cannot write conditionally');
+    }
+    const { id } = condition;
+    return this.#writeRows(this.#writeAtomically, entries, {
+      key: this.storedKey(condition.key),
+      // As Keyv stores it: a string starting with ':' gets another one.
+      id: id?.startsWith(':') ? `:${id}` : id,
+    });
+  }
+
+  async #writeRows(
+    writeAtomically: AtomicRowWriter,
+    entries: readonly (readonly [key: string, value: unknown])[],
+    condition: RowCondition | undefined,
+  ): Promise<boolean> {
     for (const [key] of entries) this.assertOpen(key);
     const keys = entries.map(([key]) => this.storedKey(key));
     try {
@@ -119,7 +163,7 @@ export class KeyvEntries {
           return { key: this.storedKey(key), value: serialized };
         }),
       );
-      await writeAtomically(rows);
+      return await writeAtomically(rows, condition);
     } catch (error) {
       throw new ArtifactStoreError(
         `@rlm/artifacts: writing keys "${keys.join('", "')}" failed: ${messageOf(error)}`,
