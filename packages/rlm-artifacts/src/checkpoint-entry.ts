@@ -171,14 +171,13 @@ function expectTranscriptParts(entry: Record<string, unknown>, field: string): T
     if (typeof part === 'string') return part;
     const at = `${field}[${index}]`;
     if (!isPlainObject(part)) throw new TypeError(`${at} should be a blob id, a page or a message`);
-    const item = part;
-    if (item.page !== undefined) {
-      const start = expectCount(item, 'start');
-      const count = expectCount(item, 'count');
+    if (part.page !== undefined) {
+      const start = expectCount(part, 'start');
+      const count = expectCount(part, 'count');
       if (count === 0) throw new TypeError(`${at} should hold at least one message`);
-      return { page: expectString(item, 'page'), start, count };
+      return { page: expectString(part, 'page'), start, count };
     }
-    const message = item.message;
+    const message = part.message;
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       throw new TypeError(`${at} should be a blob id, a page or a message`);
     }

@@ -436,3 +436,28 @@ test('a store remembers the last checkpoint of its 64 latest runs: an older run 
   expect((await store.latestCheckpoint('run-0'))!.transcript).toEqual(next);
   expect((await store.latestCheckpoint('run-64'))!.transcript).toEqual(next);
 });
+
+test('a transcript part that points past its page, or a kept message that is not one, is reported as damage, naming the key', async () => {
+  const index = new Map<string, unknown>();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const first: CheckpointInput['transcript'][number] = { role: 'user', content: 'query' };
+  await store.saveCheckpoint({ ...checkpoint(1, {}), transcript: [first] });
+  await store.saveCheckpoint({
+    ...checkpoint(2, {}),
+    transcript: [first, { role: 'assistant', content: 'kept in the entry' }],
+  });
+  const damage = async (from: string, to: string) => {
+    const [key, value] = [...index].find(([, stored]) => String(stored).includes(from))!;
+    index.set(key, String(value).replace(from, to));
+    const error = await store.latestCheckpoint('run').catch((caught: unknown) => caught);
+    index.set(key, value);
+    return error as Error;
+  };
+  const past = await damage('"start":0,"count":1', '"start":1,"count":1');
+  expect(ArtifactCorruptError.isInstance(past)).toBe(true);
+  expect(past.message).toMatch(/keyv:checkpoint:.* refers to message 1 of blob [0-9a-f]{12}/);
+  const kept = await damage('"role":"assistant"', '"role":"system"');
+  expect(ArtifactCorruptError.isInstance(kept)).toBe(true);
+  expect(kept.message).toMatch(/refers to a message of its own, which is not a transcript message/);
+  expect((await store.latestCheckpoint('run'))!.transcript).toHaveLength(2);
+});

@@ -46,7 +46,7 @@ export function createArtifactStore(settings: ArtifactStoreSettings): ArtifactSt
 /**
  * {@link createArtifactStore} with what a backend can do better than plain Keyv: list content
  * keys without reading values, keep run leases atomically across processes, refuse a blob
- * write the disk cannot take, and write a checkpoint's entry and its head in one step.
+ * write the disk cannot take, and write a checkpoint's entry and its head in one checked step.
  */
 export function createKeyvArtifactStore(
   settings: ArtifactStoreSettings,
@@ -55,7 +55,10 @@ export function createKeyvArtifactStore(
     readonly leases?: LeaseRows;
     readonly checkSpace?: (bytes: number) => Promise<void>;
     readonly binary?: BinaryChunks;
-    /** Writes rows of the index store all or none (a checkpoint's entry and its run's head). */
+    /**
+     * Writes rows of the index store all or none, when a condition holds if given: a
+     * checkpoint's entry and its run's head, if the head is the one the store wrote last.
+     */
     readonly writeIndexAtomically?: AtomicRowWriter;
   },
 ): ArtifactStore {

@@ -108,7 +108,8 @@ export async function createSqliteArtifactStore(
           table: 'rlm_blobs',
           namespace,
         }),
-        // A checkpoint's entry and its run's head in one statement: one commit, not two.
+        // A checkpoint's entry and its run's head in one statement, which also checks the head
+        // is the one this store wrote last: one commit, and no read first.
         writeIndexAtomically: sqliteAtomicRows(index.query as SqlQuery, 'rlm_index'),
         leases: new SqliteLeaseRows({
           query: index.query as SqlQuery,
