@@ -256,6 +256,45 @@ describe('artifacts in the loop', () => {
     expect(result.answer).toBe('ok');
   });
 
+  test('a persistent session resumes without reading the variables first: they are restored while the model is asked', async () => {
+    const memory = createMemoryArtifactStore();
+    const options: unknown[] = [];
+    const recording = (view: ArtifactStore): ArtifactStore =>
+      new Proxy(view, {
+        get(target, property) {
+          if (property === 'latestCheckpoint') {
+            return (runKey: string, given?: unknown) => {
+              options.push(given);
+              return target.latestCheckpoint(runKey, given as never);
+            };
+          }
+          if (property === 'scoped') return (scope: string) => recording(target.scoped(scope));
+          const value = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const artifacts = recording(memory);
+    const large = 'word '.repeat(5_000);
+    const sandbox = createScriptedSandbox({
+      one: { variables: { large } },
+      finish: async ({ host, variables }) => {
+        await host.SUBMIT?.((variables.get('large') as string).length);
+      },
+    });
+    const crashing = createScriptedModel([repl('one'), { error: new Error('the process died') }]);
+    await using first = createRLM({ llm: crashing, sandbox, artifacts, persistent: true });
+    await expect(first.query('q', 'c')).rejects.toThrow('the process died');
+    await using second = createRLM({
+      llm: createScriptedModel([repl('finish')]),
+      sandbox,
+      artifacts,
+      persistent: true,
+    });
+    const result = await second.query('q', 'c', { resume: true });
+    expect(result.answer).toBe(large.length);
+    expect(options).toEqual([{ loadSerializedBytes: false }]);
+  });
+
   test('a large root answer is also stored as a blob and the result names it', async () => {
     const answer = 'z'.repeat(5_000);
     const artifacts = createMemoryArtifactStore();
