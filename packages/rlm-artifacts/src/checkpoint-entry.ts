@@ -8,14 +8,43 @@ import {
   expectString,
   expectStringArray,
 } from './entry-fields.js';
+import { isPlainObject } from './json-value.js';
 
 /**
- * A stored checkpoint. The transcript and the variable values are blob ids, so unchanged
- * messages and values are shared with earlier checkpoints instead of written again.
+ * The version of the checkpoint entries this package writes. Version 1 entries (each
+ * transcript message a blob of its own) are still read.
+ */
+export const checkpointEntryVersion = 2;
+
+/** The checkpoint entry versions this package reads. */
+const readableVersions: readonly number[] = [entryVersion, checkpointEntryVersion];
+
+/**
+ * Where some of a checkpoint's transcript messages are stored, in order:
+ * - a string: the id of a blob holding one message's JSON (all a version 1 entry has);
+ * - `{ page, start, count }`: `count` messages from index `start` of the blob `page`, which
+ *   holds a JSON array of messages (a page is written once, when a whole entry is);
+ * - `{ message }`: one message kept in the entry itself (a delta's new messages).
+ */
+export type TranscriptPart =
+  | string
+  | { readonly page: string; readonly start: number; readonly count: number }
+  | { readonly message: Readonly<Record<string, unknown>> };
+
+/** How many messages `parts` hold. */
+export function transcriptPartsLength(parts: readonly TranscriptPart[]): number {
+  let length = 0;
+  for (const part of parts) length += typeof part === 'object' && 'page' in part ? part.count : 1;
+  return length;
+}
+
+/**
+ * A stored checkpoint. Variable values are blob ids and transcript messages are in pages
+ * shared with earlier checkpoints, so what did not change is not written again.
  */
 export interface CheckpointEntry {
   readonly kind: 'rlm.checkpoint';
-  readonly version: typeof entryVersion;
+  readonly version: typeof entryVersion | typeof checkpointEntryVersion;
   readonly id: string;
   readonly runKey: string;
   readonly sequence: number;
@@ -34,8 +63,8 @@ export interface CheckpointEntry {
   readonly chain?: number;
   /** With `base`: how many of the base's messages start this transcript. */
   readonly transcriptBaseLength?: number;
-  /** One blob id per message (the message's JSON); with `base`, those after the base's. */
-  readonly transcript: readonly string[];
+  /** The transcript's messages; with `base`, those after the base's. */
+  readonly transcript: readonly TranscriptPart[];
   readonly variableNames: readonly string[];
   /** Variable name to the blob id of its value's JSON. */
   readonly variables: Readonly<Record<string, string>>;
@@ -67,7 +96,8 @@ export interface CheckpointHead {
 }
 
 export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
-  const entry = expectEntry(value, 'rlm.checkpoint');
+  const entry = expectEntry(value, 'rlm.checkpoint', readableVersions);
+  const version = entry.version === entryVersion ? entryVersion : checkpointEntryVersion;
   const variables = expectObject(entry, 'variables');
   for (const name of Object.keys(variables)) {
     expectString(variables, name);
@@ -88,7 +118,7 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
   }
   return {
     kind: 'rlm.checkpoint',
-    version: entryVersion,
+    version,
     id: expectString(entry, 'id'),
     runKey: expectString(entry, 'runKey'),
     sequence: expectCount(entry, 'sequence'),
@@ -106,7 +136,10 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
             ? {}
             : { serializedRemoved: expectStringArray(entry, 'serializedRemoved') }),
         }),
-    transcript: expectStringArray(entry, 'transcript'),
+    transcript:
+      version === entryVersion
+        ? expectStringArray(entry, 'transcript')
+        : expectTranscriptParts(entry, 'transcript'),
     variableNames: expectStringArray(entry, 'variableNames'),
     variables: variables as Record<string, string>,
     ...(serialized === undefined ? {} : { serialized }),
@@ -129,6 +162,29 @@ export function decodeCheckpointEntry(value: unknown): CheckpointEntry {
   };
 }
 
+function expectTranscriptParts(entry: Record<string, unknown>, field: string): TranscriptPart[] {
+  const parts = entry[field];
+  if (!Array.isArray(parts)) {
+    throw new TypeError(`field "${field}" should be an array of transcript parts`);
+  }
+  return parts.map((part: unknown, index): TranscriptPart => {
+    if (typeof part === 'string') return part;
+    const at = `${field}[${index}]`;
+    if (!isPlainObject(part)) throw new TypeError(`${at} should be a blob id, a page or a message`);
+    if (part.page !== undefined) {
+      const start = expectCount(part, 'start');
+      const count = expectCount(part, 'count');
+      if (count === 0) throw new TypeError(`${at} should hold at least one message`);
+      return { page: expectString(part, 'page'), start, count };
+    }
+    const message = part.message;
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      throw new TypeError(`${at} should be a blob id, a page or a message`);
+    }
+    return { message: message as Record<string, unknown> };
+  });
+}
+
 export function decodeCheckpointHead(value: unknown): CheckpointHead {
   const entry = expectEntry(value, 'rlm.checkpoint-head');
   return {
@@ -148,7 +204,7 @@ export function summarizeCheckpoint(entry: CheckpointEntry): CheckpointSummary {
     callId: entry.callId,
     iteration: entry.iteration,
     timestamp: entry.timestamp,
-    transcriptLength: (entry.transcriptBaseLength ?? 0) + entry.transcript.length,
+    transcriptLength: (entry.transcriptBaseLength ?? 0) + transcriptPartsLength(entry.transcript),
     variableNames: entry.variableNames,
   };
 }

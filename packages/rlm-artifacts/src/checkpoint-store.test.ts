@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -125,7 +125,8 @@ test('an unchanged variable references its earlier blob: nothing of it is writte
   for (let iteration = 2; iteration <= 10; iteration += 1) {
     await store.saveCheckpoint(checkpoint(iteration, { words: serialized(large, false) }));
   }
-  // Only each step's new transcript message was written (one chunk each), never the array.
+  // Only each step's transcript (a message unlike the last one's: a page of its own, one chunk)
+  // was written, never the array.
   expect(writes.length).toBe(9);
   expect(content.size - chunksAfterFirst).toBe(9);
   const latest = await store.latestCheckpoint('run');
@@ -312,4 +313,151 @@ test('a delta whose base is missing is reported as damage, naming the key', asyn
   await expect(store.latestCheckpoint('run')).rejects.toSatisfy(
     (error) => ArtifactCorruptError.isInstance(error) && /missing/.test((error as Error).message),
   );
+});
+
+/** A Keyv memory store that records the key of every write, in order. */
+class RecordingMap extends Map<string, unknown> {
+  readonly writes: string[] = [];
+
+  override set(key: string, value: unknown): this {
+    this.writes?.push(key);
+    return super.set(key, value);
+  }
+}
+
+test('a steady-state save writes its entry, then the head, and nothing else: new messages and small variables are in the entry', async () => {
+  const index = new RecordingMap();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const names = Array.from({ length: 50 }, (_, position) => `v${position}`);
+  const transcript: CheckpointInput['transcript'][number][] = [{ role: 'user', content: 'query' }];
+  const writesPerSave: string[][] = [];
+  const saves = 2 * (maxDeltaChain + 1);
+  for (let step = 1; step <= saves; step++) {
+    transcript.push({ role: 'assistant', content: `:code ${step}` });
+    transcript.push({ role: 'user', content: `output ${step}` });
+    const variables = Object.fromEntries(
+      names.map((name, position) => [name, serialized({ id: position, n: step })]),
+    );
+    index.writes.length = 0;
+    await store.saveCheckpoint({ ...checkpoint(step, variables), transcript: [...transcript] });
+    writesPerSave.push(index.writes.map((key) => key.split(':')[1]!));
+  }
+  for (const [position, writes] of writesPerSave.entries()) {
+    if (position % (maxDeltaChain + 1) === 0) {
+      // A whole entry: first the page of messages the deltas before kept (its upload marker,
+      // its chunk, its meta), then the entry, then the head.
+      expect(writes).toEqual(['upload', 'chunk', 'blob', 'checkpoint', 'checkpoint-head']);
+    } else {
+      expect(writes).toEqual(['checkpoint', 'checkpoint-head']);
+    }
+  }
+  // One page per whole entry: the transcript is two blobs, not one per message.
+  expect(await store.list()).toHaveLength(2);
+  const latest = await store.latestCheckpoint('run');
+  expect(latest!.transcript).toEqual(transcript);
+  expect(deserialize(latest!.serializedVariables.v49!)).toEqual({ id: 49, n: saves });
+  for (const summary of await store.listCheckpoints('run')) {
+    const loaded = await store.loadCheckpoint('run', summary.id);
+    expect(loaded.transcript).toEqual(transcript.slice(0, 1 + 2 * summary.iteration));
+  }
+});
+
+test('checkpoints written in the version 1 format (a blob per message) still load, and a new save continues them', async () => {
+  // Written by the version 1 code: three checkpoints (a whole entry and two deltas) of run
+  // `v1-run`, each with two new messages, a Map inline and a word list in a blob.
+  const fixture = JSON.parse(
+    await readFile(new URL('./test-support/checkpoint-v1.fixture.json', import.meta.url), 'utf8'),
+  ) as Record<string, string>;
+  const index = new Map<string, unknown>(Object.entries(fixture));
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const words = Array.from({ length: 600 }, (_, position) => `word${position}`);
+  const counts = (step: number) =>
+    new Map(Array.from({ length: step }, (_, position) => [`w${position + 1}`, position + 1]));
+  const summaries = await store.listCheckpoints('v1-run');
+  expect(summaries.map((summary) => summary.transcriptLength)).toEqual([7, 5, 3]);
+  for (const summary of summaries) {
+    const loaded = await store.loadCheckpoint('v1-run', summary.id);
+    expect(loaded.transcript).toHaveLength(summary.transcriptLength);
+    expect(loaded.transcript.at(-1)).toEqual({
+      role: 'user',
+      content: `Output of step ${summary.iteration}`,
+    });
+    expect(deserialize(loaded.serializedVariables.counts!)).toEqual(counts(summary.iteration));
+    expect(deserialize(loaded.serializedVariables.words!)).toEqual(words);
+  }
+  const latest = await store.latestCheckpoint('v1-run');
+  expect(latest!.metadata).toEqual({ depth: 0, skipped: { helper: 'a function' } });
+  const transcript = [
+    ...latest!.transcript,
+    { role: 'assistant' as const, content: 'more' },
+    { role: 'user' as const, content: 'Output of step 4' },
+  ];
+  await store.saveCheckpoint({
+    ...checkpoint(4, {
+      counts: serialized(counts(4)),
+      words: { digest: latest!.serializedDigests.words! },
+    }),
+    runKey: 'v1-run',
+    transcript,
+  });
+  const next = await store.latestCheckpoint('v1-run');
+  expect(next!.transcript).toEqual(transcript);
+  expect(deserialize(next!.serializedVariables.words!)).toEqual(words);
+  expect((await store.listCheckpoints('v1-run')).map((summary) => summary.iteration)).toEqual([
+    4, 3, 2, 1,
+  ]);
+  // The version 1 entries are left as they were.
+  const versions = Object.keys(fixture)
+    .filter((key) => key.startsWith('keyv:checkpoint:'))
+    .map((key) => (JSON.parse(String(index.get(key))) as { value: { version: number } }).value);
+  expect(versions.map((entry) => entry.version)).toEqual([1, 1, 1]);
+});
+
+test('a store remembers the last checkpoint of its 64 latest runs: an older run continues with a whole entry, still whole on load', async () => {
+  const index = new RecordingMap();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const first: CheckpointInput['transcript'][number] = { role: 'user', content: 'query' };
+  const save = async (runKey: string, transcript: CheckpointInput['transcript']) => {
+    index.writes.length = 0;
+    await store.saveCheckpoint({ ...checkpoint(transcript.length, {}), runKey, transcript });
+    return index.writes.map((key) => key.split(':')[1]!);
+  };
+  for (let run = 0; run <= 64; run++) await save(`run-${run}`, [first]);
+  const next = [first, { role: 'assistant' as const, content: 'more' }];
+  // run-64 is remembered: a delta. run-0 was forgotten: a whole entry, with a page.
+  expect(await save('run-64', next)).toEqual(['checkpoint', 'checkpoint-head']);
+  expect(await save('run-0', next)).toEqual([
+    'upload',
+    'chunk',
+    'blob',
+    'checkpoint',
+    'checkpoint-head',
+  ]);
+  expect((await store.latestCheckpoint('run-0'))!.transcript).toEqual(next);
+  expect((await store.latestCheckpoint('run-64'))!.transcript).toEqual(next);
+});
+
+test('a transcript part that points past its page, or a kept message that is not one, is reported as damage, naming the key', async () => {
+  const index = new Map<string, unknown>();
+  await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+  const first: CheckpointInput['transcript'][number] = { role: 'user', content: 'query' };
+  await store.saveCheckpoint({ ...checkpoint(1, {}), transcript: [first] });
+  await store.saveCheckpoint({
+    ...checkpoint(2, {}),
+    transcript: [first, { role: 'assistant', content: 'kept in the entry' }],
+  });
+  const damage = async (from: string, to: string) => {
+    const [key, value] = [...index].find(([, stored]) => String(stored).includes(from))!;
+    index.set(key, String(value).replace(from, to));
+    const error = await store.latestCheckpoint('run').catch((caught: unknown) => caught);
+    index.set(key, value);
+    return error as Error;
+  };
+  const past = await damage('"start":0,"count":1', '"start":1,"count":1');
+  expect(ArtifactCorruptError.isInstance(past)).toBe(true);
+  expect(past.message).toMatch(/keyv:checkpoint:.* refers to message 1 of blob [0-9a-f]{12}/);
+  const kept = await damage('"role":"assistant"', '"role":"system"');
+  expect(ArtifactCorruptError.isInstance(kept)).toBe(true);
+  expect(kept.message).toMatch(/refers to a message of its own, which is not a transcript message/);
+  expect((await store.latestCheckpoint('run'))!.transcript).toHaveLength(2);
 });

@@ -10,10 +10,12 @@ import type { BlobStore } from './blob-store.js';
 import {
   type CheckpointEntry,
   type CheckpointHead,
+  checkpointEntryVersion,
   decodeCheckpointEntry,
-  type SerializedBlob,
   decodeCheckpointHead,
+  type SerializedBlob,
   summarizeCheckpoint,
+  type TranscriptPart,
 } from './checkpoint-entry.js';
 import { entryVersion } from './entry-fields.js';
 import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
@@ -33,8 +35,11 @@ const maxInlineBytes = 4096;
 /** Inline values remembered by digest at most; the memory is cleared when full. */
 const maxRememberedInline = 10_000;
 
-/** Transcript messages remembered as stored at most; the memory is cleared when full. */
-const maxRememberedMessages = 10_000;
+/**
+ * Runs whose last checkpoint a store remembers at most (each holds its transcript's message
+ * objects); past that, the run saved longest ago is forgotten and its next save is whole.
+ */
+const maxRememberedRuns = 64;
 
 /**
  * Deltas at most between two whole checkpoint entries: a save writes what changed since the
@@ -43,39 +48,53 @@ const maxRememberedMessages = 10_000;
  */
 export const maxDeltaChain = 16;
 
+/** Where a saved transcript message is stored: its own blob (version 1), or a page's item. */
+type MessageRef = string | { readonly page: string; readonly index: number };
+
+/** Where a message of a resolved transcript is: stored apart, or in its entry. */
+type MessageSource = MessageRef | { readonly message: Readonly<Record<string, unknown>> };
+
 /** A checkpoint's transcript and serialised variables, its base entries applied. */
 interface ResolvedCheckpoint {
-  readonly transcript: readonly string[];
+  readonly transcript: readonly MessageSource[];
   readonly serialized: Readonly<Record<string, SerializedBlob>>;
 }
 
 /** The last checkpoint this store wrote for a run: the base of the next one. */
-interface WrittenCheckpoint extends ResolvedCheckpoint {
+interface WrittenCheckpoint {
   readonly id: string;
+  readonly sequence: number;
   readonly chain: number;
+  /** Its transcript, the very message objects it was given. */
+  readonly messages: readonly Message[];
+  /**
+   * Where each of `messages` is stored apart; `undefined` for one kept only in the entries of
+   * the current delta chain (the next whole entry puts it in a page).
+   */
+  readonly refs: readonly (MessageRef | undefined)[];
+  readonly serialized: Readonly<Record<string, SerializedBlob>>;
 }
 
 /**
  * Run checkpoints. Each run (by `runKey`) has a head entry pointing at its newest checkpoint;
  * each checkpoint points at the one before, so the newest is two reads and the history a walk.
- * A checkpoint is written before the head moves to it: a crash in between leaves the previous
- * checkpoint as the newest, never a half-written one.
+ * A checkpoint is written before the head moves to it (or with it, in one step, where the store
+ * can): a crash in between leaves the previous checkpoint as the newest, never a half-written
+ * one.
  */
 export class CheckpointStore {
   readonly #index: KeyvEntries;
   readonly #blobs: BlobStore;
   readonly #lock: KeyedLock;
-  /** Inline bytes (base64) this store wrote or read, by digest: what unchanged ones refer to. */
+  /** Inline bytes (base64) this store read, by digest: what unchanged ones may refer to. */
   readonly #inline = new Map<string, string>();
-  /** Blob ids of the transcript messages this store wrote, by their JSON. */
-  readonly #messageBlobs = new Map<string, string>();
   /**
-   * Blob ids of transcript messages by the message object: a transcript is the same message
-   * objects step after step (messages are never changed in place), so most are not even
-   * turned into JSON again.
+   * Where this store put transcript messages in pages, by the message object: a transcript is
+   * the same message objects step after step (messages are never changed in place), so a
+   * stored one is not turned into JSON or written again.
    */
-  readonly #messageObjects = new WeakMap<object, string>();
-  /** The last checkpoint this store wrote, by run key. */
+  readonly #messageRefs = new WeakMap<object, MessageRef>();
+  /** The last checkpoint this store wrote, by run key, the run saved longest ago first. */
   readonly #written = new Map<string, WrittenCheckpoint>();
 
   constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock }) {
@@ -84,31 +103,77 @@ export class CheckpointStore {
     this.#lock = options.lock;
   }
 
+  /**
+   * Writes a checkpoint entry, then moves the run's head to it. On SQLite both are one
+   * statement, which also checks that the head is still the checkpoint this store wrote last
+   * (else the head is read, and the save made after it): in the steady state (a delta) a save
+   * is that one statement, the new transcript messages and small variables being in the entry
+   * itself. Other stores read the head, write the entry, then the head. A whole entry also
+   * writes one page blob holding the messages the deltas before it kept.
+   */
   async save(input: CheckpointInput): Promise<CheckpointSummary> {
     validate(input);
-    const transcript: string[] = [];
-    for (const [index, message] of input.transcript.entries()) {
-      const known = this.#messageObjects.get(message);
-      if (known !== undefined) {
-        transcript.push(known);
-        continue;
-      }
-      const json = toJson(message, `transcript message ${index}`);
-      // The transcript grows by a message or two a step: the rest is already stored.
-      let id = this.#messageBlobs.get(json);
-      if (id === undefined) {
-        id = (await this.#blobs.storeJson(json)).id;
-        if (this.#messageBlobs.size >= maxRememberedMessages) this.#messageBlobs.clear();
-        this.#messageBlobs.set(json, id);
-      }
-      this.#messageObjects.set(message, id);
-      transcript.push(id);
-    }
     const variables: Record<string, string> = {};
     for (const [name, value] of Object.entries(input.variables)) {
       const ref = await this.#blobs.storeJson(toJson(value, `variable ${JSON.stringify(name)}`));
       variables[name] = ref.id;
     }
+    const serialized = await this.#serialized(input);
+    const headKey = this.#headKey(input.runKey);
+    return this.#lock.run(headKey, async () => {
+      // A committed checkpoint this store wrote is the base: the entry holds what changed since.
+      const base = this.#written.get(input.runKey);
+      const kept = base === undefined ? 0 : sharedPrefix(input.transcript, base.messages);
+      const delta =
+        base !== undefined && base.chain < maxDeltaChain && kept === base.messages.length
+          ? base
+          : undefined;
+      const transcript = delta
+        ? this.#deltaTranscript(input.transcript, delta)
+        : await this.#wholeTranscript(input.transcript, base, kept);
+      const entryAfter = (head: { readonly id: string; readonly sequence: number } | undefined) =>
+        checkpointEntry(input, head, variables, serialized, transcript.parts, delta);
+      const rows = (entry: CheckpointEntry) =>
+        [
+          // The entry before the head that points at it (at once, where the store can).
+          [this.#entryKey(input.runKey, entry.id), entry],
+          [headKey, headOf(entry)],
+        ] as const;
+      let entry: CheckpointEntry | undefined;
+      if (base !== undefined && this.#index.writesConditionally) {
+        // The head is most likely still the checkpoint this store wrote last: written in one
+        // step with checking that, which saves reading the head first.
+        const expected = entryAfter(base);
+        if (await this.#index.writeAllIf(rows(expected), { key: headKey, id: base.id })) {
+          entry = expected;
+        }
+      }
+      if (entry === undefined) {
+        entry = entryAfter(await this.#index.read(headKey, decodeCheckpointHead));
+        await this.#index.writeAll(rows(entry));
+      }
+      this.#written.delete(input.runKey);
+      if (this.#written.size >= maxRememberedRuns) {
+        this.#written.delete(this.#written.keys().next().value!);
+      }
+      this.#written.set(input.runKey, {
+        id: entry.id,
+        sequence: entry.sequence,
+        chain: entry.chain ?? 0,
+        messages: [...input.transcript],
+        refs: transcript.refs,
+        serialized,
+      });
+      return summarizeCheckpoint(entry);
+    });
+  }
+
+  /**
+   * Where each sandbox-serialised variable goes: small ones in the entry (base64), others in
+   * a blob; an unchanged one (no bytes) where the newest checkpoint has it.
+   */
+  async #serialized(input: CheckpointInput): Promise<Record<string, SerializedBlob>> {
+    const written = this.#written.get(input.runKey)?.serialized;
     const serialized: Record<string, SerializedBlob> = {};
     let latestInline: Promise<ReadonlyMap<string, string>> | undefined;
     for (const [name, item] of Object.entries(input.serializedVariables ?? {})) {
@@ -118,7 +183,6 @@ export class CheckpointStore {
           item.bytes.byteOffset,
           item.bytes.byteLength,
         ).toString('base64');
-        this.#rememberInline(item.digest, inline);
         serialized[name] = { inline, digest: item.digest };
         continue;
       }
@@ -129,6 +193,11 @@ export class CheckpointStore {
         continue;
       }
       // Unchanged: its bytes as an earlier checkpoint kept them, inline or in a blob.
+      const previous = written?.[name];
+      if (previous?.digest === item.digest) {
+        serialized[name] = previous;
+        continue;
+      }
       let inline = this.#inline.get(item.digest);
       if (inline === undefined) {
         latestInline ??= this.#latestInline(input.runKey);
@@ -146,59 +215,59 @@ export class CheckpointStore {
       }
       serialized[name] = { blob, digest: item.digest };
     }
-    const headKey = this.#headKey(input.runKey);
-    return this.#lock.run(headKey, async () => {
-      const head = await this.#index.read(headKey, decodeCheckpointHead);
-      // A committed checkpoint this store wrote is the base: the entry holds what changed since.
-      const base = this.#written.get(input.runKey);
-      const delta =
-        base !== undefined && base.chain < maxDeltaChain && startsWith(transcript, base.transcript)
-          ? deltaOf(base, transcript, serialized)
-          : undefined;
-      const entry: CheckpointEntry = {
-        kind: 'rlm.checkpoint',
-        version: entryVersion,
-        id: randomUUID(),
-        runKey: input.runKey,
-        sequence: (head?.sequence ?? 0) + 1,
-        ...(head === undefined ? {} : { previous: head.id }),
-        callId: input.callId,
-        iteration: input.iteration,
-        timestamp: Date.now(),
-        ...(delta ?? { transcript }),
-        variableNames: [...input.variableNames],
-        variables,
-        ...(delta !== undefined || Object.keys(serialized).length === 0 ? {} : { serialized }),
-        budget: {
-          inputTokens: input.budget.inputTokens,
-          outputTokens: input.budget.outputTokens,
-          cacheReadTokens: input.budget.cacheReadTokens ?? 0,
-          cacheWriteTokens: input.budget.cacheWriteTokens ?? 0,
-          modelCalls: input.budget.modelCalls,
-          ...(input.budget.costUsd === undefined ? {} : { costUsd: input.budget.costUsd }),
-          ...(input.budget.unpricedModelCalls === undefined
-            ? {}
-            : { unpricedModelCalls: input.budget.unpricedModelCalls }),
-          elapsedMs: input.budget.elapsedMs,
-        },
-        metadata: JSON.parse(toJson(input.metadata ?? {}, 'the checkpoint metadata')),
-      };
-      await this.#index.write(this.#entryKey(input.runKey, entry.id), entry);
-      const newHead: CheckpointHead = {
-        kind: 'rlm.checkpoint-head',
-        version: entryVersion,
-        id: entry.id,
-        sequence: entry.sequence,
-      };
-      await this.#index.write(headKey, newHead);
-      this.#written.set(input.runKey, {
-        id: entry.id,
-        chain: entry.chain ?? 0,
-        transcript,
-        serialized,
-      });
-      return summarizeCheckpoint(entry);
-    });
+    return serialized;
+  }
+
+  /** A delta's transcript: the messages after the base's, each kept in the entry unless stored. */
+  #deltaTranscript(
+    messages: readonly Message[],
+    base: WrittenCheckpoint,
+  ): { parts: TranscriptPart[]; refs: (MessageRef | undefined)[] } {
+    const parts: TranscriptPart[] = [];
+    const refs = [...base.refs];
+    for (let index = base.messages.length; index < messages.length; index++) {
+      const message = messages[index]!;
+      const ref = this.#messageRefs.get(message);
+      if (ref === undefined) messageJson(message, index);
+      appendPart(parts, ref ?? { message: message as unknown as Record<string, unknown> });
+      refs.push(ref);
+    }
+    return { parts, refs };
+  }
+
+  /**
+   * A whole entry's transcript: the stored messages where they are, the others (new ones, and
+   * those the deltas before kept) written together as one new page.
+   *
+   * @param kept how many first messages are those of `base`.
+   */
+  async #wholeTranscript(
+    messages: readonly Message[],
+    base: WrittenCheckpoint | undefined,
+    kept: number,
+  ): Promise<{ parts: TranscriptPart[]; refs: MessageRef[] }> {
+    const refs: (MessageRef | undefined)[] = [];
+    const unstored: number[] = [];
+    const json: string[] = [];
+    for (const [index, message] of messages.entries()) {
+      const ref = (index < kept ? base?.refs[index] : undefined) ?? this.#messageRefs.get(message);
+      refs.push(ref);
+      if (ref !== undefined) continue;
+      json.push(messageJson(message, index));
+      unstored.push(index);
+    }
+    if (unstored.length > 0) {
+      const page = (await this.#blobs.storeJson(`[${json.join(',')}]`)).id;
+      for (const [position, index] of unstored.entries()) {
+        const ref = { page, index: position };
+        refs[index] = ref;
+        this.#messageRefs.set(messages[index]!, ref);
+      }
+    }
+    const stored = refs as MessageRef[];
+    const parts: TranscriptPart[] = [];
+    for (const ref of stored) appendPart(parts, ref);
+    return { parts, refs: stored };
   }
 
   async latest(
@@ -275,13 +344,32 @@ export class CheckpointStore {
   async #materialize(entry: CheckpointEntry, options: LoadCheckpointOptions): Promise<Checkpoint> {
     const key = this.#entryKey(entry.runKey, entry.id);
     const resolved = await this.#resolve(entry);
+    /** Each page read once, however many of its messages the transcript has. */
+    const pages = new Map<string, Promise<unknown>>();
     const transcript = await Promise.all(
-      resolved.transcript.map(async (id) => {
-        const message = await this.#blobs.loadJson(id, key);
+      resolved.transcript.map(async (source) => {
+        let message: unknown;
+        let where: string;
+        if (typeof source === 'string') {
+          message = await this.#blobs.loadJson(source, key);
+          where = `blob ${source}`;
+        } else if ('page' in source) {
+          let page = pages.get(source.page);
+          if (page === undefined) {
+            page = this.#blobs.loadJson(source.page, key);
+            pages.set(source.page, page);
+          }
+          const items = await page;
+          message = Array.isArray(items) ? items[source.index] : undefined;
+          where = `message ${source.index} of blob ${source.page}`;
+        } else {
+          message = source.message;
+          where = 'a message of its own';
+        }
         if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
           const storedKey = this.#index.storedKey(key);
           throw new ArtifactCorruptError(
-            `@rlm/artifacts: the checkpoint at key "${storedKey}" refers to blob ${id}, which is not a transcript message`,
+            `@rlm/artifacts: the checkpoint at key "${storedKey}" refers to ${where}, which is not a transcript message`,
             { key: storedKey },
           );
         }
@@ -335,7 +423,7 @@ export class CheckpointStore {
   /** The entry's transcript and serialised variables, its chain of bases applied. */
   async #resolve(entry: CheckpointEntry): Promise<ResolvedCheckpoint> {
     if (entry.base === undefined) {
-      return { transcript: entry.transcript, serialized: entry.serialized ?? {} };
+      return { transcript: messageSources(entry.transcript), serialized: entry.serialized ?? {} };
     }
     const key = this.#entryKey(entry.runKey, entry.id);
     const base = await this.#linked(entry.runKey, entry.base, key);
@@ -362,7 +450,10 @@ export class CheckpointStore {
     };
     for (const name of entry.serializedRemoved ?? []) delete serialized[name];
     return {
-      transcript: [...resolved.transcript.slice(0, baseLength), ...entry.transcript],
+      transcript: [
+        ...resolved.transcript.slice(0, baseLength),
+        ...messageSources(entry.transcript),
+      ],
       serialized,
     };
   }
@@ -463,34 +554,144 @@ function validate(input: CheckpointInput): void {
   }
 }
 
-/** Whether `ids` starts with every id of `prefix`. */
-function startsWith(ids: readonly string[], prefix: readonly string[]): boolean {
-  if (prefix.length > ids.length) return false;
-  for (let index = 0; index < prefix.length; index++) {
-    if (ids[index] !== prefix[index]) return false;
-  }
-  return true;
+/**
+ * The entry of a checkpoint saved after `head` (the run's newest, if any); a delta of `delta`
+ * when given, else whole.
+ */
+function checkpointEntry(
+  input: CheckpointInput,
+  head: { readonly id: string; readonly sequence: number } | undefined,
+  variables: Readonly<Record<string, string>>,
+  serialized: Readonly<Record<string, SerializedBlob>>,
+  transcript: readonly TranscriptPart[],
+  delta: WrittenCheckpoint | undefined,
+): CheckpointEntry {
+  return {
+    kind: 'rlm.checkpoint',
+    version: checkpointEntryVersion,
+    id: randomUUID(),
+    runKey: input.runKey,
+    sequence: (head?.sequence ?? 0) + 1,
+    ...(head === undefined ? {} : { previous: head.id }),
+    callId: input.callId,
+    iteration: input.iteration,
+    timestamp: Date.now(),
+    ...(delta === undefined
+      ? { transcript }
+      : {
+          base: delta.id,
+          chain: delta.chain + 1,
+          transcriptBaseLength: delta.messages.length,
+          transcript,
+          ...serializedDelta(delta.serialized, serialized),
+        }),
+    variableNames: [...input.variableNames],
+    variables,
+    ...(delta !== undefined || Object.keys(serialized).length === 0 ? {} : { serialized }),
+    budget: {
+      inputTokens: input.budget.inputTokens,
+      outputTokens: input.budget.outputTokens,
+      cacheReadTokens: input.budget.cacheReadTokens ?? 0,
+      cacheWriteTokens: input.budget.cacheWriteTokens ?? 0,
+      modelCalls: input.budget.modelCalls,
+      ...(input.budget.costUsd === undefined ? {} : { costUsd: input.budget.costUsd }),
+      ...(input.budget.unpricedModelCalls === undefined
+        ? {}
+        : { unpricedModelCalls: input.budget.unpricedModelCalls }),
+      elapsedMs: input.budget.elapsedMs,
+    },
+    metadata: JSON.parse(toJson(input.metadata ?? {}, 'the checkpoint metadata')),
+  };
 }
 
-/** The fields of an entry holding only what changed since `base`. */
-function deltaOf(
-  base: WrittenCheckpoint,
-  transcript: readonly string[],
+/** The run's head pointing at `entry`. */
+function headOf(entry: CheckpointEntry): CheckpointHead {
+  return {
+    kind: 'rlm.checkpoint-head',
+    version: entryVersion,
+    id: entry.id,
+    sequence: entry.sequence,
+  };
+}
+
+/** A transcript message's JSON; `ArtifactValueError` when it is not a JSON object. */
+function messageJson(message: unknown, index: number): string {
+  if (!isPlainObject(message)) {
+    throw new ArtifactValueError(
+      `@rlm/artifacts: the checkpoint is invalid: transcript message ${index} is not a plain object`,
+    );
+  }
+  return toJson(message, `transcript message ${index}`);
+}
+
+/**
+ * How many first messages of `messages` are those of `saved`: the same objects (the usual
+ * case, as messages are never changed in place), or objects with the same JSON.
+ */
+function sharedPrefix(messages: readonly Message[], saved: readonly Message[]): number {
+  const length = Math.min(messages.length, saved.length);
+  let index = 0;
+  while (
+    index < length &&
+    (messages[index] === saved[index] || sameJson(messages[index], saved[index]))
+  )
+    index++;
+  return index;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/** Appends where a message is to `parts`, extending the last page part when it continues it. */
+function appendPart(parts: TranscriptPart[], item: MessageSource): void {
+  if (typeof item === 'string' || !('page' in item)) {
+    parts.push(item);
+    return;
+  }
+  const last = parts.at(-1);
+  if (
+    typeof last === 'object' &&
+    'page' in last &&
+    last.page === item.page &&
+    last.start + last.count === item.index
+  ) {
+    parts[parts.length - 1] = { ...last, count: last.count + 1 };
+    return;
+  }
+  parts.push({ page: item.page, start: item.index, count: 1 });
+}
+
+/** Where each message of `parts` is, one item a message. */
+function messageSources(parts: readonly TranscriptPart[]): MessageSource[] {
+  const sources: MessageSource[] = [];
+  for (const part of parts) {
+    if (typeof part === 'string' || !('page' in part)) {
+      sources.push(part);
+      continue;
+    }
+    for (let index = part.start; index < part.start + part.count; index++) {
+      sources.push({ page: part.page, index });
+    }
+  }
+  return sources;
+}
+
+/** The serialised-variable fields of a delta: what changed since `base`, and what went. */
+function serializedDelta(
+  base: Readonly<Record<string, SerializedBlob>>,
   serialized: Readonly<Record<string, SerializedBlob>>,
-): Pick<
-  CheckpointEntry,
-  'base' | 'chain' | 'transcriptBaseLength' | 'transcript' | 'serialized' | 'serializedRemoved'
-> {
+): Pick<CheckpointEntry, 'serialized' | 'serializedRemoved'> {
   const changed: Record<string, SerializedBlob> = {};
   for (const [name, item] of Object.entries(serialized)) {
-    if (!sameBlob(base.serialized[name], item)) changed[name] = item;
+    if (!sameBlob(base[name], item)) changed[name] = item;
   }
-  const removed = Object.keys(base.serialized).filter((name) => !Object.hasOwn(serialized, name));
+  const removed = Object.keys(base).filter((name) => !Object.hasOwn(serialized, name));
   return {
-    base: base.id,
-    chain: base.chain + 1,
-    transcriptBaseLength: base.transcript.length,
-    transcript: transcript.slice(base.transcript.length),
     ...(Object.keys(changed).length === 0 ? {} : { serialized: changed }),
     ...(removed.length === 0 ? {} : { serializedRemoved: removed }),
   };

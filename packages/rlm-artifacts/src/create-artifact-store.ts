@@ -2,7 +2,7 @@ import type { BinaryChunks } from './binary-chunks.js';
 import type { ArtifactStore } from '@rlm/core';
 import type { Keyv } from 'keyv';
 import { KeyvArtifactStore } from './keyv-artifact-store.js';
-import { type KeyLister, KeyvEntries } from './keyv-entries.js';
+import { type AtomicRowWriter, type KeyLister, KeyvEntries } from './keyv-entries.js';
 import type { LeaseRows } from './lease-rows.js';
 
 /** Default characters per stored chunk of blob content. */
@@ -45,8 +45,8 @@ export function createArtifactStore(settings: ArtifactStoreSettings): ArtifactSt
 
 /**
  * {@link createArtifactStore} with what a backend can do better than plain Keyv: list content
- * keys without reading values, keep run leases atomically across processes, and refuse a blob
- * write the disk cannot take.
+ * keys without reading values, keep run leases atomically across processes, refuse a blob
+ * write the disk cannot take, and write a checkpoint's entry and its head in one checked step.
  */
 export function createKeyvArtifactStore(
   settings: ArtifactStoreSettings,
@@ -55,13 +55,21 @@ export function createKeyvArtifactStore(
     readonly leases?: LeaseRows;
     readonly checkSpace?: (bytes: number) => Promise<void>;
     readonly binary?: BinaryChunks;
+    /**
+     * Writes rows of the index store all or none, when a condition holds if given: a
+     * checkpoint's entry and its run's head, if the head is the one the store wrote last.
+     */
+    readonly writeIndexAtomically?: AtomicRowWriter;
   },
 ): ArtifactStore {
   const chunkChars = settings.chunkChars ?? defaultChunkChars;
   if (!Number.isSafeInteger(chunkChars) || chunkChars < 2) {
     throw new RangeError(`@rlm/artifacts: chunkChars must be an integer >= 2, got ${chunkChars}`);
   }
-  const index = new KeyvEntries(settings.keyv);
+  const index = new KeyvEntries(
+    settings.keyv,
+    backend.writeIndexAtomically ? { writeAtomically: backend.writeIndexAtomically } : {},
+  );
   const content =
     settings.blobKeyv === undefined || settings.blobKeyv === settings.keyv
       ? index

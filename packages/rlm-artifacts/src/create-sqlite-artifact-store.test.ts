@@ -9,7 +9,7 @@ import { Keyv } from 'keyv';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { acquireRunLease } from './acquire-run-lease.js';
 import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
-import { runKey } from '@rlm/core';
+import { type Message, runKey } from '@rlm/core';
 import { bundlePackage, childCacheDirectory } from './test-support/bundle-package.js';
 import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
 import { runRunLeaseConformance } from './testing/run-run-lease-conformance.js';
@@ -293,4 +293,86 @@ test('a blob write the disk cannot take with its headroom is refused before anyt
   await expect(createSqliteArtifactStore({ path, diskHeadroomBytes: -1 })).rejects.toThrow(
     /diskHeadroomBytes must be an integer >= 0, got -1/,
   );
+});
+
+test('a checkpoint entry and its head are committed together: a refused head leaves no entry behind', async () => {
+  const path = freshPath();
+  await using store = await createSqliteArtifactStore({ path });
+  const budget = { inputTokens: 0, outputTokens: 0, modelCalls: 1, elapsedMs: 0 };
+  const first: Message[] = [{ role: 'user', content: 'query' }];
+  const save = (iteration: number, transcript: Message[]) =>
+    store.saveCheckpoint({
+      runKey: 'run',
+      callId: 'root',
+      iteration,
+      transcript,
+      variableNames: [],
+      variables: {},
+      budget: { ...budget, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    });
+  await save(1, first);
+  const entries = async () =>
+    (
+      await query<{ count: number }>(
+        path,
+        "SELECT COUNT(*) AS count FROM rlm_index WHERE key LIKE 'rlm:checkpoint:%'",
+      )
+    )[0]!.count;
+  expect(await entries()).toBe(1);
+  // Another connection makes SQLite refuse to move any checkpoint head.
+  await query(
+    path,
+    "CREATE TRIGGER refuse_head BEFORE UPDATE ON rlm_index WHEN NEW.key LIKE 'rlm:checkpoint-head:%' BEGIN SELECT RAISE(ABORT, 'head refused'); END",
+  );
+  const second: Message[] = [...first, { role: 'assistant', content: 'step 2' }];
+  await expect(save(2, second)).rejects.toThrow(/head refused/);
+  // Written apart, the entry would be there with no head pointing at it.
+  expect(await entries()).toBe(1);
+  expect((await store.latestCheckpoint('run'))?.iteration).toBe(1);
+  await query(path, 'DROP TRIGGER refuse_head');
+  await save(3, [...second, { role: 'user', content: 'output 2' }]);
+  const latest = await store.latestCheckpoint('run');
+  expect(latest?.iteration).toBe(3);
+  expect(latest?.transcript).toHaveLength(3);
+  expect((await store.listCheckpoints('run')).map((summary) => summary.iteration)).toEqual([3, 1]);
+});
+
+test('a save notices a head another store moved since its last save, and chains after it', async () => {
+  const path = freshPath();
+  await using mine = await createSqliteArtifactStore({ path });
+  await using other = await createSqliteArtifactStore({ path });
+  const transcript: Message[] = [{ role: 'user', content: 'query' }];
+  const save = (store: typeof mine, iteration: number) => {
+    transcript.push({ role: 'assistant', content: `step ${iteration}` });
+    return store.saveCheckpoint({
+      runKey: 'run',
+      callId: 'root',
+      iteration,
+      transcript: [...transcript],
+      variableNames: [],
+      variables: {},
+      budget: {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: iteration,
+        elapsedMs: 0,
+      },
+    });
+  };
+  await save(mine, 1);
+  await save(mine, 2);
+  // Another process's store saves in between: this store's memory of the head is stale.
+  await save(other, 3);
+  await save(mine, 4);
+  const summaries = await mine.listCheckpoints('run');
+  expect(summaries.map((summary) => [summary.iteration, summary.sequence])).toEqual([
+    [4, 4],
+    [3, 3],
+    [2, 2],
+    [1, 1],
+  ]);
+  const latest = await other.latestCheckpoint('run');
+  expect(latest?.transcript).toEqual(transcript);
 });

@@ -9,6 +9,7 @@ import { SqliteBinaryChunks } from './sqlite-binary-chunks.js';
 import { createKeyvArtifactStore } from './create-artifact-store.js';
 import { ArtifactStoreError } from './errors/artifact-store-error.js';
 import type { StoredKey } from './keyv-entries.js';
+import { sqliteAtomicRows } from './sqlite-atomic-rows.js';
 import { type SqlQuery, SqliteLeaseRows } from './sqlite-lease-rows.js';
 
 /** Where the CLI keeps its store, relative to the working directory. */
@@ -107,6 +108,9 @@ export async function createSqliteArtifactStore(
           table: 'rlm_blobs',
           namespace,
         }),
+        // A checkpoint's entry and its run's head in one statement, which also checks the head
+        // is the one this store wrote last: one commit, and no read first.
+        writeIndexAtomically: sqliteAtomicRows(index.query as SqlQuery, 'rlm_index'),
         leases: new SqliteLeaseRows({
           query: index.query as SqlQuery,
           table: 'rlm_index',

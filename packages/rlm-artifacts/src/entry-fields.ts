@@ -7,15 +7,22 @@ import { isPlainObject } from './json-value.js';
 /** The version every entry this package writes carries. */
 export const entryVersion = 1;
 
-/** The entry as an object, after checking its `kind` tag and version. */
-export function expectEntry(value: unknown, kind: string): Record<string, unknown> {
+/**
+ * The entry as an object, after checking its `kind` tag and its version, one of `versions`
+ * (default: {@link entryVersion} only).
+ */
+export function expectEntry(
+  value: unknown,
+  kind: string,
+  versions: readonly number[] = [entryVersion],
+): Record<string, unknown> {
   if (!isPlainObject(value)) {
     throw new TypeError(`expected a ${kind} entry, found ${describe(value)}`);
   }
   if (value.kind !== kind) {
     throw new TypeError(`expected a ${kind} entry, found kind ${JSON.stringify(value.kind)}`);
   }
-  if (value.version !== entryVersion) {
+  if (!versions.includes(value.version as number)) {
     throw new TypeError(`unsupported ${kind} version ${JSON.stringify(value.version)}`);
   }
   return value;

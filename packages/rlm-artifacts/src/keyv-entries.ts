@@ -18,6 +18,29 @@ export interface StoredKey {
  */
 export type KeyLister = (prefix: string) => AsyncIterable<StoredKey>;
 
+/** One row as the backing store keeps it: the key with the Keyv namespace, the serialised entry. */
+export interface StoredRow {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** A row that must hold an entry whose `id` is `id` (`undefined`: no row) for a write to happen. */
+export interface RowCondition {
+  /** The key with the Keyv namespace. */
+  readonly key: string;
+  readonly id: string | undefined;
+}
+
+/**
+ * Writes rows in one atomic step: all of them, or (when it rejects) none. With `condition`, only
+ * when the condition holds, checked in that same step. Resolves whether the rows were written.
+ * For backends that can (SQLite: one statement).
+ */
+export type AtomicRowWriter = (
+  rows: readonly StoredRow[],
+  condition?: RowCondition,
+) => Promise<boolean>;
+
 /**
  * Typed reads and writes of one Keyv instance. Every read is schema-checked: a value that does
  * not decode is an `ArtifactCorruptError` naming its key, a store failure an
@@ -26,11 +49,20 @@ export type KeyLister = (prefix: string) => AsyncIterable<StoredKey>;
 export class KeyvEntries {
   readonly #keyv: Keyv;
   readonly #listKeys: KeyLister | undefined;
+  readonly #writeAtomically: AtomicRowWriter | undefined;
   #closed = false;
 
-  constructor(keyv: Keyv, options: { listKeys?: KeyLister } = {}) {
+  /**
+   * @param options.writeAtomically how the backend writes rows all or none, if it can; rows are
+   *   serialised as Keyv does, so Keyv reads them back.
+   */
+  constructor(
+    keyv: Keyv,
+    options: { listKeys?: KeyLister; writeAtomically?: AtomicRowWriter } = {},
+  ) {
     this.#keyv = keyv;
     this.#listKeys = options.listKeys;
+    this.#writeAtomically = options.writeAtomically;
   }
 
   /** The key as the backing store sees it (with the Keyv namespace), for messages. */
@@ -71,6 +103,71 @@ export class KeyvEntries {
       throw new ArtifactStoreError(
         `@rlm/artifacts: the Keyv store did not write key "${this.storedKey(key)}"; create the Keyv with throwOnErrors: true to see why`,
         { key: this.storedKey(key) },
+      );
+    }
+  }
+
+  /**
+   * Writes every entry with no expiry: all at once, or none, where the backend can; else one
+   * after the other, in order, so that a failure or a crash part-way leaves exactly the
+   * entries before it written (write what others point at first).
+   */
+  async writeAll(entries: readonly (readonly [key: string, value: unknown])[]): Promise<void> {
+    if (this.#writeAtomically === undefined || entries.length < 2) {
+      for (const [key, value] of entries) await this.write(key, value);
+      return;
+    }
+    await this.#writeRows(this.#writeAtomically, entries, undefined);
+  }
+
+  /** Whether {@link KeyvEntries.writeAllIf} can be used: the backend checks and writes at once. */
+  get writesConditionally(): boolean {
+    return this.#writeAtomically !== undefined;
+  }
+
+  /**
+   * Writes every entry at once, all or none, only when the entry at `condition.key` is an
+   * object whose `id` is `condition.id` (`undefined`: no entry there), checked in the same
+   * step; resolves whether it wrote. Throws a `TypeError` when the backend cannot (see
+   * {@link KeyvEntries.writesConditionally}).
+   */
+  async writeAllIf(
+    entries: readonly (readonly [key: string, value: unknown])[],
+    condition: { readonly key: string; readonly id: string | undefined },
+  ): Promise<boolean> {
+    if (this.#writeAtomically === undefined) {
+      throw new TypeError('@rlm/artifacts: this store cannot write conditionally');
+    }
+    const { id } = condition;
+    return this.#writeRows(this.#writeAtomically, entries, {
+      key: this.storedKey(condition.key),
+      // As Keyv stores it: a string starting with ':' gets another one.
+      id: id?.startsWith(':') ? `:${id}` : id,
+    });
+  }
+
+  async #writeRows(
+    writeAtomically: AtomicRowWriter,
+    entries: readonly (readonly [key: string, value: unknown])[],
+    condition: RowCondition | undefined,
+  ): Promise<boolean> {
+    for (const [key] of entries) this.assertOpen(key);
+    const keys = entries.map(([key]) => this.storedKey(key));
+    try {
+      const rows = await Promise.all(
+        entries.map(async ([key, value]) => {
+          const serialized = await this.#keyv.serializeData({ value, expires: undefined });
+          if (typeof serialized !== 'string') {
+            throw new TypeError('this Keyv does not serialise entries to text');
+          }
+          return { key: this.storedKey(key), value: serialized };
+        }),
+      );
+      return await writeAtomically(rows, condition);
+    } catch (error) {
+      throw new ArtifactStoreError(
+        `@rlm/artifacts: writing keys "${keys.join('", "')}" failed: ${messageOf(error)}`,
+        { key: keys[0]!, cause: error },
       );
     }
   }

@@ -1,5 +1,6 @@
 import { deserialize } from 'node:v8';
 import {
+  type ArtifactStore,
   BudgetExhaustedError,
   createRLM,
   type GenerateRequest,
@@ -15,6 +16,26 @@ import { createMemoryArtifactStore } from './create-memory-artifact-store.js';
 // and independent of how the loop is built inside.
 
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+
+/** A store whose scoped views count their catalog reads in `reads`. */
+function countingCatalogReads(store: ArtifactStore): { store: ArtifactStore; reads: string[] } {
+  const reads: string[] = [];
+  const counting = (view: ArtifactStore): ArtifactStore =>
+    new Proxy(view, {
+      get(target, property) {
+        if (property === 'catalog') {
+          return () => {
+            reads.push(target.scope);
+            return target.catalog();
+          };
+        }
+        if (property === 'scoped') return (scope: string) => counting(target.scoped(scope));
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return { store: counting(store), reads };
+}
 
 function lastText(request: GenerateRequest): string {
   const content = request.messages.at(-1)?.content ?? '';
@@ -135,6 +156,143 @@ describe('artifacts in the loop', () => {
       lost: ['helper'],
     });
     expect(events.at(-1)).toMatchObject({ answer: [{ a: 1 }, 'undefined'] });
+  });
+
+  test('the catalog is read once while no step writes a record, and again after a write', async () => {
+    const steps = ['one', 'two', 'three', 'four'].map((code) => repl(code));
+    const llm = createScriptedModel([
+      ...steps,
+      repl('keep'),
+      (request) => {
+        expect(request.system).toContain('findings');
+        return repl('done');
+      },
+    ]);
+    const sandbox = createScriptedSandbox({
+      one: { variables: { a: 1 } },
+      two: { variables: { a: 2 } },
+      three: 'x',
+      four: 'y',
+      keep: async ({ host }) => {
+        await host.store?.('findings', { count: 3 });
+      },
+      done: async ({ host }) => {
+        await host.SUBMIT?.('ok');
+      },
+    });
+    const { store, reads } = countingCatalogReads(createMemoryArtifactStore());
+    await using rlm = createRLM({ llm, sandbox, artifacts: store });
+    await rlm.query('q', 'c');
+    // Six model requests: the first read serves the five before the write, one more after it.
+    expect(llm.requests).toHaveLength(6);
+    expect(reads).toHaveLength(2);
+  });
+
+  test('records written by a host tool, a sub_rlm child and an unawaited store() reach the next prompt', async () => {
+    const llm = createScriptedModel([
+      repl('tool'),
+      (request) => {
+        expect(request.system).toContain('tool_counts');
+        return repl('child');
+      },
+      (request) => {
+        // The child's own steps: it stores, then answers.
+        if (request.messages.some((message) => JSON.stringify(message).includes('sub-query')))
+          return repl('child-store');
+        throw new Error('unexpected request order');
+      },
+      repl('child-answer'),
+      (request) => {
+        expect(request.system).toContain('child_notes');
+        return repl('unawaited');
+      },
+      repl('pause'),
+      (request) => {
+        expect(request.system).toContain('late_note');
+        return repl('done');
+      },
+    ]);
+    let stored: Promise<unknown> | undefined;
+    const sandbox = createScriptedSandbox({
+      tool: async ({ host }) => {
+        await host.count_words?.({ text: 'a b' }, { outputs: [{ name: 'tool_counts' }] });
+      },
+      child: async ({ host }) => {
+        await host.sub_rlm?.('sub-query', 'sub-context');
+      },
+      'child-store': async ({ host }) => {
+        await host.store?.('child_notes', 'from the child');
+      },
+      'child-answer': async ({ host }) => {
+        await host.SUBMIT?.('child done');
+      },
+      unawaited: async ({ host }) => {
+        stored = host.store?.('late_note', 'written after the block ended');
+        // The next prompt may be built before this write ends; the one after must show it.
+        stored?.catch(() => {});
+      },
+      pause: async () => {
+        await stored;
+      },
+      done: async ({ host }) => {
+        await host.SUBMIT?.('ok');
+      },
+    });
+    const artifacts = createMemoryArtifactStore();
+    await using rlm = createRLM({
+      llm,
+      sandbox,
+      artifacts,
+      tools: [
+        {
+          name: 'count_words',
+          description: 'Counts words.',
+          inputSchema: { type: 'object' },
+          execute: async (input) => String((input as { text: string }).text).split(' ').length,
+        },
+      ],
+    });
+    const result = await rlm.query('q', 'c');
+    expect(result.answer).toBe('ok');
+  });
+
+  test('a persistent session resumes without reading the variables first: they are restored while the model is asked', async () => {
+    const memory = createMemoryArtifactStore();
+    const options: unknown[] = [];
+    const recording = (view: ArtifactStore): ArtifactStore =>
+      new Proxy(view, {
+        get(target, property) {
+          if (property === 'latestCheckpoint') {
+            return (runKey: string, given?: unknown) => {
+              options.push(given);
+              return target.latestCheckpoint(runKey, given as never);
+            };
+          }
+          if (property === 'scoped') return (scope: string) => recording(target.scoped(scope));
+          const value = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const artifacts = recording(memory);
+    const large = 'word '.repeat(5_000);
+    const sandbox = createScriptedSandbox({
+      one: { variables: { large } },
+      finish: async ({ host, variables }) => {
+        await host.SUBMIT?.((variables.get('large') as string).length);
+      },
+    });
+    const crashing = createScriptedModel([repl('one'), { error: new Error('the process died') }]);
+    await using first = createRLM({ llm: crashing, sandbox, artifacts, persistent: true });
+    await expect(first.query('q', 'c')).rejects.toThrow('the process died');
+    await using second = createRLM({
+      llm: createScriptedModel([repl('finish')]),
+      sandbox,
+      artifacts,
+      persistent: true,
+    });
+    const result = await second.query('q', 'c', { resume: true });
+    expect(result.answer).toBe(large.length);
+    expect(options).toEqual([{ loadSerializedBytes: false }]);
   });
 
   test('a large root answer is also stored as a blob and the result names it', async () => {

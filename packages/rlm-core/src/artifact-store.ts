@@ -240,10 +240,11 @@ export interface ArtifactStore extends AsyncDisposable {
   resolveReferences(input: unknown): Promise<unknown>;
 
   /**
-   * Saves a checkpoint as the newest of its run and returns its summary. Transcript messages
-   * and variable values are stored as content-addressed blobs, so what did not change since the
-   * last checkpoint is not written again. Rejects with `ArtifactValueError` naming a variable
-   * whose value is not JSON-serializable.
+   * Saves a checkpoint as the newest of its run and returns its summary. What did not change
+   * since the last checkpoint (transcript messages, variable values) is not written again. The
+   * previous checkpoint stays the newest until the save has finished, whatever stops it.
+   * Rejects with `ArtifactValueError` naming a variable whose value (or a transcript message)
+   * is not JSON-serializable.
    */
   saveCheckpoint(checkpoint: CheckpointInput): Promise<CheckpointSummary>;
 

@@ -1,6 +1,7 @@
 import { defaultQuotas } from './quotas/artifact-quota.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { Budget } from './budget.js';
+import { CatalogCachingStore, RecordWriteCount } from './catalog-caching-store.js';
 import {
   defaultCheckpointMaxVariableBytes,
   type ResumeState,
@@ -47,6 +48,8 @@ class RecursiveLanguageModel implements RLM {
   readonly #session: SessionMemory;
   #currentContext: unknown;
   readonly #artifacts: ArtifactStore | undefined;
+  /** Record writes through any run's store view, which make the cached catalogs stale. */
+  readonly #recordWrites = new RecordWriteCount();
   #disposed = false;
   /** Checkpoint writes still running after their run answered (see `dispose`). */
   readonly #writes = new Set<Promise<void>>();
@@ -271,7 +274,13 @@ class RecursiveLanguageModel implements RLM {
   #storageFor(query: string, context: unknown): { artifacts: ArtifactStore; runKey: string } {
     const key = runKey(query, hashContext(context));
     const run = this.#artifacts!.scoped(key);
-    return { artifacts: this.#persistent ? this.#session.view(run) : run, runKey: key };
+    // The prompt shows the catalog before every model request: it is read again only after
+    // a record write (store(), a host tool's outputs).
+    const artifacts = new CatalogCachingStore(
+      this.#persistent ? this.#session.view(run) : run,
+      this.#recordWrites,
+    );
+    return { artifacts, runKey: key };
   }
 
   async #setup(context: unknown, resume: ResumeState | undefined, run: RlmRun): Promise<CallSetup> {

@@ -8,6 +8,7 @@ import type {
   Checkpoint,
   CheckpointInput,
   CheckpointSummary,
+  LoadCheckpointOptions,
 } from './artifact-store.js';
 import type { SessionMemorySettings } from './rlm-settings.js';
 
@@ -337,12 +338,15 @@ class SessionRecordsView implements ArtifactStore {
     return this.#run.saveCheckpoint(checkpoint);
   }
 
-  latestCheckpoint(runKey: string): Promise<Checkpoint | undefined> {
-    return this.#run.latestCheckpoint(runKey);
+  latestCheckpoint(
+    runKey: string,
+    options?: LoadCheckpointOptions,
+  ): Promise<Checkpoint | undefined> {
+    return this.#run.latestCheckpoint(runKey, options);
   }
 
-  loadCheckpoint(runKey: string, id: string): Promise<Checkpoint> {
-    return this.#run.loadCheckpoint(runKey, id);
+  loadCheckpoint(runKey: string, id: string, options?: LoadCheckpointOptions): Promise<Checkpoint> {
+    return this.#run.loadCheckpoint(runKey, id, options);
   }
 
   listCheckpoints(runKey: string): Promise<CheckpointSummary[]> {

@@ -3,6 +3,7 @@ import { artifactStoreBenchmark } from './artifact-store-benchmark.js';
 import { bridgeBenchmark } from './bridge-benchmark.js';
 import { checkpointBenchmark } from './checkpoint-benchmark.js';
 import { checkpointCliBenchmark } from './checkpoint-cli-benchmark.js';
+import { checkpointSaveBenchmark } from './checkpoint-save-benchmark.js';
 import { coldStartBenchmark } from './cold-start-benchmark.js';
 import { computeBenchmark } from './compute-benchmark.js';
 import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
@@ -18,6 +19,7 @@ import { traceViewerBenchmark } from './trace-viewer-benchmark.js';
 export const benchmarks: readonly Benchmark[] = [
   artifactStoreBenchmark,
   checkpointBenchmark,
+  checkpointSaveBenchmark,
   largeCheckpointBenchmark,
   checkpointCliBenchmark,
   promptGrowthBenchmark,
