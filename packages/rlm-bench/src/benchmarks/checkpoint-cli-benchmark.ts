@@ -199,7 +199,8 @@ export const checkpointCliBenchmark: Benchmark = {
           runs,
           note: `${note}; instant model; first request to second request at the server`,
         });
-        // Light step k is the (k+1)-th step time; the first one waits for the heavy snapshot.
+        // Light step k is the (k+1)-th step time; the first one comes while the heavy snapshot is
+        // being taken (and preempts it).
         const lightDeltas = Array.from({ length: lightSteps }, (_, index) => {
           const pick = (run: CliRun) => stepTimes(run.arrivals)[index + 1] as number;
           return {
