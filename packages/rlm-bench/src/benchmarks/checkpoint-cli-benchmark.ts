@@ -306,6 +306,16 @@ export const checkpointCliBenchmark: Benchmark = {
           runs: longRuns,
           note: `median of the 11 steps around each; instant model; --no-store: ${Math.round(lateBare * 10) / 10} ms / ${Math.round(earlyBare * 10) / 10} ms = ${(lateBare / earlyBare).toFixed(2)}x`,
         });
+        // What the checkpoint itself adds to a step, early and late: the prompt (the whole
+        // history, under historyBudgetChars) grows the steps of both modes alike.
+        rows.push({
+          benchmark,
+          figure: `${longRunSteps}-step run: the checkpoint's own cost (default store minus --no-store), step 590`,
+          result: { value: late - lateBare, unit: 'ms' },
+          baseline: { value: early - earlyBare, unit: 'ms', label: 'step 10' },
+          runs: longRuns,
+          note: 'the same steps as the row above',
+        });
       }
 
       if (wants('resume')) {
