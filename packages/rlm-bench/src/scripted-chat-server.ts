@@ -32,6 +32,9 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   let firstMessages = '';
   const server = await startFakeChatCompletionsServer({
     apiKey: null,
+    // The bench reads its own arrivals: hundreds of growing request bodies kept would grow the
+    // server's heap, and its collections would slow what the bench measures.
+    keepRequests: 1,
     handler: (request): FakeChatReply | undefined => {
       const step = script[arrivals.length];
       if (arrivals.length === 0) firstMessages = JSON.stringify(request.messages);

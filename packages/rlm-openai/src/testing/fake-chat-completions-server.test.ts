@@ -236,4 +236,17 @@ describe('startFakeChatCompletionsServer', () => {
     expect(status).toBe(500);
     expect(json.error.message).toMatch(/ran out of replies at request 2/);
   });
+
+  test('keepRequests: only the latest requests are kept, and they are still counted', async () => {
+    await start({ replies: [fakeChatText('a'), fakeChatText('b')], keepRequests: 1 });
+    await post({ model: 'm', messages: [{ role: 'user', content: 'first' }] });
+    await post({ model: 'm', messages: [{ role: 'user', content: 'second' }] });
+    expect(server!.requests).toHaveLength(1);
+    expect(JSON.stringify(server!.requests[0]!.body)).toContain('second');
+    const { json } = await post({ model: 'm', messages: [user] });
+    expect(json.error.message).toMatch(/ran out of replies at request 3/);
+    await expect(startFakeChatCompletionsServer({ keepRequests: 0 })).rejects.toThrow(
+      /keepRequests must be at least 1/,
+    );
+  });
 });

@@ -69,6 +69,12 @@ export interface FakeChatCompletionsServerOptions {
    * Ollama (`<model> does not support tools`). Default false.
    */
   readonly toolsUnsupported?: boolean;
+  /**
+   * How many of the latest requests `requests` keeps. Default: every one. A benchmark of
+   * hundreds of growing requests keeps fewer, so that the server's own memory does not grow
+   * with the square of the run and slow what it measures.
+   */
+  readonly keepRequests?: number;
 }
 
 /** A loopback fake of the OpenAI Chat Completions API, streaming (SSE) when asked to. */
@@ -209,7 +215,7 @@ function toChunks(completion: CompletionShape, includeUsage: boolean): object[] 
  * Starts a fake OpenAI Chat Completions API on `127.0.0.1` (a free port). It checks each
  * `POST /v1/chat/completions` like the real API (the key, then the body; see
  * `findChatRequestViolation`) and answers violations with 400 `invalid_request_error`; valid
- * requests get the next scripted {@link FakeChatReply}. Every request is recorded.
+ * requests get the next scripted {@link FakeChatReply}. Every request is recorded (the latest `keepRequests` kept).
  *
  * @example
  * ```ts
@@ -223,6 +229,12 @@ export async function startFakeChatCompletionsServer(
 ): Promise<FakeChatCompletionsServer> {
   const queue: FakeChatReply[] = [...(options.replies ?? [])];
   const requests: MutableRecord[] = [];
+  const keepRequests = options.keepRequests ?? Number.POSITIVE_INFINITY;
+  if (!(keepRequests >= 1)) {
+    throw new Error(`keepRequests must be at least 1, got ${options.keepRequests}`);
+  }
+  /** Requests received so far (`requests` may keep fewer). */
+  let received = 0;
   let completionCount = 0;
   let toolCallCount = 0;
 
@@ -269,6 +281,7 @@ export async function startFakeChatCompletionsServer(
   async function nextReply(
     body: FakeChatRequest,
     record: MutableRecord,
+    number: number,
   ): Promise<FakeChatReply | string> {
     const queued = queue.shift();
     if (queued) return queued;
@@ -278,7 +291,7 @@ export async function startFakeChatCompletionsServer(
     } catch (error) {
       return `fake Chat Completions server: the handler threw: ${error instanceof Error ? error.message : String(error)}`;
     }
-    return `fake Chat Completions server: the script ran out of replies at request ${requests.indexOf(record) + 1}; add replies or a handler that answers this request`;
+    return `fake Chat Completions server: the script ran out of replies at request ${number}; add replies or a handler that answers this request`;
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -296,8 +309,11 @@ export async function startFakeChatCompletionsServer(
       error: undefined,
       reply: undefined,
     };
+    received += 1;
+    const number = received;
     requests.push(record);
-    const requestId = `req_fake_${requests.length}`;
+    if (requests.length > keepRequests) requests.splice(0, requests.length - keepRequests);
+    const requestId = `req_fake_${number}`;
 
     const sendError = (
       status: number,
@@ -353,7 +369,7 @@ export async function startFakeChatCompletionsServer(
       return;
     }
 
-    const reply = await nextReply(body, record);
+    const reply = await nextReply(body, record, number);
     if (typeof reply === 'string') {
       sendError(500, 'server_error', reply);
       return;
