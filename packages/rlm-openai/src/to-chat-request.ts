@@ -22,46 +22,51 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function joinText(parts: readonly { type: string; text?: string }[]): string {
-  return parts
-    .flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : []))
-    .join('\n\n');
+  let text: string | undefined;
+  for (const part of parts) {
+    if (part.type !== 'text' || part.text === undefined) continue;
+    text = text === undefined ? part.text : `${text}\n\n${part.text}`;
+  }
+  return text ?? '';
 }
 
-/** One normalized message as Chat Completions messages (a user turn may become several). */
-function toChatMessagesOf(message: NormalizedMessage): ChatMessage[] {
+/**
+ * One normalized message as Chat Completions messages, pushed onto `into` (a user turn may
+ * become several). Plain loops: a long history converts at every step.
+ */
+function pushChatMessages(message: NormalizedMessage, into: ChatMessage[]): void {
   if (message.role === 'assistant') {
     const text = joinText(message.content);
-    const toolCalls = message.content.flatMap((part) =>
-      part.type === 'tool-call'
-        ? [
-            {
-              id: part.call.id,
-              type: 'function' as const,
-              function: {
-                name: part.call.name,
-                // An undecodable input (cut off by the token limit) is replayed as `{}`.
-                arguments: JSON.stringify(isPlainObject(part.call.input) ? part.call.input : {}),
-              },
-            },
-          ]
-        : [],
+    const toolCalls: OpenAI.Chat.ChatCompletionMessageToolCall[] = [];
+    for (const part of message.content) {
+      if (part.type !== 'tool-call') continue;
+      toolCalls.push({
+        id: part.call.id,
+        type: 'function',
+        function: {
+          name: part.call.name,
+          // An undecodable input (cut off by the token limit) is replayed as `{}`.
+          arguments: JSON.stringify(isPlainObject(part.call.input) ? part.call.input : {}),
+        },
+      });
+    }
+    into.push(
+      toolCalls.length === 0
+        ? { role: 'assistant', content: text }
+        : { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls },
     );
-    if (toolCalls.length === 0) return [{ role: 'assistant', content: text }];
-    return [{ role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls }];
+    return;
   }
-  const results: ChatMessage[] = message.content.flatMap((part) =>
-    part.type === 'tool-result'
-      ? [
-          {
-            role: 'tool' as const,
-            tool_call_id: part.toolCallId,
-            content: part.isError ? `${toolErrorPrefix}${part.content}` : part.content,
-          },
-        ]
-      : [],
-  );
+  for (const part of message.content) {
+    if (part.type !== 'tool-result') continue;
+    into.push({
+      role: 'tool',
+      tool_call_id: part.toolCallId,
+      content: part.isError ? `${toolErrorPrefix}${part.content}` : part.content,
+    });
+  }
   const text = joinText(message.content);
-  return text === '' ? results : [...results, { role: 'user', content: text }];
+  if (text !== '') into.push({ role: 'user', content: text });
 }
 
 /**
@@ -72,8 +77,9 @@ function toChatMessagesOf(message: NormalizedMessage): ChatMessage[] {
  * text or tool calls. An error result's content starts with {@link toolErrorPrefix}.
  */
 export function toChatMessages(system: string, messages: readonly Message[]): ChatMessage[] {
-  const head: ChatMessage[] = system.trim() === '' ? [] : [{ role: 'system', content: system }];
-  return [...head, ...normalizeConversation(messages).flatMap(toChatMessagesOf)];
+  const chat: ChatMessage[] = system.trim() === '' ? [] : [{ role: 'system', content: system }];
+  for (const message of normalizeConversation(messages)) pushChatMessages(message, chat);
+  return chat;
 }
 
 function toTools(tools: readonly ToolDefinition[]): OpenAI.Chat.ChatCompletionTool[] {
