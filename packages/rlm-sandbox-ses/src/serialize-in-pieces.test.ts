@@ -112,6 +112,15 @@ test('a value over the limit is too large, in pieces or whole, never half-made',
   });
 });
 
+test('many references to one long string are refused before they are cloned', () => {
+  const long = 'x'.repeat(2 ** 20);
+  // 8 GiB once cloned: refused from the count, without the memory (a clone would fail here).
+  const shared = Array.from({ length: many }, () => long);
+  expect(serialize(shared, 256 * 2 ** 20).result).toMatchObject({ ok: false, tooLarge: true });
+  const map = new Map(Array.from({ length: many }, (_, index) => [index, long]));
+  expect(serialize(map, 256 * 2 ** 20).result).toMatchObject({ ok: false, tooLarge: true });
+});
+
 test('bytes that are not checkpoint bytes are refused', () => {
   const good = serialize(Array.from({ length: many }, (_, index) => index)).bytes as Uint8Array;
   expect(() => deserializeCheckpointBytes(good.subarray(0, good.byteLength - 3))).toThrow(

@@ -63,7 +63,9 @@ export function* serializeInPieces(
   for (let piece = pieces.next(); !piece.done; piece = pieces.next()) {
     // An object, a hole or a symbol: these do not split safely; the whole value is made at once.
     if (piece.value === undefined) return serializeWhole(value, maxBytes);
-    if (!addPiece(piece.value)) return tooLarge;
+    // Known too large before it is serialised: a piece of 8,192 references to one long string
+    // would otherwise be cloned in full (gigabytes) only to be refused.
+    if (total + fewestBytes(piece.value) > maxBytes || !addPiece(piece.value)) return tooLarge;
     yield;
   }
   return { ok: true, parts, digest: hash.digest('hex') };
@@ -200,6 +202,14 @@ function* piecesOf(value: unknown, kind: PiecesKind): Generator<unknown[] | stri
     }
     yield piece;
   }
+}
+
+/** The fewest bytes a piece serialises to: a byte a character, a byte any other element. */
+function fewestBytes(piece: unknown[] | string): number {
+  if (typeof piece === 'string') return piece.length;
+  let bytes = 0;
+  for (const element of piece) bytes += typeof element === 'string' ? 1 + element.length : 1;
+  return bytes;
 }
 
 /** A primitive a structured clone keeps (a symbol is not one). */
