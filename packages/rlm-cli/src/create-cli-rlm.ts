@@ -1,5 +1,7 @@
 import { type ArtifactStore, createRLM, type LanguageModel, type RLM } from '@rlm/core';
 import { createCliModel } from './create-cli-model.js';
+import { modelSettingFlags, subModelSettingFlags } from './describe-run-error.js';
+import { nameModelFlags } from './name-model-flags.js';
 import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import { createToolStore } from '@rlm/toolstore';
@@ -28,8 +30,10 @@ export function createCliModels(
   env: Readonly<Record<string, string | undefined>>,
 ): { readonly llm: LanguageModel; readonly subLlm: LanguageModel | undefined } {
   return {
-    llm: createCliModel(cli.model, env, cli.modelCalls),
-    subLlm: cli.subModel && createCliModel(cli.subModel, env, cli.modelCalls),
+    llm: nameModelFlags(createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    subLlm:
+      cli.subModel &&
+      nameModelFlags(createCliModel(cli.subModel, env, cli.modelCalls), subModelSettingFlags),
   };
 }
 

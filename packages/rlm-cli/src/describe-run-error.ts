@@ -6,6 +6,7 @@ import {
   NoFinalAnswerError,
   SandboxError,
 } from '@rlm/core';
+import { withFlags } from './name-model-flags.js';
 
 /** How a failed query is reported. */
 export interface RunFailure {
@@ -17,12 +18,18 @@ export interface RunFailure {
   readonly partialAnswer: string | undefined;
 }
 
-/** The flag that sets each model adapter setting. */
+/** The flag that sets each model adapter setting of `--model`. */
 export const modelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
   timeoutMs: '--request-timeout',
   maxRetries: '--max-retries',
   maxRetryAfterMs: '--max-retry-wait',
   baseURL: '--base-url',
+};
+
+/** The flag that sets each model adapter setting of `--sub-model`. */
+export const subModelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
+  ...modelSettingFlags,
+  baseURL: '--sub-base-url',
 };
 
 const budgetNames = {
@@ -58,15 +65,10 @@ export function describeRunError(error: unknown): RunFailure {
     };
   }
   if (ModelCallError.isInstance(error)) {
-    // The adapter names its settings (`timeoutMs`, `the baseURL setting`); here they are flags.
-    const withFlags = (error.settings ?? []).reduce((text, setting) => {
-      const flag = modelSettingFlags[setting] ?? setting;
-      return text
-        .replace(new RegExp(`\\bthe ${setting} setting\\b`, 'g'), flag)
-        .replace(new RegExp(`\\b${setting}\\b`, 'g'), flag);
-    }, detail);
+    // The adapter names its settings (`timeoutMs`, `the baseURL setting`); here they are flags
+    // (the CLI's models name them already: see `nameModelFlags`).
     return {
-      message: `the model call failed: ${withFlags}`,
+      message: `the model call failed: ${withFlags(detail, error.settings ?? [], modelSettingFlags)}`,
       exitCode: 1,
       partialAnswer: undefined,
     };

@@ -212,6 +212,39 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(local.requests[0]!.headers.authorization).not.toContain(openAIKey);
   });
 
+  test('a sub-model that cannot be reached: model code is told the sub-model flags', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: null,
+      replies: [
+        fakeChatText(
+          repl(
+            'try { await llm_query("hi"); } catch (error) { print("CAUGHT " + error.message); }',
+          ),
+        ),
+        fakeChatText('FINAL(done)'),
+      ],
+    });
+    const result = await rlm([
+      'Question?',
+      '-m',
+      'ollama:llama3.2',
+      '--base-url',
+      server.url,
+      '--sub-model',
+      'ollama:qwen3',
+      // Nothing listens on the discard port.
+      '--sub-base-url',
+      'http://127.0.0.1:9/v1',
+      '--max-retries',
+      '0',
+    ]);
+    expect(result.code).toBe(0);
+    const seenByModel = JSON.stringify(server.requests[1]!.body);
+    expect(seenByModel).toContain('CAUGHT');
+    expect(seenByModel).toMatch(/OPENAI_BASE_URL \(or --sub-base-url\), or raise --max-retries/);
+    expect(seenByModel).not.toContain('baseURL');
+  });
+
   test('an ollama model that refuses tools: the run falls back to the text protocol', async () => {
     await using server = await startFakeChatCompletionsServer({
       apiKey: null,

@@ -1,0 +1,44 @@
+import { type LanguageModel, ModelCallError, type ModelCallSetting } from '@rlm/core';
+
+/**
+ * `model`, whose failures name the command line's flags instead of the adapter's settings
+ * (`the baseURL setting` becomes `--sub-base-url` for the sub-model), wherever they are read:
+ * the run's last line, the `llm_query` failures shown on stderr, the error model code catches.
+ */
+export function nameModelFlags(
+  model: LanguageModel,
+  flags: Readonly<Record<ModelCallSetting, string>>,
+): LanguageModel {
+  return {
+    get modelId() {
+      return model.modelId;
+    },
+    get supportsTools() {
+      return model.supportsTools;
+    },
+    generate: (request, options) =>
+      model.generate(request, options).catch((error: unknown) => {
+        if (!ModelCallError.isInstance(error) || error.settings.length === 0) throw error;
+        throw new ModelCallError(withFlags(error.message, error.settings, flags), {
+          ...(error.status === undefined ? {} : { status: error.status }),
+          retryable: error.retryable,
+          reason: error.reason,
+          cause: error,
+        });
+      }),
+  };
+}
+
+/** `message` with each setting it names replaced by its flag. */
+export function withFlags(
+  message: string,
+  settings: readonly ModelCallSetting[],
+  flags: Readonly<Record<ModelCallSetting, string>>,
+): string {
+  return settings.reduce((text, setting) => {
+    const flag = flags[setting] ?? setting;
+    return text
+      .replace(new RegExp(`\\bthe ${setting} setting\\b`, 'g'), flag)
+      .replace(new RegExp(`\\b${setting}\\b`, 'g'), flag);
+  }, message);
+}
