@@ -63,6 +63,7 @@ export function createCliRlm(
     maxCodeBlocksPerResponse: cli.maxCodeBlocks,
     maxResponseChars: cli.maxResponseChars,
     quotas: cli.quotas,
+    ...(cli.checkpointMaxLagMs === undefined ? {} : { checkpointMaxLagMs: cli.checkpointMaxLagMs }),
     ...(cli.checkpointMaxVariableBytes === undefined
       ? {}
       : { checkpointMaxVariableBytes: cli.checkpointMaxVariableBytes }),

@@ -89,6 +89,10 @@ Storage and tools:
                                a variable larger than this serialised is named but not
                                saved in checkpoints (a warning says so); suffixes K, M, G
                                (default 256M)
+      --checkpoint-max-lag <ms>
+                               how old the newest checkpoint may grow while steps
+                               preempt the snapshots after them; 0: every step waits
+                               for its snapshot (default 30000)
       --resume                 continue the latest checkpoint of the same query and context
       --sandbox <name>         where model code runs: ses (SES in a worker thread) or
                                quickjs (QuickJS in WebAssembly) (default ses)

@@ -114,6 +114,8 @@ describe('parseArguments', () => {
       '50',
       '--checkpoint-max-variable-bytes',
       '1G',
+      '--checkpoint-max-lag',
+      '0',
       '--json',
       '-q',
       '--store',
@@ -161,6 +163,7 @@ describe('parseArguments', () => {
       modelCalls: { timeoutMs: 30_000, maxRetries: 0, maxRetryAfterMs: 10_000, stream: false },
       quotas: { artifactBytes: 64 * 1024 ** 2, artifactCount: 50 },
       checkpointMaxVariableBytes: 1024 ** 3,
+      checkpointMaxLagMs: 0,
       json: true,
       quiet: true,
       storePath: 'state/x.sqlite',
@@ -313,6 +316,10 @@ describe('parseArguments', () => {
     [['--max-retries=-1'], '--max-retries needs a whole number of 0 or more (got "-1")'],
     [['--max-retries', 'two'], '--max-retries needs a whole number of 0 or more (got "two")'],
     [['--max-retry-wait', '1.5'], '--max-retry-wait needs a whole number of 0 or more (got "1.5")'],
+    [
+      ['--checkpoint-max-lag=-5'],
+      '--checkpoint-max-lag needs a whole number of 0 or more (got "-5")',
+    ],
     [['--max-artifacts', '0'], '--max-artifacts needs a positive whole number (got "0")'],
     [['--exec-timeout', '1e3'], '--exec-timeout needs a positive whole number (got "1e3")'],
     [

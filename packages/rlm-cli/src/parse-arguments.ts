@@ -107,6 +107,12 @@ export interface CliOptions {
    */
   readonly checkpointMaxVariableBytes: number | undefined;
   /**
+   * `--checkpoint-max-lag <ms>`: how old the newest checkpoint may grow while steps preempt the
+   * snapshots after them (0: every step waits for its snapshot); `undefined` keeps the core's
+   * default (30 s).
+   */
+  readonly checkpointMaxLagMs: number | undefined;
+  /**
    * `--json`: one JSON line per query, `{ answer, iterations, depthReached, usage, durationMs }`,
    * or `{ error, usage, ... }` for a failure.
    */
@@ -223,6 +229,7 @@ const optionDefinitions = {
   'no-stream': { type: 'boolean' },
   'max-artifact-bytes': { type: 'string' },
   'checkpoint-max-variable-bytes': { type: 'string' },
+  'checkpoint-max-lag': { type: 'string' },
   'max-artifacts': { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
@@ -420,6 +427,7 @@ export function parseArguments(
               values['checkpoint-max-variable-bytes'],
               '--checkpoint-max-variable-bytes',
             ),
+      checkpointMaxLagMs: optionalCount(values['checkpoint-max-lag'], '--checkpoint-max-lag'),
       json: values.json ?? false,
       quiet: values.quiet ?? false,
       storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),

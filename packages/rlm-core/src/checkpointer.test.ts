@@ -81,8 +81,8 @@ test('an execution need not wait for a snapshot it may preempt; a preempted one 
   expect(reported).toEqual(['saved 2']);
 });
 
-test('past the lag, the next execution waits for the snapshot', async () => {
-  const { snapshots, checkpointer, start } = harness(-1);
+test('past the lag (0: always), the next execution waits for the snapshot', async () => {
+  const { snapshots, checkpointer, start } = harness(0);
   start(1);
   const taken = checkpointer.snapshotTaken();
   expect(await settlesAtOnce(taken)).toBe(false);

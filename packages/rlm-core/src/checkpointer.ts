@@ -25,7 +25,7 @@ import type { Sandbox } from './sandbox.js';
  * snapshots after them (a model that answers faster than a large snapshot is taken); past it, the
  * next execution waits for the snapshot.
  */
-export const maxCheckpointLagMs = 30_000;
+export const defaultCheckpointMaxLagMs = 30_000;
 
 /** What a {@link Checkpointer} reports; it never throws. */
 export interface CheckpointerEvents {
@@ -79,7 +79,7 @@ async function carryBytes(
  * checkpoint after another, in order. Saves overlap the executions. The next execution need not
  * wait for the snapshot when the sandbox snapshots itself: it preempts a snapshot still being
  * taken (that checkpoint is dropped, silently, and the sandbox keeps what it made for the next),
- * unless the newest checkpoint taken is over {@link maxCheckpointLagMs} old; otherwise it waits
+ * unless the newest checkpoint taken is over {@link defaultCheckpointMaxLagMs} old; otherwise it waits
  * ({@link Checkpointer.snapshotTaken}). When steps come faster than saves,
  * a checkpoint still waiting for its save is replaced by the newer one (only the newest is
  * worth writing), which takes over the bytes it would have written. Remembers the digests of the last
@@ -104,8 +104,12 @@ export class Checkpointer {
   #superseded = false;
   #restoreNote: string | undefined;
 
-  /** @param maxLagMs see {@link maxCheckpointLagMs} (the default). */
-  constructor(artifacts: ArtifactStore, events: CheckpointerEvents, maxLagMs = maxCheckpointLagMs) {
+  /** @param maxLagMs see {@link defaultCheckpointMaxLagMs} (the default). */
+  constructor(
+    artifacts: ArtifactStore,
+    events: CheckpointerEvents,
+    maxLagMs = defaultCheckpointMaxLagMs,
+  ) {
     this.#artifacts = artifacts;
     this.#events = events;
     this.#maxLagMs = maxLagMs;
@@ -170,7 +174,7 @@ export class Checkpointer {
     // `Sandbox.snapshotVariables`); until the newest checkpoint lags too far behind.
     const preemptible =
       call.workspace.sandbox.snapshotVariables !== undefined &&
-      startedAt - this.#takenAt <= this.#maxLagMs;
+      startedAt - this.#takenAt < this.#maxLagMs;
     if (!preemptible) this.#snapshot = taken;
     this.#lastStarted = taken;
     // A checkpoint still waiting for the save before it is replaced by this newer one, which
@@ -195,7 +199,7 @@ export class Checkpointer {
 
   /**
    * Resolves once the next execution may start: after a resume the background restore has
-   * finished, and a snapshot it may not preempt (see {@link maxCheckpointLagMs}) has been taken
+   * finished, and a snapshot it may not preempt (see {@link defaultCheckpointMaxLagMs}) has been taken
    * (or failed). Never rejects.
    */
   snapshotTaken(): Promise<void> {

@@ -8,6 +8,7 @@ import {
   resumeStateOf,
 } from './checkpoints.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { defaultCheckpointMaxLagMs } from './checkpointer.js';
 import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { SandboxError } from './errors/sandbox-error.js';
@@ -94,6 +95,10 @@ class RecursiveLanguageModel implements RLM {
       checkpointMaxVariableBytes: positiveInteger(
         settings.checkpointMaxVariableBytes ?? defaultCheckpointMaxVariableBytes,
         'checkpointMaxVariableBytes',
+      ),
+      checkpointMaxLagMs: nonNegativeInteger(
+        settings.checkpointMaxLagMs ?? defaultCheckpointMaxLagMs,
+        'checkpointMaxLagMs',
       ),
       quotas: {
         artifactBytes: positiveInteger(
@@ -340,6 +345,13 @@ class RecursiveLanguageModel implements RLM {
       ]),
     );
   }
+}
+
+function nonNegativeInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(`@rlm/core: ${name} must be a whole number of 0 or more, got ${value}`);
+  }
+  return value;
 }
 
 function positiveInteger(value: number, name: string): number {

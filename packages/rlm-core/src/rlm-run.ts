@@ -121,6 +121,7 @@ export class RlmRun {
               catalogChars: settings.catalogChars,
               largeAnswerChars: settings.largeAnswerChars,
               checkpointMaxVariableBytes: settings.checkpointMaxVariableBytes,
+              checkpointMaxLagMs: settings.checkpointMaxLagMs,
               emit,
             }),
           ]

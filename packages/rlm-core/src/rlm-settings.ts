@@ -253,6 +253,14 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    */
   readonly checkpointMaxVariableBytes?: number;
   /**
+   * How old, in milliseconds, the newest checkpoint may grow while executions preempt the
+   * snapshots after them (a model that answers faster than a large snapshot is taken; see
+   * `Sandbox.snapshotVariables`); past it, the next execution waits for the snapshot. `0`: every
+   * execution waits for the snapshot of the step before it (a checkpoint after every step, at
+   * the cost of that wait). Default 30,000.
+   */
+  readonly checkpointMaxLagMs?: number;
+  /**
    * Tools that runs build and keep (e.g. `@rlm/toolstore`): model code gets
    * `delegate(role, contract)` and `tool(role).method(...)`, and the prompt a ranked
    * `<known_tools>` block.

@@ -321,3 +321,29 @@ test('the next step preempts a large snapshot, silently; a later checkpoint take
     resumedFrom: 2,
   });
 });
+
+test('checkpointMaxLagMs: 0 — every step waits for its snapshot: the heavy step is checkpointed too', async () => {
+  const store = createMemoryArtifactStore();
+  let runKey = '';
+  const saves: number[] = [];
+  const artifacts = withSave(store, async (input) => {
+    runKey = input.runKey;
+    const summary = await store.saveCheckpoint(input);
+    saves.push(input.iteration);
+    return summary;
+  });
+  const llm = createScriptedModel([
+    repl('var words = []; for (let i = 0; i < 2000000; i++) words.push("w" + (i % 7919));'),
+    repl('var n = words.length;'),
+    repl('SUBMIT(n)'),
+  ]);
+  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts, checkpointMaxLagMs: 0 });
+  expect(await rlm.query('q', 'ctx')).toMatchObject({ answer: 2_000_000 });
+  await rlm.dispose();
+  // Step 2 waited for the snapshot of step 1, which was saved (the answer may supersede 2's).
+  expect(saves[0]).toBe(1);
+  expect((await store.listCheckpoints(runKey)).map((summary) => summary.iteration)).toContain(1);
+  expect(() => createRLM({ llm, sandbox: sandboxFactory, checkpointMaxLagMs: -1 })).toThrow(
+    /checkpointMaxLagMs must be a whole number of 0 or more, got -1/,
+  );
+});

@@ -1,8 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
-import { type FakeMessagesServer, fakeText } from '@rlm/anthropic/testing';
+import { type FakeMessagesServer, fakeError, fakeText } from '@rlm/anthropic/testing';
 import { expect, test } from 'vitest';
-import { waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
+import { checkpointCount, waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
 import { startBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
@@ -122,4 +122,27 @@ test('--checkpoint-max-variable-bytes: a larger variable is named, skipped with 
   expect(JSON.stringify(second.requests[0]!.body)).toContain(
     'large (larger than the checkpoint limit of 65536 bytes)',
   );
+});
+
+test('--checkpoint-max-lag 0: every step waits for its snapshot, so the heavy step is checkpointed too', {
+  timeout: 120_000,
+}, async () => {
+  const checkpointsWith = async (extra: readonly string[]) => {
+    const directory = await mkdtemp(path.join(root, 'lag-'));
+    const file = path.join(directory, 'rlm.sqlite');
+    const server = await serve([
+      repl('const words = [];\nfor (let i = 0; i < 4000000; i++) words.push("w" + (i % 7919));'),
+      repl('const n = words.length;'),
+      // A failed run saves the checkpoint in flight before it exits.
+      fakeError(400),
+    ]);
+    const done = await spawnRlm(['Keep every step', '--store', file, ...extra], server, directory)
+      .done;
+    expect(done.code).toBe(1);
+    return checkpointCount(file);
+  };
+  // Each step's snapshot taken before the next step runs: both steps are checkpointed.
+  expect(await checkpointsWith(['--checkpoint-max-lag', '0'])).toBe(2);
+  // By default step 2 preempts the snapshot of step 1 (millions of strings), which is dropped.
+  expect(await checkpointsWith([])).toBe(1);
 });

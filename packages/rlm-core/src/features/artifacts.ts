@@ -28,6 +28,8 @@ export interface ArtifactsFeatureOptions {
   readonly largeAnswerChars: number;
   /** Variables whose serialised form is larger are not checkpointed. */
   readonly checkpointMaxVariableBytes: number;
+  /** How old the newest checkpoint may grow while executions preempt snapshots. */
+  readonly checkpointMaxLagMs: number;
   readonly emit: (call: CallState, event: CallEvent) => void;
 }
 
@@ -44,28 +46,37 @@ export function artifactsFeature(options: ArtifactsFeatureOptions): Feature {
   /** The root call's checkpoints, made on first use. */
   let checkpointer: Checkpointer | undefined;
   const checkpointerFor = (call: CallState): Checkpointer => {
-    checkpointer ??= new Checkpointer(artifacts, {
-      saved: (summary, iteration, durationMs) =>
-        options.emit(call, { type: 'checkpoint', iteration, checkpointId: summary.id, durationMs }),
-      skipped: (variables) =>
-        options.emit(call, {
-          type: 'warning',
-          code: 'checkpoint-variable-skipped',
-          message: `Not saved in the checkpoint (over checkpointMaxVariableBytes, ${options.checkpointMaxVariableBytes} bytes): ${variables.map((variable) => variable.name).join(', ')}`,
-        }),
-      failed: (error) =>
-        options.emit(call, {
-          type: 'warning',
-          code: 'checkpoint-failed',
-          message: `Could not save a checkpoint: ${errorMessage(error)}`,
-        }),
-      unrestored: (variables) =>
-        options.emit(call, {
-          type: 'warning',
-          code: 'resume-variables-lost',
-          message: unrestoredWarning(variables),
-        }),
-    });
+    checkpointer ??= new Checkpointer(
+      artifacts,
+      {
+        saved: (summary, iteration, durationMs) =>
+          options.emit(call, {
+            type: 'checkpoint',
+            iteration,
+            checkpointId: summary.id,
+            durationMs,
+          }),
+        skipped: (variables) =>
+          options.emit(call, {
+            type: 'warning',
+            code: 'checkpoint-variable-skipped',
+            message: `Not saved in the checkpoint (over checkpointMaxVariableBytes, ${options.checkpointMaxVariableBytes} bytes): ${variables.map((variable) => variable.name).join(', ')}`,
+          }),
+        failed: (error) =>
+          options.emit(call, {
+            type: 'warning',
+            code: 'checkpoint-failed',
+            message: `Could not save a checkpoint: ${errorMessage(error)}`,
+          }),
+        unrestored: (variables) =>
+          options.emit(call, {
+            type: 'warning',
+            code: 'resume-variables-lost',
+            message: unrestoredWarning(variables),
+          }),
+      },
+      options.checkpointMaxLagMs,
+    );
     return checkpointer;
   };
   const artifactFunction =

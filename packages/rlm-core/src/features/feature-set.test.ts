@@ -32,6 +32,7 @@ function installed(): Feature[] {
       catalogChars: 1_000,
       largeAnswerChars: 10,
       checkpointMaxVariableBytes: 1_000,
+      checkpointMaxLagMs: 30_000,
       emit: () => {},
     }),
     durableToolsFeature({} as DurableToolStore, { modelId: 'model' }),

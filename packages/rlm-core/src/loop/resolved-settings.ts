@@ -38,6 +38,7 @@ export interface ResolvedSettings {
   readonly largeAnswerChars: number;
   readonly catalogChars: number;
   readonly checkpointMaxVariableBytes: number;
+  readonly checkpointMaxLagMs: number;
   readonly quotas: Required<QuotaSettings>;
   readonly maxConcurrentChildren: number;
 }
