@@ -1,9 +1,9 @@
 import { type Sandbox, SnapshotPreemptedError, type VariableSnapshotEntry } from '@rlm/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CheckpointVariables, digestOf } from './checkpoint-variables.js';
+import { CheckpointVariables } from './checkpoint-variables.js';
 import { ReachTracker } from './reach-tracker.js';
 import { createSesSandbox } from './create-ses-sandbox.js';
-import { deserializeCheckpointBytes, pieceElements } from './serialize-in-pieces.js';
+import { deserializeCheckpointBytes, digestOf, pieceElements } from './serialize-in-pieces.js';
 import type { WorkerSnapshotEntry } from './worker-protocol.js';
 
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { isPrimitive, type ReachTracker } from './reach-tracker.js';
-import { type PiecesResult, serializeInPieces } from './serialize-in-pieces.js';
+import { digestOf, type PiecesResult, serializeInPieces } from './serialize-in-pieces.js';
 import type { WorkerSnapshotEntry } from './worker-protocol.js';
 
 /** What {@link CheckpointVariables.snapshot} is asked. */
@@ -25,11 +24,6 @@ export interface SnapshotPacing {
   readonly sliceMs: number;
   /** Resolves once the worker has handled what was waiting (an `execute`, say). */
   pause(): Promise<void>;
-}
-
-/** SHA-256 of `bytes`, in lowercase hex: the id the artifact store gives the same bytes. */
-export function digestOf(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /** A value as serialised (or known) at a reach generation. */

@@ -99,6 +99,20 @@ test('a symbol inside, a function, a class instance: not saved, with the reason'
   expect(serialize(new Point()).result).toMatchObject({ ok: false, reason: 'a class instance' });
 });
 
+test('a getter that throws inside a large array: not saved, with the reason, not thrown', () => {
+  const hostile: unknown[] = Array.from({ length: many }, (_, index) => index);
+  Object.defineProperty(hostile, many - 5, {
+    get() {
+      throw new Error('boom');
+    },
+  });
+  expect(serialize(hostile).result).toEqual({
+    ok: false,
+    reason: 'reading it threw (boom)',
+    tooLarge: false,
+  });
+});
+
 test('a value over the limit is too large, in pieces or whole, never half-made', () => {
   const words = Array.from({ length: many }, (_, index) => `word-${index}`);
   expect(serialize(words, 100_000).result).toMatchObject({ ok: false, tooLarge: true });

@@ -41,6 +41,7 @@ export function* serializeInPieces(
 ): Generator<void, PiecesResult> {
   const kind = piecesKindOf(value);
   if (kind === undefined) return serializeWhole(value, maxBytes);
+  // Hashed as the pieces are made, a slice at a time.
   const hash = createHash('sha256');
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -60,7 +61,8 @@ export function* serializeInPieces(
   const tooLarge = tooLargeResult(maxBytes);
   add(Uint8Array.from([...piecesMagic, kind]));
   const pieces = piecesOf(value, kind);
-  for (let piece = pieces.next(); !piece.done; piece = pieces.next()) {
+  for (let piece = nextPiece(pieces); !piece.done; piece = nextPiece(pieces)) {
+    if ('threw' in piece) return readingThrew(piece.threw);
     // An object, a hole or a symbol: these do not split safely; the whole value is made at once.
     if (piece.value === undefined) return serializeWhole(value, maxBytes);
     // Known too large before it is serialised: a piece of 8,192 references to one long string
@@ -69,6 +71,24 @@ export function* serializeInPieces(
     yield;
   }
   return { ok: true, parts, digest: hash.digest('hex') };
+}
+
+/** The next piece, or what reading it threw (an array element's getter is guest code). */
+function nextPiece(
+  pieces: Generator<unknown[] | string | undefined>,
+):
+  | IteratorResult<unknown[] | string | undefined>
+  | { readonly done: false; readonly threw: unknown } {
+  try {
+    return pieces.next();
+  } catch (error) {
+    return { done: false, threw: error };
+  }
+}
+
+/** SHA-256 of `bytes`, in lowercase hex: the id the artifact store gives the same bytes. */
+export function digestOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /** The value {@link serializeInPieces} made `bytes` of (V8's format or pieces). */
@@ -242,12 +262,16 @@ function serializeWhole(value: unknown, maxBytes: number): PiecesResult {
     }
     const bytes = serializeValue(copy.value);
     if (bytes.byteLength > maxBytes) return tooLargeResult(maxBytes);
-    return { ok: true, parts: [bytes], digest: createHash('sha256').update(bytes).digest('hex') };
+    return { ok: true, parts: [bytes], digest: digestOf(bytes) };
   } catch (error) {
-    return {
-      ok: false,
-      reason: `reading it threw (${error instanceof Error ? error.message : String(error)})`,
-      tooLarge: false,
-    };
+    return readingThrew(error);
   }
+}
+
+function readingThrew(error: unknown): PiecesResult {
+  return {
+    ok: false,
+    reason: `reading it threw (${error instanceof Error ? error.message : String(error)})`,
+    tooLarge: false,
+  };
 }
