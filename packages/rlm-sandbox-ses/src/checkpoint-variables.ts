@@ -1,5 +1,6 @@
 import { isPrimitive, type ReachTracker } from './reach-tracker.js';
 import { digestOf, type PiecesResult, serializeInPieces } from './serialize-in-pieces.js';
+import { ownsBuffer } from './serialize-value.js';
 import type { WorkerSnapshotEntry } from './worker-protocol.js';
 
 /** What {@link CheckpointVariables.snapshot} is asked. */
@@ -159,16 +160,10 @@ export class CheckpointVariables {
     return { entries, buffers };
   }
 
-  /**
-   * Abandons the snapshot running, if any (it resolves with `undefined`), keeping what it made.
-   * Returns whether one was running.
-   */
-  preempt(): boolean {
-    const running = this.#running;
-    if (running === undefined) return false;
-    running.cancelled = true;
+  /** Abandons the snapshot running, if any (it resolves with `undefined`), keeping what it made. */
+  preempt(): void {
+    if (this.#running !== undefined) this.#running.cancelled = true;
     this.#running = undefined;
-    return true;
   }
 
   /** Remembers a primitive restored from `bytes`, so the next snapshot need not serialise it. */
@@ -190,12 +185,4 @@ export class CheckpointVariables {
       (isPrimitive(value) || !this.#reach.mayHaveChangedSince(name, seen.generation))
     );
   }
-}
-
-function ownsBuffer(bytes: Uint8Array): boolean {
-  return (
-    bytes.byteOffset === 0 &&
-    bytes.byteLength === bytes.buffer.byteLength &&
-    bytes.buffer instanceof ArrayBuffer
-  );
 }

@@ -6,7 +6,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
-import { CheckpointVariables } from './checkpoint-variables.js';
+import { CheckpointVariables, type SnapshotPacing } from './checkpoint-variables.js';
 import { isPrimitive, ReachTracker } from './reach-tracker.js';
 import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
@@ -14,7 +14,7 @@ import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
 import { OutputBuffer } from './output-buffer.js';
 import { deserializeCheckpointBytes, readCheckpointBytes } from './serialize-in-pieces.js';
-import { serializeValue } from './serialize-value.js';
+import { ownsBuffer, serializeValue } from './serialize-value.js';
 import { TransferTooLargeError } from './transfer-too-large-error.js';
 import {
   evalName,
@@ -608,20 +608,16 @@ export class GuestRuntime {
   ): Promise<void> {
     const failed: string[] = [];
     const records: VariableRecord[] = [];
+    const pacing = this.#pacingFor(id);
     let sliceStart = performance.now();
-    let progressAt = sliceStart;
     for (const { name, bytes } of variables) {
       try {
         const reading = readCheckpointBytes(bytes);
         let step = reading.next();
         while (!step.done) {
-          if (performance.now() - sliceStart >= snapshotSliceMs) {
-            await new Promise((resolve) => setImmediate(resolve));
+          if (performance.now() - sliceStart >= pacing.sliceMs) {
+            await pacing.pause();
             sliceStart = performance.now();
-            if (sliceStart - progressAt >= snapshotProgressMs) {
-              progressAt = sliceStart;
-              this.#post({ type: 'request-progress', id });
-            }
           }
           step = reading.next();
         }
@@ -656,20 +652,7 @@ export class GuestRuntime {
         }
       }
       const { id } = request;
-      let progressAt = performance.now();
-      const snapshot = await this.#checkpoints.snapshot(variables, request, {
-        sliceMs: snapshotSliceMs,
-        pause: () =>
-          new Promise<void>((resolve) =>
-            setImmediate(() => {
-              if (performance.now() - progressAt >= snapshotProgressMs) {
-                progressAt = performance.now();
-                this.#post({ type: 'request-progress', id });
-              }
-              resolve();
-            }),
-          ),
-      });
+      const snapshot = await this.#checkpoints.snapshot(variables, request, this.#pacingFor(id));
       // Preempted: every request waiting was answered then.
       if (snapshot === undefined || this.#checkpointRequests[0] !== request) return;
       this.#checkpointRequests.shift();
@@ -677,6 +660,27 @@ export class GuestRuntime {
       this.#port.postMessage(answer, snapshot.buffers);
       request = this.#checkpointRequests[0];
     }
+  }
+
+  /**
+   * Slices of work for request `id`: each pause lets waiting messages in, and every
+   * {@link snapshotProgressMs} tells the host (`request-progress`) that the worker is alive.
+   */
+  #pacingFor(id: number): SnapshotPacing {
+    let progressAt = performance.now();
+    return {
+      sliceMs: snapshotSliceMs,
+      pause: () =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            if (performance.now() - progressAt >= snapshotProgressMs) {
+              progressAt = performance.now();
+              this.#post({ type: 'request-progress', id });
+            }
+            resolve();
+          }),
+        ),
+    };
   }
 
   /** Abandons the checkpoint snapshots asked for, answering `preempted` now. */
@@ -1018,10 +1022,3 @@ export class GuestRuntime {
 }
 
 /** Whether `bytes` spans the whole of its own ArrayBuffer, which can then be moved. */
-function ownsBuffer(bytes: Uint8Array): boolean {
-  return (
-    bytes.byteOffset === 0 &&
-    bytes.byteLength === bytes.buffer.byteLength &&
-    bytes.buffer instanceof ArrayBuffer
-  );
-}

@@ -19,3 +19,15 @@ export function deserializeValue(bytes: Uint8Array): unknown {
   deserializer.readHeader();
   return deserializer.readValue();
 }
+
+/**
+ * Whether `bytes` spans the whole of its own `ArrayBuffer`, so that the buffer can be moved to
+ * another thread (listed for transfer) rather than copied.
+ */
+export function ownsBuffer(bytes: Uint8Array): boolean {
+  return (
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength &&
+    bytes.buffer instanceof ArrayBuffer
+  );
+}
