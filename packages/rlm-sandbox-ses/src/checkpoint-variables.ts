@@ -1,3 +1,4 @@
+import { compareNames } from './compare-names.js';
 import { isPrimitive, type ReachTracker } from './reach-tracker.js';
 import { digestOf, type PiecesResult, serializeInPieces } from './serialize-in-pieces.js';
 import { ownsBuffer } from './serialize-value.js';
@@ -82,7 +83,7 @@ export class CheckpointVariables {
     this.#running = job;
     const previousDigests =
       request.previousDigests === 'as-reported' ? this.#reported : request.previousDigests;
-    const sorted = [...variables].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...variables].sort(([a], [b]) => compareNames(a, b));
     const entries: WorkerSnapshotEntry[] = [];
     const reportedAs = new Map<string, Seen & { readonly digest: string }>();
     let sliceStart = performance.now();

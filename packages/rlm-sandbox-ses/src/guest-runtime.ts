@@ -447,9 +447,10 @@ export class GuestRuntime {
   }
 
   /**
-   * The model's variables, described. A description is reused while the value is the same and
-   * no execution since could have changed it in place (see {@link ReachTracker}), so a step
-   * describes what it changed, not every variable; during an execution everything is described.
+   * The model's variables, described, in no order (the host sorts them). A description is
+   * reused while the value is the same and no execution since could have changed it in place
+   * (see {@link ReachTracker}), so a step describes what it changed, not every variable; during
+   * an execution everything is described.
    */
   #listVariables(): VariableInfo[] {
     const infos: VariableInfo[] = [];
@@ -476,7 +477,7 @@ export class GuestRuntime {
       const names = new Set(infos.map((info) => info.name));
       for (const name of this.#listed.keys()) if (!names.has(name)) this.#listed.delete(name);
     }
-    return infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return infos;
   }
 
   #describeVariable(name: string, value: unknown): VariableInfo {

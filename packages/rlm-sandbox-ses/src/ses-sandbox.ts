@@ -15,6 +15,7 @@ import {
   type VariableInfo,
   type VariableSnapshotEntry,
 } from '@rlm/core';
+import { compareNames } from './compare-names.js';
 import { describeBytes } from './describe-bytes.js';
 import { ExecutionClock } from './execution-clock.js';
 import { isIdentifierName } from './is-identifier-name.js';
@@ -598,10 +599,8 @@ export class SesSandbox implements Sandbox {
         }
         return;
       case 'reply': {
-        const request = this.#requests.get(message.id);
+        const request = this.#takeRequest(message.id);
         if (request === undefined) return;
-        this.#requests.delete(message.id);
-        clearTimeout(request.watchdog);
         if (!message.ok) {
           request.reject(new SandboxError(`@rlm/sandbox-ses: ${message.message}`));
           return;
@@ -618,10 +617,8 @@ export class SesSandbox implements Sandbox {
         return;
       }
       case 'variables-snapshot': {
-        const request = this.#requests.get(message.id);
+        const request = this.#takeRequest(message.id);
         if (request === undefined) return;
-        this.#requests.delete(message.id);
-        clearTimeout(request.watchdog);
         if ('preempted' in message) request.reject(new SnapshotPreemptedError());
         else request.resolve(message.entries);
         return;
@@ -630,15 +627,9 @@ export class SesSandbox implements Sandbox {
         // Applied whatever became of the request: the next listing is relative to this one.
         for (const name of message.removed) state.listing.delete(name);
         for (const info of message.changed) state.listing.set(info.name, info);
-        const request = this.#requests.get(message.id);
+        const request = this.#takeRequest(message.id);
         if (request === undefined) return;
-        this.#requests.delete(message.id);
-        clearTimeout(request.watchdog);
-        request.resolve(
-          [...state.listing.values()].sort((a, b) =>
-            a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-          ),
-        );
+        request.resolve([...state.listing.values()].sort((a, b) => compareNames(a.name, b.name)));
         return;
       }
       case 'request-progress': {
@@ -656,6 +647,15 @@ export class SesSandbox implements Sandbox {
         this.#callHost(state, message.id, message.name, message.args);
         return;
     }
+  }
+
+  /** The request `id` waits for, no longer waiting (its watchdog cleared); `undefined` if none. */
+  #takeRequest(id: number): PendingRequest | undefined {
+    const request = this.#requests.get(id);
+    if (request === undefined) return undefined;
+    this.#requests.delete(id);
+    clearTimeout(request.watchdog);
+    return request;
   }
 
   #commitSnapshot(entries: readonly SnapshotEntry[]): void {
