@@ -1,15 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
-  isRetryableStatus,
-  ModelCallError,
+  AttemptTimeoutError,
   type GenerateResult,
+  isRetryableStatus,
   type LanguageModel,
-  formatDuration,
-  type RetryVerdict,
-  retryModelCall,
+  ModelCallError,
   readRetryAfterMs,
+  retryModelCall,
+  type RetryVerdict,
 } from '@rlm/core';
-import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
@@ -168,11 +167,7 @@ function judge(error: unknown): RetryVerdict {
 function describeTimeout(
   error: AttemptTimeoutError | InstanceType<typeof Anthropic.APIConnectionTimeoutError>,
 ): string {
-  if (!(error instanceof AttemptTimeoutError)) return 'did not answer in time';
-  const time = formatDuration(error.timeoutMs);
-  return error.eventsReceived === 0
-    ? `did not answer within ${time}`
-    : `went silent for ${time} mid-answer`;
+  return error instanceof AttemptTimeoutError ? error.retryDetail : 'did not answer in time';
 }
 
 function rootCause(error: unknown): string {
@@ -244,7 +239,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(
-        () => controller.abort(new AttemptTimeoutError(timeoutMs, events)),
+        () => controller.abort(new AttemptTimeoutError(timeoutMs, events, 'events')),
         timeoutMs,
       );
     };

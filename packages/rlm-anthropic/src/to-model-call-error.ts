@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
+  AttemptTimeoutError,
   describeAttempts,
   isRetryableStatus,
   ModelCallError,
@@ -8,7 +9,6 @@ import {
   refusedWaitError,
   scrubModelCallError,
 } from '@rlm/core';
-import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { StreamApiError } from './stream-api-error.js';
 import { StreamCutError } from './stream-cut-error.js';
@@ -68,7 +68,7 @@ function count(value: number): string {
 
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
   if (
-    (error instanceof AttemptTimeoutError && error.eventsReceived === 0) ||
+    (error instanceof AttemptTimeoutError && error.received === 0) ||
     error instanceof Anthropic.APIConnectionTimeoutError
   ) {
     return new ModelCallError(
@@ -76,9 +76,9 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }
-  if (error instanceof AttemptTimeoutError && error.eventsReceived > 0) {
+  if (error instanceof AttemptTimeoutError && error.received > 0) {
     return new ModelCallError(
-      `${prefix} the Messages API's streamed answer went silent for timeoutMs (${count(context.timeoutMs)} ms) after ${count(error.eventsReceived)} events; ${describeAttempts(context)}. Raise timeoutMs or maxRetries, or check the network.`,
+      `${prefix} the Messages API's streamed answer went silent for timeoutMs (${count(context.timeoutMs)} ms) after ${count(error.received)} events; ${describeAttempts(context)}. Raise timeoutMs or maxRetries, or check the network.`,
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }

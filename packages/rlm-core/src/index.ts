@@ -30,6 +30,7 @@ export {
   renderKnownTools,
 } from './prompt/render-known-tools.js';
 export { runKey } from './run-key.js';
+export { AttemptTimeoutError } from './attempt-timeout-error.js';
 export {
   describeAttempts,
   isRetryableStatus,

@@ -1,15 +1,14 @@
 import {
-  formatDuration,
+  AttemptTimeoutError,
   type GenerateResult,
-  type LanguageModel,
   isRetryableStatus,
+  type LanguageModel,
   ModelCallError,
-  type RetryVerdict,
   readRetryAfterMs,
   retryModelCall,
+  type RetryVerdict,
 } from '@rlm/core';
 import OpenAI from 'openai';
-import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { fromChatCompletion } from './from-chat-completion.js';
 import { MalformedCompletionError } from './malformed-completion-error.js';
 import { StreamCutError } from './stream-cut-error.js';
@@ -102,11 +101,8 @@ export interface OpenAIModelSettings {
 
 function judge(error: unknown): RetryVerdict {
   if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
-    const detail = !(error instanceof AttemptTimeoutError)
-      ? 'did not answer in time'
-      : error.chunksReceived === 0
-        ? `did not answer within ${formatDuration(error.timeoutMs)}`
-        : `went silent for ${formatDuration(error.timeoutMs)} mid-answer`;
+    const detail =
+      error instanceof AttemptTimeoutError ? error.retryDetail : 'did not answer in time';
     return { retryable: true, retryAfterMs: undefined, retry: { reason: 'timeout', detail } };
   }
   if (error instanceof MalformedCompletionError) {
@@ -307,7 +303,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(
-        () => controller.abort(new AttemptTimeoutError(timeoutMs, chunksReceived)),
+        () => controller.abort(new AttemptTimeoutError(timeoutMs, chunksReceived, 'chunks')),
         timeoutMs,
       );
     };

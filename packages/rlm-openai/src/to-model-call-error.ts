@@ -1,4 +1,5 @@
 import {
+  AttemptTimeoutError,
   describeAttempts,
   isRetryableStatus,
   isToolsRefusal,
@@ -9,7 +10,6 @@ import {
   scrubModelCallError,
 } from '@rlm/core';
 import OpenAI from 'openai';
-import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { MalformedCompletionError } from './malformed-completion-error.js';
 import { StreamCutError } from './stream-cut-error.js';
 
@@ -71,9 +71,9 @@ function count(value: number): string {
 }
 
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
-  if (error instanceof AttemptTimeoutError && error.chunksReceived > 0) {
+  if (error instanceof AttemptTimeoutError && error.received > 0) {
     return new ModelCallError(
-      `${prefix} the Chat Completions API at ${context.baseURL} went silent for timeoutMs (${count(context.timeoutMs)} ms) mid-answer, after ${count(error.chunksReceived)} chunks; ${describeAttempts(context)}. Raise timeoutMs or maxRetries, or check the server.`,
+      `${prefix} the Chat Completions API at ${context.baseURL} went silent for timeoutMs (${count(context.timeoutMs)} ms) mid-answer, after ${count(error.received)} chunks; ${describeAttempts(context)}. Raise timeoutMs or maxRetries, or check the server.`,
       { retryable: true, reason: 'timeout', settings: ['timeoutMs', 'maxRetries'] },
     );
   }
