@@ -1,0 +1,148 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ServedRequestError } from '../errors/served-request-error.js';
+import { createRlmMcpServer } from '../mcp/create-rlm-mcp-server.js';
+import { addOpenAIRoutes, errorResponse } from '../openai/openai-routes.js';
+import type { RlmService } from '../rlm-service.js';
+import { checkBearerToken } from './check-bearer-token.js';
+
+/** Settings of {@link createRlmHttpApp}. */
+export interface RlmHttpAppSettings {
+  readonly service: RlmService;
+  /**
+   * The bearer token every route but `/health` requires (`Authorization: Bearer <token>`);
+   * `undefined` for none (loopback only: see `startRlmHttpServer`).
+   */
+  readonly token?: string;
+  /** Most bytes of a request body; larger ones are answered 413. Default 64 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Serve the OpenAI-compatible routes under `/v1`. Default true. */
+  readonly openai?: boolean;
+  /** Serve MCP over streamable HTTP at `/mcp` (stateless: one server per request). Default false. */
+  readonly mcp?: boolean;
+  /** On a stream, a `: keep-alive` comment after this many ms of silence (0: none). Default 15,000. */
+  readonly keepAliveMs?: number;
+}
+
+/** Request bodies up to this size unless `maxBodyBytes` says otherwise: 64 MiB. */
+export const defaultMaxBodyBytes = 64 * 1024 * 1024;
+
+/**
+ * The HTTP face of an {@link RlmService}, as a Hono app (a `fetch` handler: serve it with
+ * `startRlmHttpServer`, or any Hono adapter):
+ * - `GET /health`: `{ status, running, concurrency }`, 200, or 503 while shutting down; no token;
+ * - `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/chat/completions` (OpenAI-compatible);
+ * - `/mcp`: MCP over streamable HTTP, when `mcp` is set.
+ * Errors use the OpenAI error shape.
+ */
+export function createRlmHttpApp(settings: RlmHttpAppSettings): Hono {
+  const { service, token } = settings;
+  const app = new Hono();
+  app.get('/health', () =>
+    Response.json(
+      {
+        status: service.closing ? 'shutting_down' : 'ok',
+        running: service.concurrency.running,
+        concurrency: service.concurrency.size,
+      },
+      { status: service.closing ? 503 : 200 },
+    ),
+  );
+  if (token !== undefined) {
+    app.use('*', async (c, next) => {
+      if (c.req.path === '/health' || checkBearerToken(c.req.header('authorization'), token)) {
+        return next();
+      }
+      const startedAt = Date.now();
+      const given = c.req.header('authorization') !== undefined;
+      service.log({
+        startedAt,
+        requestId: `${c.req.method} ${c.req.path}`,
+        protocol: c.req.path.startsWith('/mcp') ? 'mcp' : 'openai',
+        status: 401,
+        outcome: 'rejected',
+        durationMs: 0,
+        error: 'invalid_api_key',
+      });
+      const response = errorResponse(
+        new ServedRequestError(
+          given
+            ? 'the bearer token is wrong; send the one this server was started with'
+            : 'this server needs a bearer token; send Authorization: Bearer <token> (the api key of an OpenAI client)',
+          { status: 401, code: 'invalid_api_key' },
+        ),
+      );
+      response.headers.set('www-authenticate', 'Bearer');
+      return response;
+    });
+  }
+  const maxSize = settings.maxBodyBytes ?? defaultMaxBodyBytes;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize,
+      onError: (c) => {
+        service.log({
+          startedAt: Date.now(),
+          requestId: `${c.req.method} ${c.req.path}`,
+          protocol: c.req.path.startsWith('/mcp') ? 'mcp' : 'openai',
+          status: 413,
+          outcome: 'rejected',
+          durationMs: 0,
+          error: 'request_too_large',
+        });
+        return errorResponse(
+          new ServedRequestError(
+            `the request body is over this server's limit of ${maxSize} bytes; send less inline context, or name files under the context root`,
+            { status: 413, code: 'request_too_large' },
+          ),
+        );
+      },
+    }),
+  );
+  if (settings.openai ?? true) {
+    addOpenAIRoutes(app, service, { keepAliveMs: settings.keepAliveMs ?? 15_000 });
+  }
+  if (settings.mcp) app.all('/mcp', (c) => handleMcp(service, c.req.raw));
+  app.notFound((c) =>
+    errorResponse(
+      new ServedRequestError(
+        `no route ${c.req.method} ${c.req.path}; this server serves POST /v1/chat/completions, GET /v1/models${settings.mcp ? ', /mcp' : ''} and GET /health`,
+        { status: 404 as const, code: 'not_found' },
+      ),
+    ),
+  );
+  app.onError((error) =>
+    errorResponse(
+      new ServedRequestError(`the server failed: ${error.message}`, {
+        status: 500,
+        code: 'internal_error',
+        cause: error,
+      }),
+    ),
+  );
+  return app;
+}
+
+/** One MCP request, on its own server and transport (stateless), closed when its response ends. */
+async function handleMcp(service: RlmService, request: Request): Promise<Response> {
+  const server = createRlmMcpServer(service);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: false,
+  });
+  await server.connect(transport);
+  const response = await transport.handleRequest(request);
+  if (response.body === null) {
+    await server.close();
+    return response;
+  }
+  // Closing the server cancels its running calls: when the client goes away, the run stops.
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  response.body.pipeTo(writable).then(
+    () => server.close(),
+    () => server.close(),
+  );
+  return new Response(readable, response);
+}
