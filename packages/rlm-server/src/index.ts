@@ -10,6 +10,7 @@ export * from './errors/index.js';
 export {
   createRlmHttpApp,
   defaultMaxBodyBytes,
+  type RlmHttpApp,
   type RlmHttpAppSettings,
 } from './http/create-rlm-http-app.js';
 export { isLoopbackHost } from './http/is-loopback-host.js';
@@ -20,6 +21,7 @@ export {
   startRlmHttpServer,
 } from './http/start-rlm-http-server.js';
 export { createRlmMcpServer, rlmQueryToolName } from './mcp/create-rlm-mcp-server.js';
+export { type McpHttpSessionLimits, McpHttpSessions } from './mcp/mcp-http-sessions.js';
 export { type McpStdioSession, serveMcpOverStdio } from './mcp/serve-mcp-over-stdio.js';
 export {
   createRlmService,

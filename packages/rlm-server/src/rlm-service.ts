@@ -61,11 +61,13 @@ export interface RunRecorder {
   finish(error?: unknown): Promise<string | undefined>;
 }
 
-/** A stored run, as the MCP server lists it. */
+/**
+ * A stored run, as the MCP server lists it; any other fields (status, usage, times) are shown
+ * as they are in `rlm://runs`.
+ */
 export interface ServedRunSummary {
   readonly runId: string;
   readonly query: string;
-  readonly [field: string]: unknown;
 }
 
 /** The runs kept in a store, for MCP resources. */

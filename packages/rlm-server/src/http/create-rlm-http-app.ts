@@ -1,8 +1,7 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ServedRequestError } from '../errors/served-request-error.js';
-import { createRlmMcpServer } from '../mcp/create-rlm-mcp-server.js';
+import { McpHttpSessions } from '../mcp/mcp-http-sessions.js';
 import { addOpenAIRoutes, errorResponse } from '../openai/openai-routes.js';
 import type { RlmService } from '../rlm-service.js';
 import { checkBearerToken } from './check-bearer-token.js';
@@ -19,10 +18,18 @@ export interface RlmHttpAppSettings {
   readonly maxBodyBytes?: number;
   /** Serve the OpenAI-compatible routes under `/v1`. Default true. */
   readonly openai?: boolean;
-  /** Serve MCP over streamable HTTP at `/mcp` (stateless: one server per request). Default false. */
+  /** Serve MCP over streamable HTTP at `/mcp`. Default false. */
   readonly mcp?: boolean;
   /** On a stream, a `: keep-alive` comment after this many ms of silence (0: none). Default 15,000. */
   readonly keepAliveMs?: number;
+}
+
+/** The HTTP app and what it holds open. */
+export interface RlmHttpApp {
+  /** The Hono app: `app.fetch` is the `fetch` handler. */
+  readonly app: Hono;
+  /** Closes what the app holds open (MCP sessions, whose running calls are cancelled). */
+  close(): Promise<void>;
 }
 
 /** Request bodies up to this size unless `maxBodyBytes` says otherwise: 64 MiB. */
@@ -33,12 +40,13 @@ export const defaultMaxBodyBytes = 64 * 1024 * 1024;
  * `startRlmHttpServer`, or any Hono adapter):
  * - `GET /health`: `{ status, running, concurrency }`, 200, or 503 while shutting down; no token;
  * - `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/chat/completions` (OpenAI-compatible);
- * - `/mcp`: MCP over streamable HTTP, when `mcp` is set.
+ * - `/mcp`: MCP over streamable HTTP (sessions: see `McpHttpSessions`), when `mcp` is set.
  * Errors use the OpenAI error shape.
  */
-export function createRlmHttpApp(settings: RlmHttpAppSettings): Hono {
+export function createRlmHttpApp(settings: RlmHttpAppSettings): RlmHttpApp {
   const { service, token } = settings;
   const app = new Hono();
+  const mcp = settings.mcp ? new McpHttpSessions(service) : undefined;
   app.get('/health', () =>
     Response.json(
       {
@@ -104,7 +112,7 @@ export function createRlmHttpApp(settings: RlmHttpAppSettings): Hono {
   if (settings.openai ?? true) {
     addOpenAIRoutes(app, service, { keepAliveMs: settings.keepAliveMs ?? 15_000 });
   }
-  if (settings.mcp) app.all('/mcp', (c) => handleMcp(service, c.req.raw));
+  if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw));
   app.notFound((c) =>
     errorResponse(
       new ServedRequestError(
@@ -122,27 +130,5 @@ export function createRlmHttpApp(settings: RlmHttpAppSettings): Hono {
       }),
     ),
   );
-  return app;
-}
-
-/** One MCP request, on its own server and transport (stateless), closed when its response ends. */
-async function handleMcp(service: RlmService, request: Request): Promise<Response> {
-  const server = createRlmMcpServer(service);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: false,
-  });
-  await server.connect(transport);
-  const response = await transport.handleRequest(request);
-  if (response.body === null) {
-    await server.close();
-    return response;
-  }
-  // Closing the server cancels its running calls: when the client goes away, the run stops.
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-  response.body.pipeTo(writable).then(
-    () => server.close(),
-    () => server.close(),
-  );
-  return new Response(readable, response);
+  return { app, close: async () => mcp?.close() };
 }

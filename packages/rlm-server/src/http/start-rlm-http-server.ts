@@ -61,7 +61,7 @@ export async function startRlmHttpServer(settings: RlmHttpServerSettings): Promi
       `@rlm/server: port must be a whole number from 0 to 65535 (got ${String(port)})`,
     );
   }
-  const app = createRlmHttpApp(settings);
+  const { app, close: closeApp } = createRlmHttpApp(settings);
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = serve({ fetch: app.fetch, hostname: host, port }, () => {
       listening.off('error', reject);
@@ -90,6 +90,7 @@ export async function startRlmHttpServer(settings: RlmHttpServerSettings): Promi
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await settings.service.close(options);
+        await closeApp();
         // The answers of the runs that ended are written; a client that does not read its
         // response gets a few seconds more.
         await new Promise<void>((resolve) => {
