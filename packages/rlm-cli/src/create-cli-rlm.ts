@@ -38,16 +38,16 @@ export function createCliModels(
 }
 
 /**
- * The RLM a command line describes: its models, sandbox, depth, budgets, quotas, tools, tool
- * store and artifact store. Settings `createRLM` rejects (a reserved tool name, say) throw a
- * {@link UsageError}.
+ * The `createRLM` settings a command line describes: its models, sandbox, depth, budgets,
+ * quotas, tools, tool store and artifact store (for `rlm serve`, which creates an RLM per request
+ * from them).
  */
-export function createCliRlm(
+export function cliRlmSettings(
   cli: CliOptions,
   models: ReturnType<typeof createCliModels>,
   parts: CliRlmParts,
-): RLM {
-  const settings: Parameters<typeof createRLM>[0] = {
+): Parameters<typeof createRLM>[0] {
+  return {
     llm: models.llm,
     subLlm: models.subLlm,
     sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
@@ -73,8 +73,19 @@ export function createCliRlm(
       : {}),
     ...(parts.artifacts ? { artifacts: parts.artifacts } : {}),
   };
+}
+
+/**
+ * The RLM a command line describes (see {@link cliRlmSettings}). Settings `createRLM` rejects
+ * (a reserved tool name, say) throw a {@link UsageError}.
+ */
+export function createCliRlm(
+  cli: CliOptions,
+  models: ReturnType<typeof createCliModels>,
+  parts: CliRlmParts,
+): RLM {
   try {
-    return createRLM(settings);
+    return createRLM(cliRlmSettings(cli, models, parts));
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
     throw new UsageError(reason || String(error), { cause: error });

@@ -123,6 +123,11 @@ Batch:       rlm batch <queries.jsonl> [--concurrency <n>] [-o <results.jsonl>] 
              rlm worker --queue redis://host:port [--store redis://host:port]
                                           run the queued jobs, on any number of machines
 
+Serve:       rlm serve [--host <address>] [--port <n>] [--context-root <dir>] [--mcp]
+                                          an OpenAI-compatible API (and MCP); see rlm serve --help
+             rlm mcp [--http] [--context-root <dir>]
+                                          an MCP server (stdio, or HTTP); see rlm mcp --help
+
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
              rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
                                           a run's trace as HTML (or JSON lines); see rlm trace --help

@@ -172,6 +172,10 @@ export type CliCommand =
   | { readonly kind: 'batch'; readonly argv: readonly string[] }
   /** `rlm worker ...`: the words after `worker`, parsed by the command. */
   | { readonly kind: 'worker'; readonly argv: readonly string[] }
+  /** `rlm serve ...`: the words after `serve`, parsed by the command. */
+  | { readonly kind: 'serve'; readonly argv: readonly string[] }
+  /** `rlm mcp ...`: the words after `mcp`, parsed by the command. */
+  | { readonly kind: 'mcp'; readonly argv: readonly string[] }
   | {
       readonly kind: 'tools';
       readonly argv: readonly string[];
@@ -295,6 +299,8 @@ export function parseArguments(
   if (first === 'trace') return { kind: 'trace', argv: argv.slice(1) };
   if (first === 'batch') return { kind: 'batch', argv: argv.slice(1) };
   if (first === 'worker') return { kind: 'worker', argv: argv.slice(1) };
+  if (first === 'serve') return { kind: 'serve', argv: argv.slice(1) };
+  if (first === 'mcp') return { kind: 'mcp', argv: argv.slice(1) };
   const storeAt = argv.indexOf('store');
   if (storeAt >= 0 && isStoreCommand(argv.slice(0, storeAt))) {
     const before = parseStrict(argv.slice(0, storeAt)).values;
@@ -577,7 +583,8 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-function optionalInteger(text: string | undefined, flag: string): number | undefined {
+/** A positive whole number given to `flag`; `undefined` when the flag was not given. */
+export function optionalInteger(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   return checkPositive(
     /^\d+$/.test(text) ? Number(text) : Number.NaN,
@@ -589,8 +596,8 @@ function optionalInteger(text: string | undefined, flag: string): number | undef
 
 const durationUnits: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** Milliseconds, or a number with a unit: `90000`, `90s`, `30m`, `2h`. */
-function parseDuration(text: string, flag: string): number {
+/** Milliseconds, or a number with a unit: `90000`, `90s`, `30m`, `2h`; positive. */
+export function parseDuration(text: string, flag: string): number {
   const match = /^(\d+)\s*(ms|s|m|h)?$/i.exec(text.trim());
   const value =
     match === null ? Number.NaN : Number(match[1]) * durationUnits[(match[2] ?? '').toLowerCase()]!;
@@ -608,7 +615,7 @@ function optionalCount(text: string | undefined, flag: string): number | undefin
 }
 
 /** Bytes, with optional binary suffixes: `1048576`, `512K`, `256MiB`, `2G`, `1gb`. */
-function parseByteCount(text: string, flag: string): number {
+export function parseByteCount(text: string, flag: string): number {
   const match = /^(\d+)\s*(?:([kmgt])(?:i?b)?|(b))?$/i.exec(text.trim());
   const unit = byteUnits[(match?.[2] ?? match?.[3] ?? '').toLowerCase()]!;
   const value = match === null ? Number.NaN : Number(match[1]) * unit;

@@ -23,10 +23,10 @@ export interface RunTracer {
   readonly record: (event: RlmEvent) => void;
   /**
    * Ends the trace (failed with `error` when given), saves it in the store and writes the
-   * `--trace` file. Never rejects: a failure to keep the trace is reported, not thrown, so
-   * that it cannot change the query's outcome.
+   * `--trace` file; resolves to the run's id when the store kept it. Never rejects: a failure
+   * to keep the trace is reported, not thrown, so that it cannot change the query's outcome.
    */
-  readonly finish: (error?: unknown) => Promise<void>;
+  readonly finish: (error?: unknown) => Promise<string | undefined>;
 }
 
 /** A tracer for one query of the CLI. */
@@ -36,9 +36,11 @@ export function createRunTracer(options: RunTracerOptions): RunTracer {
     record: (event) => recorder.record(event),
     async finish(error) {
       const trace = recorder.finish(error);
+      let kept: string | undefined;
       if (options.store) {
         try {
           await saveTrace(options.store, trace);
+          kept = trace.runId;
           if (options.announce) {
             options.report(`rlm: trace kept as run ${trace.runId} (rlm trace ${trace.runId})`);
           }
@@ -60,6 +62,7 @@ export function createRunTracer(options: RunTracerOptions): RunTracer {
           );
         }
       }
+      return kept;
     },
   };
 }

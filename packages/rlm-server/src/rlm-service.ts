@@ -192,7 +192,8 @@ export interface RlmService {
   log(entry: ServedRequestLog): void;
   /**
    * Refuses new runs, lets the running ones finish for `graceMs` (default 30,000), then aborts
-   * the rest (they end 503, `cut`); resolves when every run has ended. Idempotent.
+   * the rest (they end 503, `cut`); resolves when every run has ended. Calling it again returns
+   * the same promise; a shorter `graceMs` then brings the cut forward (0: now).
    */
   close(options?: { readonly graceMs?: number }): Promise<void>;
 }
@@ -249,6 +250,9 @@ class Service implements RlmService {
   /** Aborted when the grace period of `close` ends. */
   readonly #cut = new AbortController();
   #closed: Promise<void> | undefined;
+  /** When the grace period of `close` ends (ms since the epoch), and its timer. */
+  #cutAt = Number.POSITIVE_INFINITY;
+  #cutTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     settings: RlmServiceSettings,
@@ -282,12 +286,7 @@ class Service implements RlmService {
   }
 
   async start(query: ServedQuery): Promise<StartedRun> {
-    if (this.closing) {
-      throw new ServedRequestError('the server is shutting down; send the request again later', {
-        status: 503,
-        code: 'shutting_down',
-      });
-    }
+    this.#refuseWhenClosing();
     if (typeof query.query !== 'string' || query.query.trim() === '') {
       throw new ServedRequestError('the question is empty; ask one', {
         status: 400,
@@ -310,6 +309,8 @@ class Service implements RlmService {
         inline: query.inline,
         files,
       });
+      // Closing began while the files were read: this run would not be waited for.
+      this.#refuseWhenClosing();
       const rlm = this.#createRlm(id, model, limits);
       const done = this.#run(rlm, id, limits, query, context, release);
       const settled = done.then(
@@ -326,17 +327,23 @@ class Service implements RlmService {
   }
 
   close(options: { readonly graceMs?: number } = {}): Promise<void> {
-    this.#closed ??= (async () => {
-      const running = [...this.#running];
-      if (running.length === 0) return;
-      const timer = setTimeout(() => this.#cut.abort(), options.graceMs ?? 30_000);
-      try {
-        await Promise.all(running);
-      } finally {
-        clearTimeout(timer);
-      }
-    })();
+    const cutAt = Date.now() + (options.graceMs ?? 30_000);
+    if (cutAt < this.#cutAt) {
+      this.#cutAt = cutAt;
+      clearTimeout(this.#cutTimer);
+      this.#cutTimer = setTimeout(() => this.#cut.abort(), Math.max(0, cutAt - Date.now()));
+    }
+    this.#closed ??= Promise.all(this.#running).then(() => clearTimeout(this.#cutTimer));
     return this.#closed;
+  }
+
+  #refuseWhenClosing(): void {
+    if (this.closing) {
+      throw new ServedRequestError('the server is shutting down; send the request again later', {
+        status: 503,
+        code: 'shutting_down',
+      });
+    }
   }
 
   async #loadPaths(query: ServedQuery): Promise<ServedFile[]> {

@@ -271,7 +271,7 @@ describe('startRlmHttpServer', () => {
     expect(entry).toMatchObject({ outcome: 'answered' });
   });
 
-  test('close: a run still going after the grace period is cut; its stream ends with an error', async () => {
+  test('close: a run still going when the grace period ends is cut; its stream ends with an error', async () => {
     await using served = await serveScripted([{ text: 'never', delayMs: 600_000 }]);
     const stream = await client(served.baseURL).chat.completions.create({
       model: scriptedModelId,
@@ -282,7 +282,10 @@ describe('startRlmHttpServer', () => {
       for await (const _chunk of stream) void _chunk;
     })().catch((error: unknown) => error);
     await waitUntil(() => served.model.requests.length === 1);
-    await served.server.close({ graceMs: 50 });
+    // A long grace period first (SIGTERM), then none (a second SIGTERM): the run is cut now.
+    const closing = served.server.close({ graceMs: 600_000 });
+    expect(served.server.close({ graceMs: 0 })).toBe(closing);
+    await closing;
     const error = await consumed;
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error).toMatchObject({ code: 'shutting_down' });

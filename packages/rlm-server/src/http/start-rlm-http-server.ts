@@ -25,7 +25,7 @@ export interface RlmHttpServer {
    * Shuts down gracefully: stops accepting connections, answers new requests 503, lets running
    * runs finish for `graceMs` (default 30,000), then cuts the rest (a stream ends with an error
    * event, a waiting client gets 503), and closes every connection. Resolves when all is
-   * closed. Idempotent.
+   * closed. Calling it again returns the same promise; a shorter `graceMs` then cuts sooner.
    */
   close(options?: { readonly graceMs?: number }): Promise<void>;
 }
@@ -86,6 +86,8 @@ export async function startRlmHttpServer(settings: RlmHttpServerSettings): Promi
     url: `http://${shownHost}:${address.port}`,
     port: address.port,
     close(options = {}) {
+      // Called again while closing: a shorter grace period brings the cut forward.
+      if (closing) void settings.service.close(options);
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
