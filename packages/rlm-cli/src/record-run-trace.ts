@@ -20,27 +20,28 @@ export interface RunTracerOptions {
 
 /** Records one query's trace; `finish` keeps it. */
 export interface RunTracer {
+  /** The id the run is kept under in the store (`rlm trace <run-id>`). */
+  readonly runId: string;
   readonly record: (event: RlmEvent) => void;
   /**
    * Ends the trace (failed with `error` when given), saves it in the store and writes the
-   * `--trace` file; resolves to the run's id when the store kept it. Never rejects: a failure
-   * to keep the trace is reported, not thrown, so that it cannot change the query's outcome.
+   * `--trace` file. Never rejects: a failure to keep the trace is reported, not thrown, so
+   * that it cannot change the query's outcome.
    */
-  readonly finish: (error?: unknown) => Promise<string | undefined>;
+  readonly finish: (error?: unknown) => Promise<void>;
 }
 
 /** A tracer for one query of the CLI. */
 export function createRunTracer(options: RunTracerOptions): RunTracer {
   const recorder = createTraceRecorder({ metadata: options.metadata });
   return {
+    runId: recorder.runId,
     record: (event) => recorder.record(event),
     async finish(error) {
       const trace = recorder.finish(error);
-      let kept: string | undefined;
       if (options.store) {
         try {
           await saveTrace(options.store, trace);
-          kept = trace.runId;
           if (options.announce) {
             options.report(`rlm: trace kept as run ${trace.runId} (rlm trace ${trace.runId})`);
           }
@@ -62,7 +63,6 @@ export function createRunTracer(options: RunTracerOptions): RunTracer {
           );
         }
       }
-      return kept;
     },
   };
 }

@@ -122,16 +122,55 @@ describe('RlmService', () => {
       models: { 'rlm:x:y': { llm: createScriptedModel(['FINAL(fine)']) } },
       rlm: { sandbox },
       recordRun: (run) => ({
+        runId: `run-of-${run.requestId}`,
         record: (event) => {
           seen.push(event.type);
           throw new Error('recorder broke');
         },
-        finish: async () => `run-of-${run.requestId}`,
+        finish: async () => {
+          throw new Error('the store is gone');
+        },
       }),
     });
     const answer = await (await service.start(query())).done;
     expect(answer).toMatchObject({ answer: 'fine', runId: 'run-of-chatcmpl-test' });
     expect(seen).toContain('final');
+  });
+
+  test('a trace is kept after the answer is sent; close and the run catalog wait for it', async () => {
+    let keep!: () => void;
+    const kept = new Promise<void>((resolve) => {
+      keep = resolve;
+    });
+    const listed: string[] = [];
+    const service = await createRlmService({
+      models: { 'rlm:x:y': { llm: createScriptedModel(['FINAL(now)']) } },
+      rlm: { sandbox },
+      recordRun: () => ({ runId: 'run-1', record: () => {}, finish: () => kept }),
+      runs: {
+        list: async () => {
+          listed.push('listed');
+          return [];
+        },
+        read: async () => undefined,
+      },
+    });
+    // The answer does not wait for the trace.
+    expect(await (await service.start(query())).done).toMatchObject({
+      answer: 'now',
+      runId: 'run-1',
+    });
+    let closed = false;
+    const closing = service.close().then(() => {
+      closed = true;
+    });
+    const listing = service.runs!.list(5);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(false);
+    expect(listed).toEqual([]);
+    keep();
+    await Promise.all([closing, listing]);
+    expect(listed).toEqual(['listed']);
   });
 
   test('after close, new runs are refused 503; close is idempotent', async () => {

@@ -52,13 +52,16 @@ export interface ServedRunInfo {
 
 /** Keeps one served run's trace, e.g. in a trace store that `rlm runs` reads. */
 export interface RunRecorder {
+  /** The id the run will be kept under, known from the start; sent back with the answer. */
+  readonly runId?: string;
   /** Sees every event of the run, in order. */
   record(event: RlmEvent): void;
   /**
-   * Ends the trace (failed with `error` when given) and keeps it; resolves to the run's id in
-   * the store, if it was kept. A rejection is ignored: keeping a trace never changes a response.
+   * Ends the trace (failed with `error` when given) and keeps it. It runs after the answer is
+   * sent (keeping a trace never delays or changes a response); `RlmService.close` waits for it.
+   * A rejection is ignored.
    */
-  finish(error?: unknown): Promise<string | undefined>;
+  finish(error?: unknown): Promise<unknown>;
 }
 
 /**
@@ -175,7 +178,7 @@ export interface RlmService {
   readonly limits: RunLimits;
   /** The context root, when there is one. */
   readonly contextRoot: ContextRoot | undefined;
-  /** The stored runs, when given. */
+  /** The stored runs, when given; a listing waits for the traces still being kept. */
   readonly runs: RunCatalog | undefined;
   /** Runs at once at most, and running now. */
   readonly concurrency: { readonly size: number; readonly running: number };
@@ -192,7 +195,8 @@ export interface RlmService {
   log(entry: ServedRequestLog): void;
   /**
    * Refuses new runs, lets the running ones finish for `graceMs` (default 30,000), then aborts
-   * the rest (they end 503, `cut`); resolves when every run has ended. Calling it again returns
+   * the rest (they end 503, `cut`); resolves when every run has ended and its trace is kept.
+   * Calling it again returns
    * the same promise; a shorter `graceMs` then brings the cut forward (0: now).
    */
   close(options?: { readonly graceMs?: number }): Promise<void>;
@@ -247,6 +251,8 @@ class Service implements RlmService {
   readonly #settings: RlmServiceSettings;
   readonly #slots: RunSlots;
   readonly #running = new Set<Promise<unknown>>();
+  /** Traces still being kept after their answer was sent. */
+  readonly #traces = new Set<Promise<unknown>>();
   /** Aborted when the grace period of `close` ends. */
   readonly #cut = new AbortController();
   #closed: Promise<void> | undefined;
@@ -266,7 +272,18 @@ class Service implements RlmService {
     this.limits = limits;
     this.#slots = slots;
     this.contextRoot = contextRoot;
-    this.runs = settings.runs;
+    const runs = settings.runs;
+    // Traces are kept after their answers are sent: a listing waits for those still being kept.
+    this.runs = runs && {
+      list: async (limit) => {
+        await Promise.all(this.#traces);
+        return runs.list(limit);
+      },
+      read: async (runId) => {
+        await Promise.all(this.#traces);
+        return runs.read(runId);
+      },
+    };
   }
 
   get concurrency() {
@@ -333,7 +350,10 @@ class Service implements RlmService {
       clearTimeout(this.#cutTimer);
       this.#cutTimer = setTimeout(() => this.#cut.abort(), Math.max(0, cutAt - Date.now()));
     }
-    this.#closed ??= Promise.all(this.#running).then(() => clearTimeout(this.#cutTimer));
+    this.#closed ??= Promise.all(this.#running).then(async () => {
+      clearTimeout(this.#cutTimer);
+      await Promise.all(this.#traces);
+    });
     return this.#closed;
   }
 
@@ -398,7 +418,7 @@ class Service implements RlmService {
       outcome: 'answered',
     };
     let answer: ServedAnswer | undefined;
-    let runId: string | undefined;
+    const runId = recorder?.runId;
     try {
       try {
         for await (const event of rlm.queryStream(query.query, context, { signal })) {
@@ -409,7 +429,7 @@ class Service implements RlmService {
         }
         if (final === undefined) throw new Error('the run ended without a final answer event');
       } catch (error) {
-        runId = await finishTrace(recorder, error);
+        this.#keepTrace(recorder, error);
         const incomplete = describeIncomplete(error, limits);
         if (incomplete === undefined) throw error;
         outcome = { status: 200, outcome: 'incomplete', error: incomplete.reason };
@@ -423,7 +443,7 @@ class Service implements RlmService {
         };
         return answer;
       }
-      runId = await finishTrace(recorder);
+      this.#keepTrace(recorder);
       answer = {
         answer: this.#formatAnswer(final.answer),
         usage: final.usage,
@@ -459,6 +479,19 @@ class Service implements RlmService {
         ...(runId === undefined ? {} : { runId }),
       });
     }
+  }
+
+  /** Finishes a run's trace in the background; `close` waits for it. */
+  #keepTrace(recorder: RunRecorder | undefined, ...error: [unknown?]): void {
+    if (recorder === undefined) return;
+    let kept: Promise<unknown>;
+    try {
+      kept = recorder.finish(...error).catch(() => {});
+    } catch {
+      return;
+    }
+    this.#traces.add(kept);
+    void kept.then(() => this.#traces.delete(kept));
   }
 
   #formatAnswer(answer: unknown): string {
@@ -543,17 +576,6 @@ function describeIncomplete(
     };
   }
   return undefined;
-}
-
-async function finishTrace(
-  recorder: RunRecorder | undefined,
-  error?: unknown,
-): Promise<string | undefined> {
-  try {
-    return await recorder?.finish(...(error === undefined ? [] : [error]));
-  } catch {
-    return undefined;
-  }
 }
 
 function ignoreThrow(action: () => void): void {

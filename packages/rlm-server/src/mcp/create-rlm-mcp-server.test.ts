@@ -60,8 +60,9 @@ function memoryRuns(): { runs: RunCatalog; recordRun: () => RunRecorder } {
     recordRun: () => {
       const recorder = createTraceRecorder();
       return {
+        runId: recorder.runId,
         record: (event) => recorder.record(event),
-        finish: async (error) => (await saveTrace(store, recorder.finish(error))).runId,
+        finish: (error) => saveTrace(store, recorder.finish(error)),
       };
     },
   };

@@ -9,7 +9,7 @@ import {
   type ServeOptions,
 } from './parse-serve-arguments.js';
 
-const env = { ANTHROPIC_API_KEY: 'sk-ant-x' };
+const env: Readonly<Record<string, string>> = { ANTHROPIC_API_KEY: 'sk-ant-x' };
 
 function options(
   argv: readonly string[],
