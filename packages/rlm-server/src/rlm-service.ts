@@ -194,6 +194,14 @@ export interface RlmService {
   /** Logs a request that never became a run (see `RlmServiceSettings.log`). */
   log(entry: ServedRequestLog): void;
   /**
+   * Logs a request refused before its run started (outcome `rejected`) and returns the error it
+   * is answered with (see `ServedRequestError.from`).
+   */
+  refuse(
+    request: Pick<ServedQuery, 'protocol' | 'requestId' | 'startedAt' | 'model' | 'stream'>,
+    error: unknown,
+  ): ServedRequestError;
+  /**
    * Refuses new runs, lets the running ones finish for `graceMs` (default 30,000), then aborts
    * the rest (they end 503, `cut`); resolves when every run has ended and its trace is kept.
    * Calling it again returns
@@ -300,6 +308,25 @@ class Service implements RlmService {
     } catch {
       // A failing log never changes a response.
     }
+  }
+
+  refuse(
+    request: Pick<ServedQuery, 'protocol' | 'requestId' | 'startedAt' | 'model' | 'stream'>,
+    error: unknown,
+  ): ServedRequestError {
+    const failure = ServedRequestError.from(error);
+    this.log({
+      startedAt: request.startedAt,
+      requestId: request.requestId,
+      protocol: request.protocol,
+      ...(typeof request.model === 'string' ? { model: request.model } : {}),
+      ...(request.stream === undefined ? {} : { stream: request.stream }),
+      status: failure.status,
+      outcome: 'rejected',
+      durationMs: Date.now() - request.startedAt,
+      error: failure.code,
+    });
+    return failure;
   }
 
   async start(query: ServedQuery): Promise<StartedRun> {

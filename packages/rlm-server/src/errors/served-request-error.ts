@@ -47,6 +47,18 @@ export class ServedRequestError extends RlmError {
           : 'invalid_request_error';
   }
 
+  /**
+   * The error a request is answered with: `error` itself when it is a `ServedRequestError`, else
+   * a 500 `internal_error` carrying its message.
+   */
+  static from(error: unknown): ServedRequestError {
+    if (ServedRequestError.isInstance(error)) return error;
+    return new ServedRequestError(
+      `the server failed: ${error instanceof Error ? error.message : String(error)}`,
+      { status: 500, code: 'internal_error', cause: error },
+    );
+  }
+
   /** True for a `ServedRequestError` from any copy of this package. */
   static override isInstance(error: unknown): error is ServedRequestError {
     return RlmError.isInstance(error) && error.name === 'ServedRequestError';

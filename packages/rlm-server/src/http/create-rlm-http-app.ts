@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ServedRequestError } from '../errors/served-request-error.js';
 import { McpHttpSessions } from '../mcp/mcp-http-sessions.js';
@@ -47,6 +47,19 @@ export function createRlmHttpApp(settings: RlmHttpAppSettings): RlmHttpApp {
   const { service, token } = settings;
   const app = new Hono();
   const mcp = settings.mcp ? new McpHttpSessions(service) : undefined;
+  /** A request refused before it reached a route (token, body size): logged, then answered. */
+  const refuse = (c: Context, error: ServedRequestError): Response => {
+    service.log({
+      startedAt: Date.now(),
+      requestId: `${c.req.method} ${c.req.path}`,
+      protocol: c.req.path.startsWith('/mcp') ? 'mcp' : 'openai',
+      status: error.status,
+      outcome: 'rejected',
+      durationMs: 0,
+      error: error.code,
+    });
+    return errorResponse(error);
+  };
   app.get('/health', () =>
     Response.json(
       {
@@ -62,18 +75,9 @@ export function createRlmHttpApp(settings: RlmHttpAppSettings): RlmHttpApp {
       if (c.req.path === '/health' || checkBearerToken(c.req.header('authorization'), token)) {
         return next();
       }
-      const startedAt = Date.now();
       const given = c.req.header('authorization') !== undefined;
-      service.log({
-        startedAt,
-        requestId: `${c.req.method} ${c.req.path}`,
-        protocol: c.req.path.startsWith('/mcp') ? 'mcp' : 'openai',
-        status: 401,
-        outcome: 'rejected',
-        durationMs: 0,
-        error: 'invalid_api_key',
-      });
-      const response = errorResponse(
+      const response = refuse(
+        c,
         new ServedRequestError(
           given
             ? 'the bearer token is wrong; send the one this server was started with'
@@ -90,23 +94,14 @@ export function createRlmHttpApp(settings: RlmHttpAppSettings): RlmHttpApp {
     '*',
     bodyLimit({
       maxSize,
-      onError: (c) => {
-        service.log({
-          startedAt: Date.now(),
-          requestId: `${c.req.method} ${c.req.path}`,
-          protocol: c.req.path.startsWith('/mcp') ? 'mcp' : 'openai',
-          status: 413,
-          outcome: 'rejected',
-          durationMs: 0,
-          error: 'request_too_large',
-        });
-        return errorResponse(
+      onError: (c) =>
+        refuse(
+          c,
           new ServedRequestError(
             `the request body is over this server's limit of ${maxSize} bytes; send less inline context, or name files under the context root`,
             { status: 413, code: 'request_too_large' },
           ),
-        );
-      },
+        ),
     }),
   );
   if (settings.openai ?? true) {

@@ -130,25 +130,11 @@ export function createRlmMcpServer(service: RlmService): McpServer {
         return toolResult(started.model, await started.done);
       } catch (error) {
         if (AbortedError.isInstance(error)) throw error;
-        const failure = ServedRequestError.isInstance(error)
-          ? error
-          : new ServedRequestError(String(error instanceof Error ? error.message : error), {
-              status: 500,
-              code: 'internal_error',
-              cause: error,
-            });
-        if (started === undefined) {
-          service.log({
-            startedAt,
-            requestId,
-            protocol: 'mcp',
-            ...(typeof args.model === 'string' ? { model: args.model } : {}),
-            status: failure.status,
-            outcome: 'rejected',
-            durationMs: Date.now() - startedAt,
-            error: failure.code,
-          });
-        }
+        // A run that started logs itself when it ends.
+        const failure =
+          started === undefined
+            ? service.refuse({ protocol: 'mcp', requestId, startedAt, model: args.model }, error)
+            : ServedRequestError.from(error);
         return {
           isError: true,
           content: [{ type: 'text', text: `${failure.message} (${failure.code})` }],

@@ -116,29 +116,20 @@ async function chatCompletion(
     });
   } catch (error) {
     if (AbortedError.isInstance(error)) return new Response(null, { status: 499 });
-    const failure = ServedRequestError.isInstance(error)
-      ? error
-      : new ServedRequestError(
-          `the server failed: ${error instanceof Error ? error.message : String(error)}`,
-          {
-            status: 500,
-            code: 'internal_error',
-            cause: error,
-          },
-        );
-    if (started === undefined) {
-      service.log({
-        startedAt,
-        requestId: identity.id,
-        protocol: 'openai',
-        ...(typeof model === 'string' ? { model } : {}),
-        ...(request ? { stream: request.stream } : {}),
-        status: failure.status,
-        outcome: 'rejected',
-        durationMs: Date.now() - startedAt,
-        error: failure.code,
-      });
-    }
+    // A run that started logs itself when it ends.
+    const failure =
+      started === undefined
+        ? service.refuse(
+            {
+              protocol: 'openai',
+              requestId: identity.id,
+              startedAt,
+              model,
+              ...(request ? { stream: request.stream } : {}),
+            },
+            error,
+          )
+        : ServedRequestError.from(error);
     const response = errorResponse(failure);
     response.headers.set('x-request-id', identity.id);
     return response;
