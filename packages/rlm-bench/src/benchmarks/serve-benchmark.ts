@@ -2,7 +2,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createRLM } from '@rlm/core';
 import { createOpenAIModel } from '@rlm/openai';
 import { createSesSandbox } from '@rlm/sandbox-ses';
-import type { Benchmark, BenchRow } from '../benchmark.js';
+import { createRlmService, startRlmHttpServer } from '@rlm/server';
+import type { Benchmark, BenchOptions, BenchRow } from '../benchmark.js';
 import { median } from '../median.js';
 import { cliEntryPoint } from '../run-cli-process.js';
 import { type ScriptedChatServer, startScriptedChatServer } from '../scripted-chat-server.js';
@@ -126,11 +127,102 @@ function loadAnswers(model: ScriptedChatServer, count: number): void {
   );
 }
 
+/** Medians of a run of alternating requests: served, direct, and what serving added. */
+interface LatencyRun {
+  readonly served: number;
+  readonly direct: number;
+  readonly added: number;
+  /** Process CPU time per request (this process: client, server, sandbox threads), ms. */
+  readonly servedCpu: number;
+  readonly directCpu: number;
+}
+
+/** `samples` direct and served requests, alternating; then the same counted in CPU time. */
+async function measureLatency(
+  direct: () => Promise<unknown>,
+  served: () => Promise<unknown>,
+  samples: number,
+): Promise<LatencyRun> {
+  const servedMs: number[] = [];
+  const directMs: number[] = [];
+  for (let sample = 0; sample < samples; sample++) {
+    directMs.push(await timeAsync(direct));
+    servedMs.push(await timeAsync(served));
+  }
+  const cpuPerRequest = async (work: () => Promise<unknown>) => {
+    const before = process.cpuUsage();
+    for (let sample = 0; sample < samples; sample++) await work();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000 / samples;
+  };
+  const directCpu = await cpuPerRequest(direct);
+  const servedCpu = await cpuPerRequest(served);
+  return {
+    served: median(servedMs),
+    direct: median(directMs),
+    added: median(servedMs) - median(directMs),
+    servedCpu,
+    directCpu,
+  };
+}
+
+/** Rows of the added latency (and, in process, CPU time) over `options.runs` runs. */
+async function latencyRows(
+  options: BenchOptions,
+  label: string,
+  direct: () => Promise<unknown>,
+  served: () => Promise<unknown>,
+  countCpu: boolean,
+): Promise<BenchRow[]> {
+  const samples = options.quick ? 10 : 30;
+  for (let warm = 0; warm < 5; warm++) {
+    await direct();
+    await served();
+  }
+  const runs: LatencyRun[] = [];
+  for (let run = 0; run < options.runs; run++)
+    runs.push(await measureLatency(direct, served, samples));
+  const added = median(runs.map((run) => run.added));
+  options.log(`  ${label}: added ${added.toFixed(2)} ms`);
+  const rows: BenchRow[] = [
+    {
+      benchmark,
+      figure: `1-step run, one request at a time: ${label} minus a direct createRLM call (median of ${samples} requests a run)`,
+      result: { value: added, unit: 'ms' },
+      baseline: {
+        value: median(runs.map((run) => run.direct)),
+        unit: 'ms',
+        label: 'direct createRLM + query',
+      },
+      target: { text: '< 5 ms added', met: added < 5 },
+      runs: options.runs,
+      note: `served request: ${median(runs.map((run) => run.served)).toFixed(2)} ms`,
+    },
+  ];
+  if (countCpu) {
+    const addedCpu = median(runs.map((run) => run.servedCpu - run.directCpu));
+    rows.push({
+      benchmark,
+      figure: `1-step run: process CPU time per request, ${label} minus a direct createRLM call (${samples} requests a run; client, server and sandbox threads in one process)`,
+      result: { value: addedCpu, unit: 'ms' },
+      baseline: {
+        value: median(runs.map((run) => run.directCpu)),
+        unit: 'ms',
+        label: 'direct createRLM + query',
+      },
+      runs: options.runs,
+      note: 'CPU time does not count waiting on a loaded machine',
+    });
+  }
+  return rows;
+}
+
 /**
  * `rlm serve` against a direct `createRLM` call, both on a loopback OpenAI-compatible model that
  * answers FINAL at once (a 1-step run): the latency one request adds (sequential, alternating
- * with the direct call; goal under 5 ms), requests per second with 8 clients at once, and 32
- * streaming requests at once.
+ * with the direct call; goal under 5 ms), first with `@rlm/server` in this process (and its CPU
+ * time), then with the built `rlm serve` as its own process (without and with the default
+ * store); requests per second with 8 clients at once; and 32 streaming requests at once.
  */
 export const serveBenchmark: Benchmark = {
   name: benchmark,
@@ -138,42 +230,47 @@ export const serveBenchmark: Benchmark = {
   async run(options) {
     await using model = await startScriptedChatServer();
     const direct = directRunner(model);
+    const rows: BenchRow[] = [];
+    const perRequest = (options.quick ? 10 : 30) * 3 * options.runs + 10;
+    {
+      const service = await createRlmService({
+        models: {
+          'rlm:openai:bench': {
+            llm: createOpenAIModel({ model: 'bench', baseURL: model.url, apiKey: 'bench' }),
+          },
+        },
+        rlm: { sandbox: createSesSandbox() },
+        concurrency: streams,
+      });
+      const server = await startRlmHttpServer({ service, port: 0 });
+      try {
+        loadAnswers(model, perRequest * 2);
+        rows.push(
+          ...(await latencyRows(
+            options,
+            '@rlm/server in this process',
+            () => direct.answer(),
+            () => servedAnswer(`${server.url}/v1`),
+            true,
+          )),
+        );
+      } finally {
+        await server.close();
+      }
+    }
     return await withTemporaryDirectory(async (cwd) => {
-      const rows: BenchRow[] = [];
       for (const store of [false, true]) {
         await using served = await startServe(model, cwd, store);
-        const samples = options.quick ? 10 : 40;
-        loadAnswers(model, 10 + samples * 2 * options.runs);
-        for (let warm = 0; warm < 5; warm++) {
-          await direct.answer();
-          await servedAnswer(served.baseURL);
-        }
-        const servedMs: number[] = [];
-        const directMs: number[] = [];
-        const added: number[] = [];
-        for (let run = 0; run < options.runs; run++) {
-          const runServed: number[] = [];
-          const runDirect: number[] = [];
-          for (let sample = 0; sample < samples; sample++) {
-            runDirect.push(await timeAsync(() => direct.answer()));
-            runServed.push(await timeAsync(() => servedAnswer(served.baseURL)));
-          }
-          servedMs.push(median(runServed));
-          directMs.push(median(runDirect));
-          added.push(median(runServed) - median(runDirect));
-        }
-        options.log(
-          `  ${store ? 'with the store' : '--no-store'}: added ${median(added).toFixed(2)} ms`,
+        loadAnswers(model, perRequest * 2);
+        rows.push(
+          ...(await latencyRows(
+            options,
+            `rlm serve (${store ? 'traces kept in the default SQLite store' : '--no-store'})`,
+            () => direct.answer(),
+            () => servedAnswer(served.baseURL),
+            false,
+          )),
         );
-        rows.push({
-          benchmark,
-          figure: `1-step run, one request at a time: rlm serve (${store ? 'trace kept in the default SQLite store' : '--no-store'}) minus a direct createRLM call (median of ${samples} requests a run)`,
-          result: { value: median(added), unit: 'ms' },
-          baseline: { value: median(directMs), unit: 'ms', label: 'direct createRLM + query' },
-          target: { text: '< 5 ms added', met: median(added) < 5 },
-          runs: options.runs,
-          note: `served request: ${median(servedMs).toFixed(2)} ms, fetch from this process to the rlm serve process`,
-        });
         if (store) continue;
         const total = clients * requestsPerClient;
         loadAnswers(model, total * 2 * options.runs);
@@ -231,7 +328,7 @@ export const serveBenchmark: Benchmark = {
           },
           ratio: { value: median(servedStreams) / median(directStreams), unit: 'x' },
           runs: options.runs,
-          note: `--concurrency ${streams}: none refused`,
+          note: `rlm serve --concurrency ${streams}: none refused`,
         });
       }
       return rows;
