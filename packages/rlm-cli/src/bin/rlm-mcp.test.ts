@@ -7,8 +7,9 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { fakeChatHang, fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testing';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, test } from 'vitest';
-import { builtRlmBin } from './start-built-rlm.js';
+import { builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
@@ -170,3 +171,61 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+describe('rlm mcp --http', () => {
+  test('serves rlm_query over streamable HTTP at /mcp, behind the bearer token', async () => {
+    const cwd = await project('http');
+    await using model = await startFakeChatCompletionsServer({
+      apiKey: modelKey,
+      replies: [fakeChatText('FINAL(over http)')],
+    });
+    let stderr = '';
+    const server = startBuiltRlm(
+      [
+        'mcp',
+        '--http',
+        '--port',
+        '0',
+        '-m',
+        'openai:gpt-4.1',
+        '--base-url',
+        model.url,
+        '--no-store',
+      ],
+      {
+        cwd,
+        env: { OPENAI_API_KEY: modelKey, RLM_SERVER_TOKEN: 'http-token' },
+        onStderr: (text) => {
+          stderr = text;
+        },
+      },
+    );
+    try {
+      await server.stderrContains('rlm: serving');
+      const url = /on (http:\/\/127\.0\.0\.1:\d+)\/mcp \(MCP\)/.exec(stderr)?.[1];
+      expect(url).toBeDefined();
+      // MCP only: no OpenAI routes.
+      const models = await fetch(`${url}/v1/models`, {
+        headers: { authorization: 'Bearer http-token' },
+      });
+      expect(models.status).toBe(404);
+      expect((await fetch(`${url}/mcp`, { method: 'POST' })).status).toBe(401);
+      const client = new Client({ name: 'rlm-cli-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+          requestInit: { headers: { authorization: 'Bearer http-token' } },
+        }),
+      );
+      const result = await client.callTool({
+        name: 'rlm_query',
+        arguments: { question: 'Over HTTP?' },
+      });
+      expect((result.content as { text: string }[])[0]!.text).toBe('over http');
+      await client.close();
+      server.kill('SIGTERM');
+      expect((await server.done).code).toBe(0);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+});

@@ -140,6 +140,61 @@ describe('rlm serve', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  test('SIGTERM: a running request finishes; past --shutdown-grace the next is cut with 503', async () => {
+    // The model answers only once the server has begun to shut down.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await using model = await startFakeChatCompletionsServer({
+      apiKey: modelKey,
+      handler: async () => {
+        await released;
+        return fakeChatText('FINAL(finished while shutting down)');
+      },
+    });
+    const served = await serve(model, ['--no-store']);
+    const client = new OpenAI({ baseURL: served.baseURL, apiKey: 'none', maxRetries: 0 });
+    const request = client.chat.completions.create({
+      model: 'rlm',
+      messages: [{ role: 'user', content: 'Finish?' }],
+    });
+    while (model.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    served.process.kill('SIGTERM');
+    await served.process.stderrContains('rlm: shutting down');
+    release();
+    expect((await request).choices[0]!.message.content).toBe('finished while shutting down');
+    const result = await served.process.done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'rlm: shutting down: 1 running request may finish within 30.0 s',
+    );
+
+    await using hanging = await startFakeChatCompletionsServer({
+      apiKey: modelKey,
+      replies: [fakeChatHang()],
+    });
+    const cut = await serve(hanging, ['--no-store', '--shutdown-grace', '200ms']);
+    const stream = await new OpenAI({
+      baseURL: cut.baseURL,
+      apiKey: 'none',
+      maxRetries: 0,
+    }).chat.completions.create({
+      model: 'rlm',
+      messages: [{ role: 'user', content: 'Forever?' }],
+      stream: true,
+    });
+    const consumed = (async () => {
+      for await (const _chunk of stream) void _chunk;
+    })().catch((error: unknown) => error);
+    while (hanging.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    cut.process.kill('SIGTERM');
+    expect(await consumed).toMatchObject({ code: 'shutting_down' });
+    const cutResult = await cut.process.done;
+    expect(cutResult.code).toBe(0);
+    expect(cutResult.stderr).toMatch(/status=503 outcome=cut/);
+  });
+
   test('context_paths are read under --context-root; a path outside it is a 400 and nothing is read', async () => {
     const docs = await makeTree('served-root', {
       'notes/a.txt': 'alpha\n',

@@ -255,7 +255,21 @@ describe('startRlmHttpServer', () => {
   });
 
   test('close: a running request finishes within the grace period; then nothing listens', async () => {
-    await using served = await serveScripted([{ text: 'FINAL(finished)', delayMs: 300 }]);
+    // The model answers only once the server is closing.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const scripted = createScriptedModel(['FINAL(finished)'], { modelId: 'scripted' });
+    await using served = await serveScripted({
+      ...scripted,
+      requests: scripted.requests,
+      generate: async (request, options) => {
+        const answer = scripted.generate(request, options);
+        await released;
+        return answer;
+      },
+    });
     const request = client(served.baseURL).chat.completions.create({
       model: scriptedModelId,
       messages: [{ role: 'user', content: 'Finish?' }],
@@ -263,6 +277,8 @@ describe('startRlmHttpServer', () => {
     await waitUntil(() => served.model.requests.length === 1);
     const closed = served.server.close({ graceMs: 60_000 });
     expect(served.service.closing).toBe(true);
+    expect(served.service.concurrency.running).toBe(1);
+    release();
     const completion = await request;
     expect(completion.choices[0]!.message.content).toBe('finished');
     await closed;
