@@ -245,6 +245,23 @@ describe('rlm serve', () => {
     expect(context.stderr).toBe(
       'rlm: rlm serve takes no --context: requests bring their context; name files with --context-root <dir>\n',
     );
+    const missingRoot = await runBuiltRlm(
+      [
+        'serve',
+        '--no-store',
+        '-m',
+        'openai:m',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--context-root',
+        'nope',
+      ],
+      { cwd: root },
+    );
+    expect(missingRoot.code).toBe(2);
+    expect(missingRoot.stderr).toMatch(
+      /^rlm: the context root nope is not a directory \(ENOENT.*\); name an existing directory\n$/,
+    );
     const key = await runBuiltRlm(['serve', '--no-store', '-m', 'anthropic:claude-sonnet-5-5'], {
       cwd: root,
     });

@@ -4,6 +4,7 @@ import {
   type RlmService,
   type RunCatalog,
   type ServedModel,
+  ServerSettingsError,
 } from '@rlm/server';
 import type { ArtifactStore } from '@rlm/core';
 import { listRuns, loadTrace, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
@@ -117,7 +118,7 @@ export async function createCliRlmService(
     return { service, store };
   } catch (error) {
     await store?.close().catch(() => {});
-    if (error instanceof Error && error.name === 'ServerSettingsError') {
+    if (ServerSettingsError.isInstance(error)) {
       throw new UsageError(error.message.replace(/^@rlm\/server:\s*/, ''), { cause: error });
     }
     throw error;
