@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { createRLM } from '@rlm/core';
+import { createRLM, type SandboxFactory } from '@rlm/core';
+import { createScriptedSandbox } from '@rlm/core/testing';
 import { createOpenAIModel } from '@rlm/openai';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import { createRlmService, startRlmHttpServer } from '@rlm/server';
@@ -102,11 +103,10 @@ async function servedStream(baseURL: string): Promise<string> {
 
 /**
  * The same 1-step run without the server: a fresh `createRLM` per request (as `rlm serve` makes),
- * one SES sandbox factory, the same model API.
+ * one sandbox factory, the same model API.
  */
-function directRunner(model: ScriptedChatServer) {
+function directRunner(model: ScriptedChatServer, sandbox: SandboxFactory) {
   const llm = createOpenAIModel({ model: 'bench', baseURL: model.url, apiKey: 'bench' });
-  const sandbox = createSesSandbox();
   return {
     async answer(): Promise<unknown> {
       await using rlm = createRLM({ llm, sandbox });
@@ -220,26 +220,32 @@ async function latencyRows(
 /**
  * `rlm serve` against a direct `createRLM` call, both on a loopback OpenAI-compatible model that
  * answers FINAL at once (a 1-step run): the latency one request adds (sequential, alternating
- * with the direct call; goal under 5 ms), first with `@rlm/server` in this process (and its CPU
- * time), then with the built `rlm serve` as its own process (without and with the default
- * store); requests per second with 8 clients at once; and 32 streaming requests at once.
+ * with the direct call; goal under 5 ms), first with `@rlm/server` in this process on the scripted
+ * sandbox (part `serve-in-process`: the server's own cost, and its CPU time), then with the built
+ * `rlm serve` as its own process on the SES sandbox, without and with the default store (part
+ * `serve-process`); requests per second with 8 clients at once; and 32 streaming requests at once.
  */
 export const serveBenchmark: Benchmark = {
   name: benchmark,
   description: 'rlm serve: added latency, requests per second, 32 concurrent streams',
+  parts: ['serve-in-process', 'serve-process'],
   async run(options) {
     await using model = await startScriptedChatServer();
-    const direct = directRunner(model);
     const rows: BenchRow[] = [];
+    const wants = (part: string) => options.parts.length === 0 || options.parts.includes(part);
     const perRequest = (options.quick ? 10 : 30) * 3 * options.runs + 10;
-    {
+    if (wants('serve-in-process')) {
+      // The sandbox of the scripted runs (no worker thread, no code run): what is left of a
+      // 1-step run is the loop, the model call and, served, the server's own work.
+      const sandbox = (): SandboxFactory => createScriptedSandbox({});
+      const direct = directRunner(model, sandbox());
       const service = await createRlmService({
         models: {
           'rlm:openai:bench': {
             llm: createOpenAIModel({ model: 'bench', baseURL: model.url, apiKey: 'bench' }),
           },
         },
-        rlm: { sandbox: createSesSandbox() },
+        rlm: { sandbox: sandbox() },
         concurrency: streams,
       });
       const server = await startRlmHttpServer({ service, port: 0 });
@@ -248,7 +254,7 @@ export const serveBenchmark: Benchmark = {
         rows.push(
           ...(await latencyRows(
             options,
-            '@rlm/server in this process',
+            '@rlm/server in this process (scripted sandbox)',
             () => direct.answer(),
             () => servedAnswer(`${server.url}/v1`),
             true,
@@ -258,6 +264,8 @@ export const serveBenchmark: Benchmark = {
         await server.close();
       }
     }
+    if (!wants('serve-process')) return rows;
+    const direct = directRunner(model, createSesSandbox());
     return await withTemporaryDirectory(async (cwd) => {
       for (const store of [false, true]) {
         await using served = await startServe(model, cwd, store);
