@@ -133,12 +133,5 @@ export async function createRedisArtifactStore(
 
 /** `url` with its password, if any, replaced by `***`, for messages. */
 function redactPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
+  return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
 }
