@@ -35,7 +35,10 @@ export interface QueuedBatchOptions {
   readonly maxArtifactBytes?: number;
   /** How long no worker may make progress on the batch before it stops waiting, in ms. */
   readonly stallTimeoutMs: number;
-  /** How often every unanswered job is looked for on the queue, in ms. Default 5,000. */
+  /**
+   * How often every unanswered job is looked for on the queue, in ms. Default 5,000 (a quarter
+   * of `stallTimeoutMs` when that is shorter, at least 500).
+   */
   readonly checkIntervalMs?: number;
   /** Stops waiting: the jobs stay queued. */
   readonly signal?: AbortSignal;
@@ -67,7 +70,9 @@ export async function* queueBatchJobs(
   ]);
   const url = redactPassword(options.queue);
   const { connection, report } = options;
-  const checkIntervalMs = options.checkIntervalMs ?? 5000;
+  const checkIntervalMs =
+    options.checkIntervalMs ??
+    Math.min(5000, Math.max(500, Math.floor(options.stallTimeoutMs / 4)));
   const queue = new Queue<QueuedJobData>(batchQueueName, { connection });
   const events = new QueueEvents(batchQueueName, { connection });
   // The keys beside the queue (results, claims): commands fail after one reconnection attempt.
@@ -81,6 +86,10 @@ export async function* queueBatchJobs(
   queue.on('error', onError);
   events.on('error', onError);
   redis.on('error', onError);
+  // A restart may come back before any reconnection fails: the closed connection says it.
+  redis.on('close', () => {
+    if (!ended) down ??= { since: Date.now(), message: 'the connection was closed' };
+  });
 
   const batch = { id: queuedBatchId(options.jobsFile), maxArtifactBytes: options.maxArtifactBytes };
   const byJobId = new Map(jobs.map((job) => [queuedJobId(options.jobsFile, job), job]));
