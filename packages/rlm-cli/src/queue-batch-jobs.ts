@@ -267,8 +267,15 @@ export async function* queueBatchJobs(
   options.signal?.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-    await submitOrCollect();
+    try {
+      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+      await submitOrCollect();
+    } catch (error) {
+      throw new Error(
+        `cannot put the jobs on the queue ${url}: ${error instanceof Error ? error.message : String(error)}; rerun the same command once Redis answers (the jobs queued so far are found again)`,
+        { cause: error },
+      );
+    }
     report(
       `rlm: ${outstanding.size} ${outstanding.size === 1 ? 'job' : 'jobs'} on the queue ${url}; run rlm worker --queue ${url} to work on them`,
     );

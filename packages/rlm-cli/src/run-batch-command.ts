@@ -371,9 +371,12 @@ class BatchOutput {
       );
     }
     const missing = writeFailure === undefined ? unanswered.length : 0;
-    if (stoppedWith !== undefined && this.#options.queue !== undefined && missing > 0) {
+    if (stoppedWith !== undefined && missing > 0) {
+      const ids = describeJobIds(unanswered.map((job) => job.id));
       this.line(
-        `rlm: stopped waiting; ${missing} ${missing === 1 ? 'job stays' : 'jobs stay'} on the queue: rerun the same command to collect ${missing === 1 ? 'its result' : 'their results'}`,
+        this.#options.queue === undefined
+          ? `rlm: ${missing} ${missing === 1 ? 'id is' : 'ids are'} not answered (${ids}): rerun the same command to run ${missing === 1 ? 'it' : 'them'}`
+          : `rlm: stopped waiting; ${missing} ${missing === 1 ? 'job stays' : 'jobs stay'} on the queue (ids ${ids}): rerun the same command to collect ${missing === 1 ? 'its result' : 'their results'}`,
       );
     }
     this.#summary(stoppedWith !== undefined, stoppedWith === undefined ? missing : 0);

@@ -578,4 +578,44 @@ describe('rlm batch (built bin)', () => {
       Array.from({ length: 16 }, (_, index) => `Question ${index}?`).sort(),
     );
   });
+
+  test('SIGTERM mid-batch: running jobs stop unwritten, the ids not answered are named, exit 143; the rerun answers them once', async () => {
+    await startAnsweringServer({ delayMs: 600 });
+    const directory = await makeBatch(
+      'terminated',
+      Array.from({ length: 5 }, (_, index) => jobLine(index + 1)),
+    );
+    const args = [
+      'batch',
+      'queries.jsonl',
+      '-o',
+      'results.jsonl',
+      '--concurrency',
+      '2',
+      ...storeless,
+    ];
+    let signalled = false;
+    const stopped = await runRlm(args, directory, (stderr, kill) => {
+      if (stderr.includes('[1/5]') && !signalled) {
+        signalled = true;
+        kill('SIGTERM');
+      }
+    });
+    expect(stopped.code).toBe(143);
+    expect(stopped.stderr).toMatch(
+      /^rlm: terminated: stopping [12] running jobs? \(not written, so a rerun runs them\); again to quit at once$/m,
+    );
+    const written = (await readResults(path.join(directory, 'results.jsonl'))).map(
+      (line) => line.id,
+    );
+    const missing = [1, 2, 3, 4, 5].filter((id) => !written.includes(id));
+    expect(stopped.stderr).toContain(
+      `rlm: ${missing.length} ids are not answered (${missing.join(', ')}): rerun the same command to run them`,
+    );
+    expect(existsSync(path.join(directory, 'results.jsonl.lock'))).toBe(false);
+    const rerun = await runRlm(args, directory);
+    expect(rerun.code).toBe(0);
+    const ids = (await readResults(path.join(directory, 'results.jsonl'))).map((line) => line.id);
+    expect(ids.sort()).toEqual([1, 2, 3, 4, 5]);
+  });
 });
