@@ -53,16 +53,16 @@ export class SqliteCatalogRows implements CatalogRows {
     // Every key starting with the prefix, which ends in ':' (the next character is ';').
     const rows = (await this.#run('reading the catalog', `${prefix}*`, () =>
       this.#query(
-        `SELECT key, value FROM ${this.#table} WHERE key > ? AND key < ? ORDER BY rowid`,
+        `SELECT value FROM ${this.#table} WHERE key > ? AND key < ? ORDER BY rowid`,
         prefix,
         `${prefix.slice(0, -1)};`,
       ),
-    )) as { key: string; value: string }[];
-    const namespaced = this.#index.storedKey('');
-    return Promise.all(
-      rows.map((row) =>
-        this.#index.decodeRow(row.key.slice(namespaced.length), row.value, decodeCatalogEntry),
-      ),
+    )) as { value: string }[];
+    // The rows' Keyv entries as one entry holding their array: decoded in one pass.
+    return this.#index.decodeRow(
+      rowPrefix(scopeDigest),
+      `{"value":[${rows.map((row) => row.value).join(',')}]}`,
+      decodeCatalogRows,
     );
   }
 
@@ -73,6 +73,17 @@ export class SqliteCatalogRows implements CatalogRows {
       throw catalogFailure(doing, key, error);
     }
   }
+}
+
+/** The Keyv entries of catalog rows (`{ value: entry, expires }` each), as their entries. */
+function decodeCatalogRows(value: unknown): ArtifactCatalogEntry[] {
+  if (!Array.isArray(value)) throw new TypeError('the catalog rows should make an array');
+  return value.map((row: unknown, index) => {
+    if (typeof row !== 'object' || row === null || !('value' in row)) {
+      throw new TypeError(`catalog row ${index} is not a Keyv entry`);
+    }
+    return decodeCatalogEntry(row.value);
+  });
 }
 
 function rowPrefix(scopeDigest: string): string {

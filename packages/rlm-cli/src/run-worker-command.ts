@@ -135,6 +135,7 @@ export async function runWorkerCommand(
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   let store: ArtifactStore | undefined;
   let redis: Redis | undefined;
+  let jobs: WorkerJobs | undefined;
   try {
     store = cli.storePath
       ? await openStore(cli.storePath, {
@@ -147,37 +148,38 @@ export async function runWorkerCommand(
     const [{ Worker }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
     // Results, claims and counters: a command waits through an outage instead of failing.
     redis = new Redis({ ...connection, maxRetriesPerRequest: null });
-    const jobs = new WorkerJobs(settings, io, redis, store, createRlm);
-    const worker = new Worker<QueuedJobData, BatchResult>(
+    const runner = new WorkerJobs(settings, io, redis, store, createRlm);
+    jobs = runner;
+    const queueWorker = new Worker<QueuedJobData, BatchResult>(
       batchQueueName,
-      (job) => jobs.process(job),
+      (job) => runner.process(job),
       {
         connection: { ...connection, maxRetriesPerRequest: null },
         concurrency: settings.concurrency,
         lockDuration: settings.lockDurationMs,
         stalledInterval: Math.max(500, Math.floor(settings.lockDurationMs / 2)),
         maxStalledCount: 3,
-        name: jobs.name,
+        name: runner.name,
       },
     );
-    worker.on('error', (error) => jobs.queueError(error));
+    queueWorker.on('error', (error) => runner.queueError(error));
     try {
-      await worker.waitUntilReady();
+      await queueWorker.waitUntilReady();
     } catch (error) {
-      await worker.close(true).catch(() => {});
+      await queueWorker.close(true).catch(() => {});
       throw new UsageError(
         `cannot reach the queue ${redactPassword(own.queue)}: ${error instanceof Error ? error.message : String(error)}; start Redis or fix --queue`,
         { cause: error },
       );
     }
     io.stderr.write(
-      `rlm: worker ${jobs.name} on ${redactPassword(own.queue)}, ${settings.concurrency} ${settings.concurrency === 1 ? 'job' : 'jobs'} at once; Ctrl-C to stop\n`,
+      `rlm: worker ${runner.name} on ${redactPassword(own.queue)}, ${settings.concurrency} ${settings.concurrency === 1 ? 'job' : 'jobs'} at once; Ctrl-C to stop\n`,
     );
     return await new Promise<number>((resolve) => {
       let stopping = false;
       const stop = (code: number) => () => {
         if (stopping) {
-          jobs.quit();
+          runner.quit();
           resolve(code);
           return;
         }
@@ -185,19 +187,20 @@ export async function runWorkerCommand(
         io.stderr.write(
           'rlm: worker: stopping once the running jobs end (again to quit at once)\n',
         );
-        worker.close().then(
+        queueWorker.close().then(
           () => resolve(code),
           () => resolve(code),
         );
       };
       const offInterrupt = (io.onInterrupt ?? subscribeToSignal('SIGINT'))(stop(130));
       const offTerminate = (io.onTerminate ?? subscribeToSignal('SIGTERM'))(stop(143));
-      worker.on('closed', () => {
+      queueWorker.on('closed', () => {
         offInterrupt();
         offTerminate();
       });
     });
   } finally {
+    jobs?.flush();
     redis?.disconnect();
     await disposeThenClose(undefined, store);
   }
@@ -323,6 +326,11 @@ class WorkerJobs {
       return;
     }
     this.#notices.report(causeOf(message), `rlm: worker: ${message}`);
+  }
+
+  /** Prints the counts of the lines still held back (when the worker stops). */
+  flush(): void {
+    this.#notices.flush();
   }
 
   /** A second signal: stops the running jobs and the writes still waiting for Redis. */
