@@ -38,3 +38,38 @@ export {
   type ScorerFunction,
   type ScoreValue,
 } from './scorers/scorer.js';
+export {
+  type EvalResult,
+  type EvalRun,
+  evalResultKey,
+  type RunFacts,
+  totalTokens,
+} from './results/eval-result.js';
+export { formatEvalSummary, formatUsd } from './results/format-eval-summary.js';
+export { type EvalResultsFile, readEvalResults } from './results/read-eval-results.js';
+export { type ScoreRunOptions, scoreRun } from './results/score-run.js';
+export {
+  type EvalSummary,
+  summarizeEval,
+  type VariantSummary,
+} from './results/summarize-eval.js';
+export { percentile } from './statistics/percentile.js';
+export { normalQuantile, studentTQuantile } from './statistics/quantiles.js';
+export { type ScoreInterval, scoreInterval, wilsonInterval } from './statistics/score-interval.js';
+export { defaultContextWindows, findContextWindow } from './baseline/context-windows.js';
+export {
+  charactersPerToken,
+  contextAsText,
+  type DirectBaselineSettings,
+  directBaselineSystem,
+  runDirectBaseline,
+} from './baseline/run-direct-baseline.js';
+export {
+  formatTokenLength,
+  generateSniah,
+  parseTokenLengths,
+  type SniahItem,
+  type SniahSettings,
+  sniahCharactersPerToken,
+} from './sniah/generate-sniah.js';
+export { type WrittenSniahDataset, writeSniahDataset } from './sniah/write-sniah-dataset.js';
