@@ -199,7 +199,7 @@ export function generateSniah(settings: SniahSettings): SniahItem[] {
     });
   }
   const random = new SeededRandom(seed);
-  const width = String(n).length < 3 ? 3 : String(n).length;
+  const width = Math.max(3, String(n).length);
   const items: SniahItem[] = [];
   for (const lengthTokens of settings.lengths) {
     for (let index = 1; index <= n; index++) {
