@@ -73,3 +73,10 @@ export {
   sniahCharactersPerToken,
 } from './sniah/generate-sniah.js';
 export { type WrittenSniahDataset, writeSniahDataset } from './sniah/write-sniah-dataset.js';
+export {
+  type Disagreement,
+  findDisagreements,
+  type ReportChartData,
+  reportChartData,
+} from './report/report-data.js';
+export { type EvalReportSettings, renderEvalReport } from './report/render-eval-report.js';
