@@ -19,7 +19,7 @@ import {
 } from './parse-batch-arguments.js';
 import { type BatchJob, type BatchLineProblem, parseBatchJobs } from './parse-batch-jobs.js';
 import { readAnsweredIds } from './read-answered-ids.js';
-import { runBatchQuery } from './run-batch-query.js';
+import { type BatchResult, runBatchQuery } from './run-batch-query.js';
 import { runQueuedBatch } from './run-queued-batch.js';
 import { RunTally } from './run-tally.js';
 import { UsageError } from './usage-error.js';
@@ -130,13 +130,20 @@ export async function runBatchCommand(
         `rlm: the store failed (${failure.operation}): ${failure.message}; the batch goes on, but what it stores from now may be lost\n`,
       );
     });
-    rlm = createCliRlm(cli, models ?? createCliModels(cli, io.env), {
+    const batchRlm = createCliRlm(cli, models ?? createCliModels(cli, io.env), {
       tools,
       artifacts: store ? watch.wrap(store) : undefined,
       // Each job in its own sandbox, several at once.
       persistent: false,
     });
-    const run = new BatchRun(rlm, options, io, results, store, context?.value);
+    rlm = batchRlm;
+    const batchStore = store;
+    const runJob: BatchJobRunner<BatchJob> = async (job, jobIo) => {
+      const { model, subModel } = cli;
+      const queryOptions = { ...jobIo, store: batchStore, resume: false, model, subModel };
+      return (await runBatchQuery(batchRlm, job, queryOptions)).result;
+    };
+    const run = new BatchRun(runJob, options, io, results, context?.value);
     const outcome = await run.run(pending);
     return outcome + (problems.length > 0 && outcome === 0 ? 1 : 0);
   } finally {
@@ -199,13 +206,37 @@ async function readJobs(
 const interruptedExitCode = 130;
 const terminatedExitCode = 143;
 
-/** One invocation's jobs running on one RLM: the pool, the counts, the output. */
-class BatchRun {
-  readonly #rlm: RLM;
+/** What a {@link BatchJobRunner} gets for one job. */
+export interface BatchJobIo {
+  /** The job's context: its own file or directory, else the batch's; rejects when it cannot load. */
+  readonly context: () => Promise<unknown> | unknown;
+  readonly signal: AbortSignal;
+  /** Sees what the job spends while it runs: `--max-batch-cost` counts it. */
+  readonly tally: RunTally;
+  /** Prints one line on stderr, above the progress line. */
+  readonly report: (line: string) => void;
+}
+
+/** Runs one job of a batch and resolves to its result line, a failure included; never rejects. */
+export type BatchJobRunner<Job extends BatchJob> = (
+  job: Job,
+  io: BatchJobIo,
+) => Promise<BatchResult>;
+
+/** Takes each result as its job ends (the results file, or a caller that writes its own lines). */
+export interface BatchResultSink<Job extends BatchJob> {
+  append(result: BatchResult, job: Job): void | Promise<void>;
+}
+
+/**
+ * One invocation's jobs: the pool (`--concurrency`), the cost cap, signals, progress and counts.
+ * `runJob` runs each job (`rlm batch`: on one RLM; `rlm eval`: on the job's variant).
+ */
+export class BatchRun<Job extends BatchJob = BatchJob> {
+  readonly #execute: BatchJobRunner<Job>;
   readonly #options: BatchOptions;
   readonly #io: BatchCommandIo;
-  readonly #results: BatchResultsFile;
-  readonly #store: ArtifactStore | undefined;
+  readonly #results: BatchResultSink<Job>;
   readonly #batchContext: unknown;
   readonly #started = performance.now();
   /** Each per-line context, loaded once while jobs still need it. */
@@ -221,29 +252,28 @@ class BatchRun {
   #progressShown = false;
 
   constructor(
-    rlm: RLM,
+    runJob: BatchJobRunner<Job>,
     options: BatchOptions,
     io: BatchCommandIo,
-    results: BatchResultsFile,
-    store: ArtifactStore | undefined,
+    results: BatchResultSink<Job>,
     batchContext: unknown,
   ) {
-    this.#rlm = rlm;
+    this.#execute = runJob;
     this.#options = options;
     this.#io = io;
     this.#results = results;
-    this.#store = store;
     this.#batchContext = batchContext;
   }
 
   /** Runs `jobs`, at most `--concurrency` at once; resolves to the exit code. */
-  async run(jobs: readonly BatchJob[]): Promise<number> {
+  async run(jobs: readonly Job[]): Promise<number> {
     this.#total = jobs.length;
     for (const job of jobs) {
-      if (job.contextFile === undefined) continue;
-      const entry = this.#contexts.get(job.contextFile);
+      const source = contextSource(job);
+      if (source === undefined) continue;
+      const entry = this.#contexts.get(source);
       if (entry) entry.uses++;
-      else this.#contexts.set(job.contextFile, { value: undefined, uses: 1 });
+      else this.#contexts.set(source, { value: undefined, uses: 1 });
     }
     let next = 0;
     const worker = async () => {
@@ -310,29 +340,24 @@ class BatchRun {
     return this.#failed > 0 || notRun.length > 0 ? 1 : 0;
   }
 
-  async #runJob(job: BatchJob): Promise<void> {
-    const cli = this.#options.run;
+  async #runJob(job: Job): Promise<void> {
     const controller = new AbortController();
     const tally = new RunTally();
     this.#running.set(controller, tally);
     this.#showProgress();
-    const { result } = await runBatchQuery(this.#rlm, job, {
-      context: () =>
-        job.contextFile === undefined ? this.#batchContext : this.#jobContext(job.contextFile),
+    const source = contextSource(job);
+    const result = await this.#execute(job, {
+      context: () => (source === undefined ? this.#batchContext : this.#jobContext(job)),
       signal: controller.signal,
       tally,
-      store: this.#store,
-      resume: false,
       report: (line) => this.#line(line),
-      model: cli.model,
-      subModel: cli.subModel,
     });
     this.#running.delete(controller);
-    if (job.contextFile !== undefined) this.#releaseContext(job.contextFile);
+    if (source !== undefined) this.#releaseContext(source);
     this.#finishedUsage = addRunUsage(this.#finishedUsage, result.usage);
     // A job stopped by a signal is not written: a rerun runs it.
     if (this.#stopped === undefined || 'answer' in result) {
-      this.#results.append(result);
+      await this.#results.append(result, job);
       if ('answer' in result) {
         this.#answered++;
         this.#jobLine(
@@ -348,12 +373,21 @@ class BatchRun {
   }
 
   /** The job's own context, loaded on first use and dropped after its last. */
-  #jobContext(file: string): Promise<unknown> {
-    const entry = this.#contexts.get(file)!;
+  #jobContext(job: Job): Promise<unknown> {
+    const cli = this.#options.run;
+    const entry = this.#contexts.get(contextSource(job)!)!;
     if (entry.value === undefined) {
-      entry.value = loadContext({ file, maxBytes: this.#options.run.maxContextBytes }).then(
-        (loaded) => loaded?.value,
-      );
+      const directory = job.contextDirectory;
+      entry.value = loadContext(
+        directory === undefined
+          ? { file: job.contextFile, maxBytes: cli.maxContextBytes }
+          : {
+              directory,
+              concat: cli.concat,
+              ...cli.contextSelection,
+              maxBytes: cli.maxContextBytes,
+            },
+      ).then((loaded) => loaded?.value);
       // A failure reaches every job that awaits it; none is left unhandled.
       entry.value.catch(() => {});
     }
@@ -433,6 +467,11 @@ class BatchRun {
       `rlm: batch ${this.#stopped === undefined ? 'done' : 'stopped'}: ${parts.join(', ')} · ${formatTokens(spent)} · ${formatCost(spent)} · ${formatDuration(performance.now() - this.#started)}${this.#options.outFile === undefined ? '' : ` · results in ${this.#options.outFile}`}\n`,
     );
   }
+}
+
+/** Where a job's own context comes from (a file or a directory), or `undefined` for the batch's. */
+function contextSource(job: BatchJob): string | undefined {
+  return job.contextFile ?? job.contextDirectory;
 }
 
 function totalTokens(usage: RunUsage): number {
