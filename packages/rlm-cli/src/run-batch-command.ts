@@ -3,15 +3,12 @@ import path from 'node:path';
 import { type ArtifactStore, emptyRunUsage, type RLM, type RunUsage } from '@rlm/core';
 import { addRunUsage } from './add-run-usage.js';
 import { BatchResultsFile } from './batch-results-file.js';
-import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { createCliModels, createCliRlm } from './create-cli-rlm.js';
 import { formatBatchProgress } from './format-batch-progress.js';
 import { formatDuration } from './format-runs-table.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
-import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { loadContext } from './load-context.js';
-import { loadToolsModule } from './load-tools-module.js';
-import { openStore } from './open-store.js';
+import { openBatchResources } from './open-batch-resources.js';
 import {
   type BatchOptions,
   defaultBatchConcurrency,
@@ -23,7 +20,6 @@ import { type BatchResult, runBatchQuery } from './run-batch-query.js';
 import { runQueuedBatch } from './run-queued-batch.js';
 import { RunTally } from './run-tally.js';
 import { UsageError } from './usage-error.js';
-import { StoreFailureWatch } from './watch-store-failures.js';
 import { disposeThenClose } from './dispose-then-close.js';
 
 /** What `rlm batch` reads and writes. */
@@ -112,24 +108,8 @@ export async function runBatchCommand(
   let store: ArtifactStore | undefined;
   try {
     const cli = options.run;
-    const context = await loadContext({
-      file: cli.contextFile,
-      directory: cli.contextDirectory,
-      concat: cli.concat,
-      ...cli.contextSelection,
-      maxBytes: cli.maxContextBytes,
-    });
-    if (context && context.binaryFiles.length > 0) {
-      io.stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
-    }
-    const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
-    store = cli.storePath ? await openStore(cli.storePath) : undefined;
-    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
-    const watch = new StoreFailureWatch((failure) => {
-      io.stderr.write(
-        `rlm: the store failed (${failure.operation}): ${failure.message}; the batch goes on, but what it stores from now may be lost\n`,
-      );
-    });
+    const { context, tools, watch, ...opened } = await openBatchResources(cli, io.stderr, 'batch');
+    store = opened.store;
     const batchRlm = createCliRlm(cli, models ?? createCliModels(cli, io.env), {
       tools,
       artifacts: store ? watch.wrap(store) : undefined,

@@ -14,6 +14,7 @@ import { AnswerSink } from './answer-sink.js';
 import { checkContextFile } from './check-context-file.js';
 import { createCliModels, createCliRlm } from './create-cli-rlm.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
+import { runEvalCommand } from './commands/eval/run-eval-command.js';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
@@ -124,6 +125,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'batch') return await runBatchCommand(command.argv, options);
     if (command.kind === 'worker') return await runWorkerCommand(command.argv, options);
+    if (command.kind === 'eval') return await runEvalCommand(command.argv, options);
     if (command.kind === 'tools') {
       await checkToolStoreDirectory(command.toolStore, { writable: false });
       return await runToolsCommand(command.argv, {

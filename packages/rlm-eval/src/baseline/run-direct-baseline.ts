@@ -10,7 +10,7 @@ export interface DirectBaselineSettings {
   readonly windowTokens: number;
   /** The model's price, so the baseline's cost is counted. */
   readonly price?: ModelPrice | undefined;
-  /** Room kept for the answer, in tokens (default 4,096). */
+  /** Room kept for the answer, in tokens (default 4,096, or a quarter of a smaller window). */
   readonly maxOutputTokens?: number;
   readonly signal?: AbortSignal | undefined;
 }
@@ -41,7 +41,8 @@ export async function runDirectBaseline(
   context: unknown,
   settings: DirectBaselineSettings,
 ): Promise<EvalRun> {
-  const maxOutputTokens = settings.maxOutputTokens ?? 4_096;
+  const maxOutputTokens =
+    settings.maxOutputTokens ?? Math.min(4_096, Math.floor(settings.windowTokens / 4));
   const text = contextAsText(context);
   const prompt = text === '' ? query : `<context>\n${text}\n</context>\n\nQuestion: ${query}`;
   const estimatedTokens = Math.ceil(
