@@ -107,7 +107,12 @@ show(
         x: { label: 'wall time per item (seconds) →', zero: true },
         y: { label: null },
         marks: [
-          Plot.tickX(data.durations, { x: 'seconds', y: 'variant', stroke: '#9aa5b1' }),
+          Plot.tickX(data.durations, {
+            x: 'seconds',
+            y: 'variant',
+            stroke: '#9aa5b1',
+            className: 'run-ticks',
+          }),
           Plot.boxX(data.durations, { x: 'seconds', y: 'variant' }),
         ],
       }),
