@@ -1,7 +1,7 @@
 import type { ArtifactStore, createRLM } from '@rlm/core';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
-import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
-import { type LoadedContext, loadContext } from './load-context.js';
+import { loadCliContext } from './load-cli-context.js';
+import type { LoadedContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { openStore } from './open-store.js';
 import type { CliOptions } from './parse-arguments.js';
@@ -29,16 +29,7 @@ export async function openBatchResources(
   stderr: NodeJS.WritableStream,
   what: 'batch' | 'eval',
 ): Promise<BatchResources> {
-  const context = await loadContext({
-    file: cli.contextFile,
-    directory: cli.contextDirectory,
-    concat: cli.concat,
-    ...cli.contextSelection,
-    maxBytes: cli.maxContextBytes,
-  });
-  if (context && context.binaryFiles.length > 0) {
-    stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
-  }
+  const context = await loadCliContext(cli, stderr);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   const store = cli.storePath ? await openStore(cli.storePath) : undefined;
   try {

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type ArtifactStore, emptyRunUsage, type RLM, type RunUsage } from '@rlm/core';
 import { addRunUsage } from './add-run-usage.js';
+import { describeReadFailure } from './describe-read-failure.js';
 import { BatchResultsFile } from './batch-results-file.js';
 import { createCliModels, createCliRlm } from './create-cli-rlm.js';
 import { formatBatchProgress } from './format-batch-progress.js';
@@ -140,17 +141,8 @@ async function readJobs(
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'a directory, not a file'
-          : error instanceof Error
-            ? error.message
-            : String(error);
     throw new UsageError(
-      `cannot read the batch ${file}: ${reason}; pass a JSONL file of {"id": ..., "query": "..."} lines`,
+      `cannot read the batch ${file}: ${describeReadFailure(error)}; pass a JSONL file of {"id": ..., "query": "..."} lines`,
       { cause: error },
     );
   }

@@ -21,10 +21,10 @@ import { describeRunError } from './describe-run-error.js';
 import type { JsonRunReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
 import { formatModelRetry } from './format-model-retry.js';
-import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { helpText } from './help-text.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
-import { type LoadedContext, loadContext } from './load-context.js';
+import type { LoadedContext } from './load-context.js';
+import { loadCliContext } from './load-cli-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, parseArguments } from './parse-arguments.js';
 import { openStore } from './open-store.js';
@@ -145,16 +145,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       );
     }
     const answers = await AnswerSink.open({ ...cli, stdout, stderr });
-    const context = await loadContext({
-      file: cli.contextFile,
-      directory: cli.contextDirectory,
-      concat: cli.concat,
-      ...cli.contextSelection,
-      maxBytes: cli.maxContextBytes,
-    });
-    if (context && context.binaryFiles.length > 0) {
-      stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
-    }
+    const context = await loadCliContext(cli, stderr);
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath ? await openStore(cli.storePath) : undefined;
     // After the artifact store: the default tool store lives beside it.

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type EvalDataset, type EvalLineProblem, parseEvalDataset } from '@rlm/eval';
+import { describeReadFailure } from '../../describe-read-failure.js';
 import { UsageError } from '../../usage-error.js';
 
 /**
@@ -13,15 +14,8 @@ export async function readEvalDataset(file: string): Promise<EvalDataset> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'a directory, not a file'
-          : (error as Error).message;
     throw new UsageError(
-      `cannot read the dataset ${file}: ${reason}; pass a JSONL file of {"id", "query", "context"?, "expected"} lines, or write one with rlm eval --generate sniah`,
+      `cannot read the dataset ${file}: ${describeReadFailure(error)}; pass a JSONL file of {"id", "query", "context"?, "expected"} lines, or write one with rlm eval --generate sniah`,
       { cause: error },
     );
   }
