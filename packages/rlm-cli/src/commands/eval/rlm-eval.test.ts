@@ -338,7 +338,8 @@ describe('rlm eval (built bin)', () => {
     const second = await runRlm([...args, '-o', 'results.jsonl', '--no-store'], directory);
     expect(second.code).toBe(0);
     expect(server!.requests).toHaveLength(requests);
-    expect((await readResults(directory)).map((line) => [line.id, line.score])).toEqual([
+    const rescored = (await readResults(directory)).map((line) => [line.id, line.score]);
+    expect(rescored.sort(([a], [b]) => Number(a) - Number(b))).toEqual([
       [1, 1],
       [2, 1],
       [3, 1],
