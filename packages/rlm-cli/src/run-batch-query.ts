@@ -7,8 +7,19 @@ import { createRunTracer } from './record-run-trace.js';
 import { runQuery } from './run-query.js';
 import type { RunTally } from './run-tally.js';
 import { toPrintableData } from './to-printable-data.js';
+import type { StoreFailure } from './watch-store-failures.js';
 
-/** One line of a batch's results: an answer or a failure, keyed by the job's id. */
+/** A job's failed writes to the artifact store: how many, and the first. */
+export interface JobStoreFailures {
+  readonly count: number;
+  readonly first: StoreFailure;
+}
+
+/**
+ * One line of a batch's results: an answer or a failure, keyed by the job's id. `storeFailures`
+ * is there when the store failed during the job (the answer stands; what the job stored may be
+ * lost).
+ */
 export type BatchResult =
   | {
       readonly id: BatchJobId;
@@ -19,6 +30,7 @@ export type BatchResult =
       readonly costUsd?: number;
       /** Wall time of the query, in milliseconds. */
       readonly durationMs: number;
+      readonly storeFailures?: JobStoreFailures;
     }
   | {
       readonly id: BatchJobId;
@@ -26,6 +38,7 @@ export type BatchResult =
       /** What the job spent before it failed. */
       readonly usage: RunUsage;
       readonly durationMs: number;
+      readonly storeFailures?: JobStoreFailures;
     };
 
 /** What {@link runBatchQuery} needs besides the RLM and the job. */
@@ -35,6 +48,8 @@ export interface BatchQueryOptions {
   readonly signal: AbortSignal;
   /** Sees every event, e.g. to count what running jobs have spent. */
   readonly tally: RunTally;
+  /** Sees every event after the tally (a retry notice, ...). */
+  readonly onEvent?: (event: RlmEvent) => void;
   /** Where the job's trace is kept (`rlm runs`), when there is a store. */
   readonly store: ArtifactStore | undefined;
   /** Continue from the job's checkpoint in `store`, if it has one. */
@@ -79,6 +94,7 @@ export async function runBatchQuery(
       onEvent: (event: RlmEvent) => {
         options.tally.observe(event);
         tracer.record(event);
+        options.onEvent?.(event);
       },
       resume: options.resume,
     });

@@ -39,6 +39,7 @@ import { runStoreCommand } from './run-store-command.js';
 import { RunTally } from './run-tally.js';
 import { runTraceCommand } from './run-trace-command.js';
 import { StoreFailedError } from './store-failed-error.js';
+import { subscribeToSignal } from './subscribe-to-signal.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
 import { disposeThenClose } from './dispose-then-close.js';
@@ -147,7 +148,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     const answers = await AnswerSink.open({ ...cli, stdout, stderr });
     const context = await loadCliContext(cli, stderr);
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
-    store = cli.storePath ? await openStore(cli.storePath) : undefined;
+    store = cli.storePath
+      ? await openStore(cli.storePath, { connectTimeoutMs: cli.connectTimeoutMs })
+      : undefined;
     // After the artifact store: the default tool store lives beside it.
     if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
     const watch = new StoreFailureWatch((failure) => {
@@ -474,8 +477,8 @@ class Session {
   }
 
   #subscribe(whenIdle: () => void): () => void {
-    const onInterrupt = this.#io.onInterrupt ?? subscribeToSigint;
-    const onTerminate = this.#io.onTerminate ?? subscribeToSigterm;
+    const onInterrupt = this.#io.onInterrupt ?? subscribeToSignal('SIGINT');
+    const onTerminate = this.#io.onTerminate ?? subscribeToSignal('SIGTERM');
     const unsubscribeInterrupt = onInterrupt(() => this.#interrupt(whenIdle));
     const unsubscribeTerminate = onTerminate(() => this.#terminate());
     return () => {
@@ -483,16 +486,6 @@ class Session {
       unsubscribeTerminate();
     };
   }
-}
-
-function subscribeToSigint(listener: () => void): () => void {
-  process.on('SIGINT', listener);
-  return () => process.off('SIGINT', listener);
-}
-
-function subscribeToSigterm(listener: () => void): () => void {
-  process.on('SIGTERM', listener);
-  return () => process.off('SIGTERM', listener);
 }
 
 /** The store a session writes (when any) and the watch over its failures. */

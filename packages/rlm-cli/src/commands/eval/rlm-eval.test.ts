@@ -199,7 +199,7 @@ describe('rlm eval (built bin)', () => {
         expect(line.variant).toBe('direct');
         expect(line.id).toBeGreaterThanOrEqual(6);
         expect(line.didNotFit.windowTokens).toBe(4_000);
-        expect(line.answer).toBeUndefined();
+        expect(line.answer ?? null).toBeNull();
         continue;
       }
       expect(typeof line.answer).toBe('string');

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  type ArtifactStore,
   defaultModelPrices,
   emptyRunUsage,
   findModelPrice,
@@ -29,12 +30,13 @@ import {
 } from '@rlm/eval';
 import { BatchResultsFile } from '../../batch-results-file.js';
 import { createCliModel } from '../../create-cli-model.js';
-import { createCliModels, createCliRlm } from '../../create-cli-rlm.js';
+import { createCliModels, createCliRlmFactory } from '../../create-cli-rlm.js';
 import { formatBytes } from '../../format-bytes.js';
 import { openBatchResources } from '../../open-batch-resources.js';
 import type { CliOptions } from '../../parse-arguments.js';
 import type { BatchJob } from '../../parse-batch-jobs.js';
-import { type BatchCommandIo, type BatchJobRunner, BatchRun } from '../../run-batch-command.js';
+import { type BatchCommandIo, BatchOutput } from '../../run-batch-command.js';
+import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../../run-batch-jobs.js';
 import { type BatchResult, runBatchQuery } from '../../run-batch-query.js';
 import { UsageError } from '../../usage-error.js';
 import { evalHelp } from './eval-help.js';
@@ -51,7 +53,7 @@ interface EvalJob extends BatchJob {
 /** How one variant answers a job. */
 type VariantRunner = (
   job: EvalJob,
-  io: Parameters<BatchJobRunner<EvalJob>>[1],
+  io: BatchJobIo,
 ) => Promise<{
   readonly result: BatchResult;
   readonly run: EvalRun;
@@ -90,7 +92,6 @@ class EvalCommand {
   readonly #io: BatchCommandIo;
   /** Lines from an earlier run of the same command (`--out`), the last per pair. */
   readonly #results = new Map<string, EvalResult>();
-  readonly #rlms: RLM[] = [];
 
   constructor(options: EvalOptions, io: BatchCommandIo) {
     this.#options = options;
@@ -114,33 +115,37 @@ class EvalCommand {
         `rlm: ${options.batch.jobsFile}:${problem.line}: ${problem.message}; skipped\n`,
       );
     }
-    const previous = await this.#readPrevious();
     const scorer = await this.#createScorer(judgeModel);
-    const resources = await openBatchResources(base, io.stderr, 'eval').catch(async (error) => {
-      await closeScorer(scorer);
-      throw error;
-    });
-    const { store, watch } = resources;
-    let results: BatchResultsFile | undefined;
+    let store: ArtifactStore | undefined;
+    let output: BatchOutput | undefined;
     try {
-      results = BatchResultsFile.open(options.batch.outFile, previous.endsMidLine, io.stdout);
-      const file = results;
-      const append = (line: EvalResult) => {
-        if (options.batch.outFile !== undefined) file.append(line);
+      // The lock on --out first: then what it holds is this eval's to read.
+      const { results } = BatchResultsFile.open(options.batch.outFile, io.stdout);
+      output = new BatchOutput(options.batch, io, results, dataset.problems.length);
+      const resources = await openBatchResources(options.batch, io.stderr);
+      store = resources.store;
+      await this.#readPrevious();
+      await this.#rescore(dataset.items, scorer, (line) => {
+        results.append(line);
         this.#results.set(evalResultKey(line.id, line.variant), line);
-      };
-      await this.#rescore(dataset.items, scorer, append);
+      });
+      const factories = new Map<string, (artifacts: ArtifactStore | undefined) => RLM>();
       const runners = new Map<string, VariantRunner>();
       options.variants.forEach((variant, index) => {
-        const rlm = createCliRlm(variant.run, variantModels[index]!, {
-          tools: resources.tools,
-          artifacts: store ? watch.wrap(store) : undefined,
-          persistent: false,
-        });
-        this.#rlms.push(rlm);
-        runners.set(variant.name, rlmRunner(rlm, variant.run, store));
+        factories.set(
+          variant.name,
+          createCliRlmFactory(variant.run, variantModels[index]!, {
+            tools: resources.tools,
+            persistent: false,
+          }),
+        );
+        runners.set(variant.name, rlmRunner(variant.run));
       });
-      if (baseline) runners.set(baselineVariant, baselineRunner(baseline));
+      if (baseline) {
+        // The baseline's jobs make no RLM run; any variant's factory gives them one to ignore.
+        factories.set(baselineVariant, factories.values().next().value!);
+        runners.set(baselineVariant, baselineRunner(baseline));
+      }
       const jobs = this.#pendingJobs(dataset.items, [...runners.keys()]);
       const skipped = dataset.items.length * runners.size - jobs.length;
       if (skipped > 0 && !base.quiet) {
@@ -148,11 +153,12 @@ class EvalCommand {
           `rlm: ${skipped} of ${dataset.items.length * runners.size} item runs are already in ${options.batch.outFile}; skipping them\n`,
         );
       }
-      const runs = new Map<
-        EvalJob,
-        { run: EvalRun; contextChars: number | undefined; report: (line: string) => void }
-      >();
-      const runJob: BatchJobRunner<EvalJob> = async (job, jobIo) => {
+      const append = (line: EvalResult) => {
+        this.#results.set(evalResultKey(line.id, line.variant), line);
+      };
+      const runs = new Map<EvalJob, { run: EvalRun; contextChars: number | undefined }>();
+      const execute = async (batchJob: BatchJob, jobIo: BatchJobIo): Promise<BatchResult> => {
+        const job = batchJob as EvalJob;
         let contextChars: number | undefined;
         const measured = {
           ...jobIo,
@@ -163,31 +169,61 @@ class EvalCommand {
           },
         };
         const { result, run } = await runners.get(job.variant)!(job, measured);
-        runs.set(job, { run, contextChars, report: jobIo.report });
+        runs.set(job, { run, contextChars });
         return result;
       };
-      const sink = {
-        append: async (_result: BatchResult, job: EvalJob) => {
-          const { run, contextChars, report } = runs.get(job)!;
+      const scored = async function* (
+        outcomes: AsyncGenerator<BatchOutcome, void, undefined>,
+      ): AsyncGenerator<BatchOutcome, void, undefined> {
+        for await (const outcome of outcomes) {
+          if (outcome.kind !== 'result') {
+            yield outcome;
+            continue;
+          }
+          const job = outcome.job as EvalJob;
+          const { run, contextChars } = runs.get(job)!;
           runs.delete(job);
           const line = await scoreRun(job.item, run, {
             variant: job.variant,
             scorer,
             contextChars,
           });
-          if (line.scoreFailure)
-            report(`rlm: id ${job.key}: not scored: ${line.scoreFailure.message}`);
+          if (line.scoreFailure) {
+            output!.line(`rlm: id ${job.id}: not scored: ${line.scoreFailure.message}`);
+          }
           append(line);
-        },
+          // The line written is the scored one; what did not fit counts as done, not failed.
+          yield {
+            kind: 'result',
+            job,
+            result: (line.didNotFit ? { ...line, answer: null } : line) as unknown as BatchResult,
+          };
+        }
       };
-      const batchRun = new BatchRun<EvalJob>(
-        runJob,
-        options.batch,
-        io,
-        sink,
-        resources.context?.value,
+      const { concat, contextSelection } = base;
+      const outcome = await output.consume(jobs, (signal) =>
+        scored(
+          runBatchJobs(jobs, {
+            createRlm: (artifacts, job) => factories.get((job as EvalJob).variant)!(artifacts),
+            execute,
+            directoryContext: { concat, ...contextSelection },
+            store,
+            concurrency: options.batch.concurrency,
+            maxBatchCostUsd: options.batch.maxBatchCostUsd,
+            maxArtifactBytes: options.batch.maxBatchArtifactBytes,
+            context: resources.context?.value,
+            maxContextBytes: base.maxContextBytes,
+            model: base.model,
+            subModel: base.subModel,
+            signal,
+            onStart: (job, tally) => output!.started(job, tally),
+            onEnd: (job) => output!.ended(job),
+            onEvent: (job, event) => output!.event(job, event),
+            onStoreFailure: (job, failure) => output!.storeFailed(job, failure),
+            report: (job, line) => output!.jobNotice(job, line.replace(/^rlm: /, ''), line),
+          }),
+        ),
       );
-      const outcome = await batchRun.run(jobs);
       if (outcome === 130 || outcome === 143) return outcome;
       const all = [...this.#results.values()];
       const variants = [...runners.keys()];
@@ -209,11 +245,10 @@ class EvalCommand {
           `rlm: report written to ${options.reportFile}${written.traces > 0 ? ` with ${written.traces} ${written.traces === 1 ? 'trace' : 'traces'} in ${written.tracesDirectory}` : ''}${store === undefined ? ' (no traces: --no-store)' : ''}\n`,
         );
       }
-      return outcome + (dataset.problems.length > 0 && outcome === 0 ? 1 : 0);
+      return outcome;
     } finally {
-      results?.close();
+      output?.closeResults();
       await closeScorer(scorer);
-      await Promise.all(this.#rlms.map((rlm) => rlm.dispose().catch(() => {})));
       await store?.close().catch(() => {});
     }
   }
@@ -232,21 +267,21 @@ class EvalCommand {
     return { model, windowTokens, price };
   }
 
-  async #readPrevious(): Promise<{ readonly endsMidLine: boolean }> {
+  /** Reads the lines an earlier run of the same command left in `--out`. */
+  async #readPrevious(): Promise<void> {
     const file = this.#options.batch.outFile;
-    if (file === undefined) return { endsMidLine: false };
+    if (file === undefined) return;
     let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { endsMidLine: false };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw new UsageError(`cannot read the results --out ${file}: ${(error as Error).message}`, {
         cause: error,
       });
     }
     const read = readEvalResults(text);
     for (const line of read.results) this.#results.set(evalResultKey(line.id, line.variant), line);
-    return { endsMidLine: read.endsMidLine };
   }
 
   async #createScorer(judgeModel: LanguageModel | undefined): Promise<Scorer> {
@@ -338,7 +373,8 @@ class EvalCommand {
         const done = this.#results.get(evalResultKey(item.id, variant));
         if (done !== undefined && done.error === undefined) continue;
         jobs.push({
-          id: item.id,
+          // Shown in the progress lines and kept in the trace: the item's id and the variant.
+          id: `${String(item.id)} (${variant})`,
           key: `${item.key} (${variant})`,
           query: item.query,
           contextFile: item.context?.kind === 'file' ? item.context.path : undefined,
@@ -354,15 +390,10 @@ class EvalCommand {
 }
 
 /** A variant that runs each item on its RLM, keeping the trace in `store`. */
-function rlmRunner(
-  rlm: RLM,
-  cli: CliOptions,
-  store: Parameters<typeof runBatchQuery>[2]['store'],
-): VariantRunner {
+function rlmRunner(cli: CliOptions): VariantRunner {
   return async (job, io) => {
-    const { result, runId } = await runBatchQuery(rlm, job, {
+    const { result, runId } = await runBatchQuery(io.rlm, job, {
       ...io,
-      store,
       resume: false,
       model: cli.model,
       subModel: cli.subModel,
