@@ -64,6 +64,14 @@ describe('BatchResultsFile', () => {
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
+  test('a device (/dev/null) is written as it is: no lock beside it, nothing read', () => {
+    const { results, opening } = BatchResultsFile.open('/dev/null', stdout);
+    expect(opening.answered).toEqual(new Set());
+    results.append({ id: 1, answer: 'gone' });
+    results.close();
+    expect(existsSync('/dev/null.lock')).toBe(false);
+  });
+
   test('without a file, lines go to stdout and nothing is locked', () => {
     const lines: string[] = [];
     const out = new PassThrough().on('data', (chunk: Buffer) => lines.push(chunk.toString()));

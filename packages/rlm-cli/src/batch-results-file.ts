@@ -6,6 +6,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -76,6 +77,19 @@ export class BatchResultsFile {
     } catch (error) {
       fail(error);
     }
+    // A device or a pipe (/dev/stdout, a FIFO) is written as it is: nothing to lock or repair.
+    if (!isRegularOrAbsent(file)) {
+      let descriptor: number | undefined;
+      try {
+        descriptor = openSync(file, 'a');
+      } catch (error) {
+        fail(error);
+      }
+      return {
+        results: new BatchResultsFile(descriptor, 0, stdout, undefined),
+        opening: { answered: new Set(), removedTornBytes: 0, tookOverFrom: undefined },
+      };
+    }
     const lock = ResultsFileLock.acquire(file);
     let descriptor: number | undefined;
     try {
@@ -119,7 +133,7 @@ export class BatchResultsFile {
       writeWhole(this.#descriptor, bytes);
     } catch (error) {
       try {
-        ftruncateSync(this.#descriptor, this.#size);
+        if (this.#lock !== undefined) ftruncateSync(this.#descriptor, this.#size);
       } catch {
         // The torn line stays; the next run removes it.
       }
@@ -137,11 +151,19 @@ export class BatchResultsFile {
     if (this.#descriptor === undefined || this.#closed) return;
     this.#closed = true;
     try {
-      fsyncSync(this.#descriptor);
+      if (this.#lock !== undefined) fsyncSync(this.#descriptor);
     } finally {
       closeSync(this.#descriptor);
       this.#lock?.release();
     }
+  }
+}
+
+function isRegularOrAbsent(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return true;
   }
 }
 

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { QueueConnection } from './parse-queue-url.js';
+import { redactPassword } from './redact-password.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -58,9 +59,4 @@ export async function checkQueueReachable(
     clearTimeout(timer);
     client.disconnect();
   }
-}
-
-/** `url` with its password, if any, replaced by `***`, for messages. */
-export function redactPassword(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
 }

@@ -9,7 +9,6 @@ import {
   queuedJobId,
   queueKeys,
 } from './batch-queue-job.js';
-import { redactPassword } from './check-queue-reachable.js';
 import { describeJobIds } from './describe-job-id.js';
 import { formatBytes } from './format-bytes.js';
 import { formatDuration } from './format-runs-table.js';
@@ -19,6 +18,7 @@ import type { QueueConnection } from './parse-queue-url.js';
 import { causeOf, RateLimitedLog } from './rate-limited-log.js';
 import type { BatchOutcome } from './run-batch-jobs.js';
 import type { BatchResult } from './run-batch-query.js';
+import { redactPassword } from './redact-password.js';
 
 /** How {@link queueBatchJobs} reaches the queue and watches the jobs. */
 export interface QueuedBatchOptions {
@@ -78,14 +78,17 @@ export async function* queueBatchJobs(
   // The keys beside the queue (results, claims): commands fail after one reconnection attempt.
   const redis = new Redis({ ...connection, maxRetriesPerRequest: 1 });
   const log = new RateLimitedLog(report, { prefix: 'rlm: ' });
+  /** Since when this process's own connection has been away, and why. */
   let down: { readonly since: number; readonly message: string } | undefined;
   const onError = (error: Error) => {
-    down ??= { since: Date.now(), message: error.message };
     log.report(causeOf(error.message), `rlm: the queue ${url}: ${error.message}`);
   };
   queue.on('error', onError);
   events.on('error', onError);
-  redis.on('error', onError);
+  redis.on('error', (error: Error) => {
+    down ??= { since: Date.now(), message: error.message };
+    onError(error);
+  });
   // A restart may come back before any reconnection fails: the closed connection says it.
   redis.on('close', () => {
     if (!ended) down ??= { since: Date.now(), message: 'the connection was closed' };

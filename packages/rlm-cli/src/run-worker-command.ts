@@ -12,7 +12,7 @@ import {
   type QueuedJobData,
   queueKeys,
 } from './batch-queue-job.js';
-import { checkQueueReachable, redactPassword } from './check-queue-reachable.js';
+import { checkQueueReachable } from './check-queue-reachable.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { createCliModels, createCliRlmFactory } from './create-cli-rlm.js';
 import { describeJobId } from './describe-job-id.js';
@@ -32,6 +32,7 @@ import { RunTally } from './run-tally.js';
 import { subscribeToSignal } from './subscribe-to-signal.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
+import { redactPassword } from './redact-password.js';
 
 /** What `rlm worker` writes to and listens on. */
 export interface WorkerCommandIo {
