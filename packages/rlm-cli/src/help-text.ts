@@ -126,6 +126,12 @@ Batch:       rlm batch <queries.jsonl> [--concurrency <n>] [-o <results.jsonl>] 
              rlm worker --queue redis://host:port [--store redis://host:port]
                                           run the queued jobs, on any number of machines
 
+Eval:        rlm eval <data.jsonl> [--scorer <name>] [--variant name=flags]... [--baseline direct]
+                      [-o <results.jsonl>] [--report <report.html>]
+                                          score answers, compare models and limits; see rlm eval --help
+             rlm eval --generate sniah --lengths 8k,128k,1m --n 50
+                                          write the paper's needle-in-a-haystack dataset
+
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
              rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
                                           a run's trace as HTML (or JSON lines); see rlm trace --help

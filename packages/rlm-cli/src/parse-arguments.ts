@@ -177,6 +177,8 @@ export type CliCommand =
   | { readonly kind: 'batch'; readonly argv: readonly string[] }
   /** `rlm worker ...`: the words after `worker`, parsed by the command. */
   | { readonly kind: 'worker'; readonly argv: readonly string[] }
+  /** `rlm eval ...`: the words after `eval`, parsed by the command. */
+  | { readonly kind: 'eval'; readonly argv: readonly string[] }
   | {
       readonly kind: 'tools';
       readonly argv: readonly string[];
@@ -304,6 +306,7 @@ export function parseArguments(
   if (first === 'trace') return { kind: 'trace', argv: argv.slice(1) };
   if (first === 'batch') return { kind: 'batch', argv: argv.slice(1) };
   if (first === 'worker') return { kind: 'worker', argv: argv.slice(1) };
+  if (first === 'eval') return { kind: 'eval', argv: argv.slice(1) };
   const storeAt = argv.indexOf('store');
   if (storeAt >= 0 && isStoreCommand(argv.slice(0, storeAt))) {
     const before = parseStrict(argv.slice(0, storeAt)).values;

@@ -14,6 +14,8 @@ export interface BatchJob {
   readonly query: string;
   /** The line's own context file, resolved against the JSONL file's directory. */
   readonly contextFile: string | undefined;
+  /** A job's own context directory (an `rlm eval` line's `context_dir`), as an absolute path. */
+  readonly contextDirectory?: string;
   /** Line number in the JSONL file, from 1. */
   readonly line: number;
 }

@@ -12,8 +12,7 @@ import { formatBatchProgress } from './format-batch-progress.js';
 import { formatModelRetry } from './format-model-retry.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
 import { formatDuration } from './format-runs-table.js';
-import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
-import { loadContext } from './load-context.js';
+import { loadCliContext } from './load-cli-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { openStore } from './open-store.js';
 import {
@@ -156,16 +155,7 @@ export async function runBatchCommand(
         }),
       );
     }
-    const context = await loadContext({
-      file: cli.contextFile,
-      directory: cli.contextDirectory,
-      concat: cli.concat,
-      ...cli.contextSelection,
-      maxBytes: cli.maxContextBytes,
-    });
-    if (context && context.binaryFiles.length > 0) {
-      io.stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
-    }
+    const context = await loadCliContext(cli, io.stderr);
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath
       ? await openStore(cli.storePath, {
@@ -258,7 +248,7 @@ async function readJobs(
  * terminal), retry notices and store failures with the job's id, signals, and the closing
  * summary with the exit code.
  */
-class BatchOutput {
+export class BatchOutput {
   readonly #options: BatchOptions;
   readonly #io: BatchCommandIo;
   readonly #results: BatchResultsFile;

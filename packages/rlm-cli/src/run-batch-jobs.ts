@@ -7,7 +7,7 @@ import {
 } from '@rlm/core';
 import { addRunUsage } from './add-run-usage.js';
 import { limitBatchArtifacts, memoryArtifactCounter } from './batch-artifact-quota.js';
-import { loadContext } from './load-context.js';
+import { type LoadContextOptions, loadContext } from './load-context.js';
 import type { ModelSpec } from './parse-arguments.js';
 import type { BatchJob } from './parse-batch-jobs.js';
 import { type BatchResult, runBatchQuery } from './run-batch-query.js';
@@ -26,7 +26,14 @@ export type BatchOutcome =
 /** How {@link runBatchJobs} runs the jobs. */
 export interface BatchJobsOptions {
   /** Makes one job's RLM over its own view of the store (`undefined` without a store). */
-  readonly createRlm: (artifacts: ArtifactStore | undefined) => RLM;
+  readonly createRlm: (artifacts: ArtifactStore | undefined, job: BatchJob) => RLM;
+  /**
+   * Runs one job on its RLM; default: {@link runBatchQuery} with the job's context, keeping its
+   * trace in `store` (`rlm eval` runs its variants and its baseline this way). Never rejects.
+   */
+  readonly execute?: (job: BatchJob, io: BatchJobIo) => Promise<BatchResult>;
+  /** How a job's own context directory is read (`rlm eval`'s `context_dir`). */
+  readonly directoryContext?: DirectoryContextSelection;
   /** Where jobs keep their artifacts, checkpoints and traces; `undefined` for none. */
   readonly store: ArtifactStore | undefined;
   /** Jobs run at once (1 or more). */
@@ -56,6 +63,23 @@ export interface BatchJobsOptions {
   readonly report?: (job: BatchJob, line: string) => void;
 }
 
+/** What {@link BatchJobsOptions.execute} gets for one job. */
+export interface BatchJobIo {
+  /** The job's RLM, made by `createRlm` over the job's view of the store. */
+  readonly rlm: RLM;
+  /** The job's context: its own file or directory, else the batch's; rejects when it cannot load. */
+  readonly context: () => Promise<unknown> | unknown;
+  readonly signal: AbortSignal;
+  /** Counts what the job spends: `maxBatchCostUsd` sees it. */
+  readonly tally: RunTally;
+  readonly onEvent: (event: RlmEvent) => void;
+  readonly store: ArtifactStore | undefined;
+  readonly report: (line: string) => void;
+}
+
+/** How a context directory is walked: the flags of `--context-dir`. */
+export type DirectoryContextSelection = Omit<LoadContextOptions, 'file' | 'directory' | 'maxBytes'>;
+
 /**
  * Runs `jobs` in this process, at most `concurrency` at once, each on its own RLM and sandbox,
  * and yields each one's outcome as it ends: a result (with the job's store failures, when the
@@ -71,7 +95,7 @@ export async function* runBatchJobs(
   const signal = options.signal
     ? AbortSignal.any([options.signal, stopped.signal])
     : stopped.signal;
-  const contexts = new JobContexts(jobs, options.maxContextBytes);
+  const contexts = new JobContexts(jobs, options.maxContextBytes, options.directoryContext ?? {});
   const counter = memoryArtifactCounter();
   const running = new Set<RunTally>();
   let finishedUsage: RunUsage = emptyRunUsage();
@@ -98,20 +122,28 @@ export async function* runBatchJobs(
           ? store
           : limitBatchArtifacts(store, counter, maxArtifactBytes),
       );
-    const rlm = options.createRlm(view);
+    const rlm = options.createRlm(view, job);
     let result: BatchResult;
     try {
-      ({ result } = await runBatchQuery(rlm, job, {
-        context: () => (job.contextFile === undefined ? options.context : contexts.of(job)),
+      const io: BatchJobIo = {
+        rlm,
+        context: () => (contextSource(job) === undefined ? options.context : contexts.of(job)),
         signal,
         tally,
         onEvent: (event) => options.onEvent?.(job, event),
         store,
-        resume: false,
         report: (line) => options.report?.(job, line),
-        model: options.model,
-        subModel: options.subModel,
-      }));
+      };
+      result = options.execute
+        ? await options.execute(job, io)
+        : (
+            await runBatchQuery(rlm, job, {
+              ...io,
+              resume: false,
+              model: options.model,
+              subModel: options.subModel,
+            })
+          ).result;
     } finally {
       // Waits for the job's last checkpoint writes, whose failures count too.
       await rlm.dispose().catch(() => {});
@@ -181,28 +213,39 @@ export async function* runBatchJobs(
   }
 }
 
-/** The jobs' own context files, each loaded once while jobs still need it. */
+/** Where a job's own context comes from (a file or a directory); `undefined` for the batch's. */
+function contextSource(job: BatchJob): string | undefined {
+  return job.contextFile ?? job.contextDirectory;
+}
+
+/** The jobs' own context files and directories, each loaded once while jobs still need it. */
 class JobContexts {
   readonly #maxBytes: number;
+  readonly #selection: DirectoryContextSelection;
   readonly #files = new Map<string, { value: Promise<unknown> | undefined; uses: number }>();
 
-  constructor(jobs: readonly BatchJob[], maxBytes: number) {
+  constructor(jobs: readonly BatchJob[], maxBytes: number, selection: DirectoryContextSelection) {
     this.#maxBytes = maxBytes;
+    this.#selection = selection;
     for (const job of jobs) {
-      if (job.contextFile === undefined) continue;
-      const entry = this.#files.get(job.contextFile);
+      const source = contextSource(job);
+      if (source === undefined) continue;
+      const entry = this.#files.get(source);
       if (entry) entry.uses++;
-      else this.#files.set(job.contextFile, { value: undefined, uses: 1 });
+      else this.#files.set(source, { value: undefined, uses: 1 });
     }
   }
 
   /** The job's own context, loaded on first use. */
   of(job: BatchJob): Promise<unknown> {
-    const entry = this.#files.get(job.contextFile!)!;
+    const entry = this.#files.get(contextSource(job)!)!;
     if (entry.value === undefined) {
-      entry.value = loadContext({ file: job.contextFile, maxBytes: this.#maxBytes }).then(
-        (loaded) => loaded?.value,
-      );
+      const directory = job.contextDirectory;
+      entry.value = loadContext(
+        directory === undefined
+          ? { file: job.contextFile, maxBytes: this.#maxBytes }
+          : { ...this.#selection, directory, maxBytes: this.#maxBytes },
+      ).then((loaded) => loaded?.value);
       // A failure reaches every job that awaits it; none is left unhandled.
       entry.value.catch(() => {});
     }
@@ -211,8 +254,9 @@ class JobContexts {
 
   /** Drops the job's context once its last job is done with it. */
   release(job: BatchJob): void {
-    if (job.contextFile === undefined) return;
-    const entry = this.#files.get(job.contextFile);
-    if (entry && --entry.uses <= 0) this.#files.delete(job.contextFile);
+    const source = contextSource(job);
+    if (source === undefined) return;
+    const entry = this.#files.get(source);
+    if (entry && --entry.uses <= 0) this.#files.delete(source);
   }
 }

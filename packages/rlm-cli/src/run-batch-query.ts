@@ -63,13 +63,17 @@ export interface BatchQueryOptions {
 
 /**
  * Runs one job of a batch and resolves to its result line, a failure included; `error` is the
- * run's error when it failed. Never rejects.
+ * run's error when it failed; `runId` names its trace when a store keeps it. Never rejects.
  */
 export async function runBatchQuery(
   rlm: RLM,
   job: { readonly id: BatchJobId; readonly query: string },
   options: BatchQueryOptions,
-): Promise<{ readonly result: BatchResult; readonly error?: unknown }> {
+): Promise<{
+  readonly result: BatchResult;
+  readonly error?: unknown;
+  readonly runId: string | undefined;
+}> {
   const tracer = createRunTracer({
     store: options.store,
     traceFile: undefined,
@@ -82,6 +86,7 @@ export async function runBatchQuery(
       batchId: job.id,
     },
   });
+  const runId = options.store === undefined ? undefined : tracer.runId;
   try {
     const context = await options.context();
     const report = await runQuery(rlm, job.query, context, {
@@ -95,6 +100,7 @@ export async function runBatchQuery(
     });
     await tracer.finish();
     return {
+      runId,
       result: {
         id: job.id,
         answer: toPrintableData(report.answer),
@@ -107,6 +113,7 @@ export async function runBatchQuery(
     await tracer.finish(error);
     const failure = jsonFailureReport(error, { spent: options.tally.snapshot() });
     return {
+      runId,
       result: {
         id: job.id,
         error: { name: failure.error.name, message: failure.error.message },
