@@ -20,7 +20,7 @@ export interface RunTracerOptions {
 
 /** Records one query's trace; `finish` keeps it. */
 export interface RunTracer {
-  /** The id the run is kept under in the store (`rlm trace <run-id>`). */
+  /** The run's id: its trace is kept under it in the store (`rlm trace <runId>`). */
   readonly runId: string;
   readonly record: (event: RlmEvent) => void;
   /**

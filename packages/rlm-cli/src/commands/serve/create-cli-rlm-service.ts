@@ -60,7 +60,9 @@ export async function createCliRlmService(
         : createServedModels(spec, options, io.env);
   }
   const tools = run.toolsModule ? await loadToolsModule(run.toolsModule) : [];
-  const store = run.storePath ? await openStore(run.storePath) : undefined;
+  const store = run.storePath
+    ? await openStore(run.storePath, { connectTimeoutMs: run.connectTimeoutMs })
+    : undefined;
   try {
     if (run.toolStore) await checkToolStoreDirectory(run.toolStore, { writable: true });
     const {
@@ -69,7 +71,7 @@ export async function createCliRlmService(
       budget: _budget,
       persistent: _persistent,
       ...rlm
-    } = cliRlmSettings(run, defaults, { tools, artifacts: undefined, persistent: false });
+    } = cliRlmSettings(run, defaults, { tools, persistent: false });
     const service = await createRlmService({
       models,
       ...(options.anyModel
