@@ -72,7 +72,9 @@ that sees the same context files at the same paths.
                                (default ${defaultMaxQueryChars.toLocaleString('en-US')})
 
 Every run flag (--model, --max-cost, --max-model-calls, --tools, --connect-timeout, ...)
-applies to each job. A job's result is written beside the queue before the queue is told, and
+applies to each job. A job of rlm eval --queue carries its variant's models and limits: they
+replace the worker's, each limit bounded by the worker's own (--max-cost, --max-iterations,
+...); base URLs, keys, tools, the store and the context stay the worker's. A job's result is written beside the queue before the queue is told, and
 kept and written again when Redis refuses it, so a Redis restart loses no answer.
 `;
 
@@ -457,7 +459,8 @@ class WorkerJobs {
     let contextChars: number | undefined;
     const loadJobContext = async () => {
       const value = await loadQueuedContext(context, cli.maxContextBytes);
-      contextChars = value === undefined ? undefined : contextAsText(value).length;
+      // Measured for an eval only: the text of a large directory is not free.
+      if (plan.kind !== 'own' && value !== undefined) contextChars = contextAsText(value).length;
       return value;
     };
     const withFacts = (result: BatchResult, facts: QueuedEvalFacts): QueuedEvalResult => ({
