@@ -169,7 +169,7 @@ describe('rlm eval (built bin)', () => {
     expect(result.stdout).toContain('direct: 5 did not fit the window (scored 0)');
     // Its progress line says so, not "answered in 0 ms".
     expect(result.stderr).toMatch(
-      /^rlm: \[\d+\/30\] id "6 \(direct\)" did not fit the model's window \(about [\d,]+ tokens for a window of 4,000\): not sent, scored 0$/m,
+      /^rlm: \[\d+\/30\] id "6 \(direct\)" did not fit the model's window \(about 19,537 tokens for a window of 4,000\): not sent, scored 0$/m,
     );
     expect(result.stderr).not.toMatch(/\(direct\)" answered in 0 ms/);
     expect(result.stdout).toContain('CI: Wilson score interval (scores all 0 or 1)');
