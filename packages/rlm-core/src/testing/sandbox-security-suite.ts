@@ -11,6 +11,7 @@ import type {
   SandboxLimits,
 } from '../sandbox.js';
 import { type ConformanceSuiteSettings, registerConformanceSuite } from './conformance-suite.js';
+import { sleepScaled, timeScaled } from './measure-slowdown.js';
 import {
   attackKit,
   type EscapePayload,
@@ -25,7 +26,9 @@ export interface SandboxSecuritySuiteOptions extends ConformanceSuiteSettings<Sa
   readonly timeoutMs?: number;
   /**
    * Time a runaway may take past `timeoutMs` before it counts as not stopped, in milliseconds:
-   * stopping, restarting and answering. Default 1,000.
+   * stopping, restarting and answering. Default 1,000. Every time bound of the suite is in the
+   * reference machine's milliseconds: on a slower or loaded machine it grows by the measured
+   * slowdown (`timeScaled`).
    */
   readonly stopMarginMs?: number;
   /** `memoryMb` of the abuse sandboxes. Default 128. */
@@ -37,7 +40,10 @@ export interface SandboxSecuritySuiteOptions extends ConformanceSuiteSettings<Sa
   readonly memoryMarginMb?: number;
   /** `maxOutputChars` of the abuse sandboxes. Default 10,000. */
   readonly maxOutputChars?: number;
-  /** Time 10,000 bridge calls at once may take to settle, in milliseconds. Default 10,000. */
+  /**
+   * Time 10,000 bridge calls at once may take to settle, in the reference machine's
+   * milliseconds. Default 10,000.
+   */
   readonly bridgeStormMs?: number;
 }
 
@@ -360,32 +366,38 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Resolves how `promise` ended, or `pending` when it is still running after `ms`. */
+/**
+ * Resolves how `promise` ended, or `pending` when it is still running after `ms` of the
+ * reference machine's milliseconds ({@link sleepScaled}).
+ */
 async function settlesWithin(
   promise: Promise<unknown>,
   ms: number,
 ): Promise<'resolved' | 'rejected' | 'pending'> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const pending = new Promise<'pending'>((resolve) => {
-    timer = setTimeout(() => resolve('pending'), ms);
-  });
+  const deadline = new AbortController();
   try {
     return await Promise.race([
       promise.then(
         () => 'resolved' as const,
         () => 'rejected' as const,
       ),
-      pending,
+      sleepScaled(ms, deadline.signal).then(
+        () => 'pending' as const,
+        () => 'pending' as const,
+      ),
     ]);
   } finally {
-    clearTimeout(timer);
+    deadline.abort();
   }
 }
 
+/**
+ * Times `run` in the reference machine's milliseconds ({@link timeScaled}): the stated bounds
+ * hold on a loaded or slow machine, and still fail a runaway that is not stopped.
+ */
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; elapsedMs: number }> {
-  const started = performance.now();
-  const value = await run();
-  return { value, elapsedMs: performance.now() - started };
+  const { value, scaledMs } = await timeScaled(run);
+  return { value, elapsedMs: scaledMs };
 }
 
 /**
@@ -651,7 +663,8 @@ export function runSandboxSecuritySuite(options: SandboxSecuritySuiteOptions): v
         calls++;
         return value;
       };
-      await withSandbox({ timeoutMs: bridgeStormMs }, { hostCount }, async (sandbox) => {
+      // The sandbox's own timeout is the test's: the bound under test is the storm's scaled time.
+      await withSandbox({ timeoutMs: testTimeoutMs }, { hostCount }, async (sandbox) => {
         const { value: storm, elapsedMs } = await timed(() =>
           sandbox.execute(
             `const settled = await Promise.allSettled(Array.from({ length: ${bridgeCalls} }, (_, i) => hostCount(i)));\n[settled.length, settled.filter((entry) => entry.status === 'fulfilled').length].join(' ')`,
