@@ -416,8 +416,9 @@ describe('createAnthropicModel', () => {
   });
 
   test('a timed-out attempt is retried and a prompt answer wins', async () => {
-    const { model } = await setup([fakeDelay(2_000, fakeText('too late')), fakeText('in time')], {
-      timeoutMs: 200,
+    // A limit a loaded machine's prompt answer keeps to; the late one waits far past it.
+    const { model } = await setup([fakeDelay(30_000, fakeText('too late')), fakeText('in time')], {
+      timeoutMs: 1_000,
     });
     expect((await model.generate(ask)).text).toBe('in time');
   });
@@ -557,8 +558,8 @@ describe('createAnthropicModel', () => {
 
   test('timeoutMs covers the body: headers at once and a late body is a timeout', async () => {
     const { model } = await setup(
-      [fakeText('late body', { bodyDelayMs: 5_000 }), fakeText('prompt')],
-      { timeoutMs: 300 },
+      [fakeText('late body', { bodyDelayMs: 30_000 }), fakeText('prompt')],
+      { timeoutMs: 1_000 },
     );
     const retries: ModelRetry[] = [];
     const result = await model.generate(ask, { onRetry: (retry) => retries.push(retry) });
