@@ -6,13 +6,12 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
+import { isPrimitive, OutputBuffer, ReachTracker } from '@rlm/core/sandbox-support';
 import { CheckpointVariables, type SnapshotPacing } from './checkpoint-variables.js';
-import { isPrimitive, ReachTracker } from './reach-tracker.js';
 import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
-import { OutputBuffer } from './output-buffer.js';
 import { deserializeCheckpointBytes, readCheckpointBytes } from './serialize-in-pieces.js';
 import { ownsBuffer, serializeValue } from './serialize-value.js';
 import { TransferTooLargeError } from './transfer-too-large-error.js';
