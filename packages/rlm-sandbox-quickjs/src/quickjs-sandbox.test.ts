@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'vitest';
+import { createQuickJsSandbox } from './create-quickjs-sandbox.js';
+
+// Tests run the built worker: `pnpm build` (turbo runs it before `test`).
+const workerUrl = new URL('../dist/worker.js', import.meta.url);
+const createSandbox = createQuickJsSandbox({ workerUrl });
+
+/** Code that spends minutes in one native call: QuickJS searches a string naively. */
+const nativeHang =
+  'const haystack = "a".repeat(2e6); const needle = "a".repeat(2e5) + "b"; haystack.indexOf(needle)';
+
+describe('QuickJsSandbox', () => {
+  test('a timeout interrupts busy code in place: every variable stays, functions too', async () => {
+    await using sandbox = await createSandbox({ hostFunctions: {} });
+    await sandbox.execute('const kept = { list: [1, 2] }; function helper() { return "helped"; }');
+    const result = await sandbox.execute('while (true) {}', { timeoutMs: 300 });
+    expect(result.error).toBe('Execution timed out after 300 ms');
+    expect((await sandbox.execute('[kept.list.length, helper()].join()')).output).toBe('2,helped');
+  });
+
+  test('code inside one native built-in is stopped by replacing the worker; the variables come back, and those that cannot are named', async () => {
+    await using sandbox = await createSandbox({ hostFunctions: {} });
+    await sandbox.setVariables({ context: 'the context' }, { readOnly: true });
+    await sandbox.execute('const kept = { list: [1, 2] }; function helper() {}');
+    const result = await sandbox.execute(nativeHang, { timeoutMs: 300 });
+    expect(result.error).toBe(
+      'Execution timed out after 300 ms; the sandbox restarted with its variables as of before this execution, except helper (functions, class instances and large values cannot be restored).',
+    );
+    const after = await sandbox.execute('[kept.list.length, typeof helper, context].join()');
+    expect(after.output).toBe('2,undefined,the context');
+    expect((await sandbox.execute('context = "changed"')).error).toMatch(/read-only/);
+  });
+
+  test('an abort stops code inside a native built-in too', async () => {
+    await using sandbox = await createSandbox({ hostFunctions: {} });
+    await sandbox.execute('const kept = "kept"');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const result = await sandbox.execute(nativeHang, { signal: controller.signal });
+    expect(result.error).toMatch(/^Execution aborted; the sandbox restarted/);
+    expect((await sandbox.execute('kept')).output).toBe('kept');
+  });
+
+  test('with snapshotLimitBytes 0 nothing is copied: a restart names every model variable lost', async () => {
+    await using sandbox = await createQuickJsSandbox({ workerUrl, snapshotLimitBytes: 0 })({
+      hostFunctions: {},
+    });
+    await sandbox.execute('const first = 1; const second = "two"');
+    const result = await sandbox.execute(nativeHang, { timeoutMs: 300 });
+    expect(result.error).toMatch(/except first, second \(/);
+    expect((await sandbox.execute('typeof first')).output).toBe('undefined');
+  });
+
+  test('the copies for restarts follow what each execution changed, in place too', async () => {
+    await using sandbox = await createSandbox({ hostFunctions: {} });
+    await sandbox.execute(
+      'const rows = Array.from({ length: 2000 }, (_, i) => ({ id: i })); const byName = { rows };',
+    );
+    await sandbox.execute('const small = 1');
+    // Changed in place, through another variable that holds it.
+    await sandbox.execute('byName.rows.push({ id: -1 }); byName.extra = true');
+    const result = await sandbox.execute(nativeHang, { timeoutMs: 300 });
+    expect(result.error).toMatch(/variables as of before this execution\.$/);
+    const after = await sandbox.execute('[rows.length, rows[2000].id, byName.extra, small].join()');
+    expect(after.output).toBe('2001,-1,true,1');
+  });
+});
