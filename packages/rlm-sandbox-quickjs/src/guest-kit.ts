@@ -330,11 +330,30 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     return '{"root":' + rootText + ',"objects":[' + join(objects, ',') + ']}';
   }
 
+  // The graph of a list of strings, finite numbers, booleans and nulls, made without walking
+  // objects; undefined when the list holds anything else (encode copies that).
+  function encodePrimitives(values) {
+    const parts = [];
+    let characters = 0;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      const type = typeof value;
+      if (type === 'string') {
+        characters += value.length;
+        if (characters > maxTransferCharacters) throw new TooLarge();
+      } else if (!(value === null || type === 'boolean' || (type === 'number' && isFiniteNumber(value) && !(value === 0 && 1 / value < 0)))) {
+        return undefined;
+      }
+      parts[i] = stringify(value);
+    }
+    return '{"root":["r",0],"objects":[["a",[' + join(parts, ',') + ']]]}';
+  }
+
   function hostFunction(raw, name) {
     return async (...values) => {
       let text;
       try {
-        text = encode(values);
+        text = encodePrimitives(values) ?? encode(values);
       } catch (error) {
         if (error instanceof TooLarge) {
           throw new ErrorType(name + ': its arguments are too large to leave the sandbox: ' + tooLargeText);

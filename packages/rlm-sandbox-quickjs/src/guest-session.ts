@@ -18,14 +18,14 @@ import {
 } from 'quickjs-emscripten';
 import { guestKitSource } from './guest-kit.js';
 import { rewriteReplCode } from './rewrite-repl-code.js';
-import {
-  engineFaultExitCode,
-  type HostMessage,
-  type RestoreRecord,
-  type SnapshotEntry,
-  type WorkerMessage,
-  type WorkerSetup,
-  type WorkerStart,
+import type {
+  HostCall,
+  HostMessage,
+  RestoreRecord,
+  SnapshotEntry,
+  WorkerMessage,
+  WorkerSetup,
+  WorkerStart,
 } from './worker-protocol.js';
 
 /** Time leftover jobs of ended executions get before the next execution, in milliseconds. */
@@ -88,6 +88,8 @@ interface Execution {
   stopped: boolean;
   /** Wakes the loop waiting for a host reply, a timer or a stop. */
   wake: (() => void) | undefined;
+  /** A wake is due once the messages that came together are handled. */
+  wakeScheduled: boolean;
 }
 
 /** How an execution's code ended. */
@@ -118,6 +120,11 @@ export class GuestSession {
   readonly #guestHelperNames: ReadonlySet<string>;
   /** Promises handed to QuickJS and not settled yet; those of an ended execution never are. */
   readonly #deferreds = new Set<QuickJSDeferredPromise>();
+  /**
+   * Host calls made and not sent yet: sent together whenever the worker stops running QuickJS,
+   * and from the interrupt handler while it runs (so a call never waits for busy code to end).
+   */
+  #outbox: HostCall[] = [];
   /** The pending host calls of the running execution, by id. */
   readonly #calls = new Map<number, QuickJSDeferredPromise>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
@@ -210,20 +217,26 @@ export class GuestSession {
           return { type: 'reply', id: message.id, ok: true };
         });
         return;
-      case 'host-result': {
-        const deferred = this.#calls.get(message.id);
-        if (deferred === undefined) return;
-        this.#calls.delete(message.id);
-        this.#settle(deferred, message.reply);
+      case 'host-results':
+        for (const { id, reply } of message.results) {
+          const deferred = this.#calls.get(id);
+          if (deferred === undefined) continue;
+          this.#calls.delete(id);
+          this.#settle(deferred, reply);
+        }
         return;
-      }
     }
   }
 
   /** Ends the worker after a fault of the engine: the host sees it exit and restarts it. */
   #fail(error: unknown): never {
     // Nothing of this worker may run again: its QuickJS module may be broken.
-    process.exit(error instanceof EngineFault ? engineFaultExitCode : 1);
+    this.#post({
+      type: 'fault',
+      reason: messageOf(error),
+      outOfMemory: error instanceof EngineFault,
+    });
+    process.exit(1);
   }
 
   #post(message: WorkerMessage): void {
@@ -244,7 +257,16 @@ export class GuestSession {
 
   // ---- the QuickJS side ----
 
+  /** Sends the host calls made since the last flush, in one message. */
+  #flushCalls(): void {
+    if (this.#outbox.length === 0) return;
+    const calls = this.#outbox;
+    this.#outbox = [];
+    this.#post({ type: 'calls', calls });
+  }
+
   #shouldInterrupt(): boolean {
+    this.#flushCalls();
     const execution = this.#execution;
     if (execution !== undefined && Atomics.load(this.#control, 0) === execution.id) {
       execution.stopped = true;
@@ -351,7 +373,7 @@ export class GuestSession {
           return undefined;
         }
         const id = this.#nextCallId++;
-        this.#post({ type: 'call', id, name, args: text });
+        this.#outbox.push({ id, name, args: text });
         return id;
       });
     });
@@ -383,7 +405,21 @@ export class GuestSession {
     deferred.resolve(handle);
     handle.dispose();
     deferred.dispose();
-    this.#execution?.wake?.();
+    this.#wakeSoon();
+  }
+
+  /**
+   * Wakes the running execution once the host's replies that came together are all settled:
+   * thousands of calls at once cost one run of the job queue per batch, not one per reply.
+   */
+  #wakeSoon(): void {
+    const execution = this.#execution;
+    if (execution === undefined || execution.wakeScheduled) return;
+    execution.wakeScheduled = true;
+    setImmediate(() => {
+      execution.wakeScheduled = false;
+      execution.wake?.();
+    });
   }
 
   /**
@@ -672,7 +708,7 @@ export class GuestSession {
 
   async #run(id: number, rewrite: ReturnType<typeof rewriteReplCode>): Promise<Ending> {
     const context = this.#context;
-    const execution: Execution = { id, stopped: false, wake: undefined };
+    const execution: Execution = { id, stopped: false, wake: undefined, wakeScheduled: false };
     this.#execution = execution;
     const ended = (error: string | undefined): Ending => ({
       error,
@@ -711,6 +747,7 @@ export class GuestSession {
           return ended(message);
         }
         if (this.#runtime.hasPendingJob()) continue;
+        this.#flushCalls();
         await new Promise<void>((resolve) => {
           execution.wake = resolve;
         });
@@ -721,6 +758,8 @@ export class GuestSession {
       if (!(error instanceof Error) || !/^[A-Za-z]*Error: /.test(error.message)) throw error;
       return ended(execution.stopped ? undefined : error.message);
     } finally {
+      // Calls the code made but did not await reach the host all the same (a `store()`, say).
+      this.#flushCalls();
       this.#execution = undefined;
       for (const deferred of this.#deferreds) if (deferred.alive) deferred.dispose();
       this.#deferreds.clear();

@@ -20,14 +20,14 @@ import {
 } from '@rlm/core/sandbox-support';
 import { decodeGraph, type EncodedGraph } from './decode-graph.js';
 import { encodeGraph } from './encode-graph.js';
-import {
-  engineFaultExitCode,
-  type HostMessage,
-  type RestoreRecord,
-  type SnapshotEntry,
-  type WorkerMessage,
-  type WorkerSetup,
-  type WorkerSetupMessage,
+import type {
+  HostMessage,
+  HostResult,
+  RestoreRecord,
+  SnapshotEntry,
+  WorkerMessage,
+  WorkerSetup,
+  WorkerSetupMessage,
 } from './worker-protocol.js';
 
 /**
@@ -64,6 +64,8 @@ interface WorkerState {
   readonly ready: Promise<string[]>;
   markReady(unrestored: string[]): void;
   failStart(error: Error): void;
+  /** What the worker said of its engine's failure, before it exited. */
+  fault?: { readonly reason: string; readonly outOfMemory: boolean };
 }
 
 /** How an execution ended, seen from the host. */
@@ -148,6 +150,8 @@ export class QuickJsSandbox implements Sandbox {
   readonly #stopping = new Set<Promise<number>>();
   #current: WorkerState | undefined;
   #execution: RunningExecution | undefined;
+  /** Results of host calls settled in this turn, sent together. */
+  #results: HostResult[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   #busy = 0;
@@ -393,7 +397,7 @@ export class QuickJsSandbox implements Sandbox {
       if (this.#current === state) this.#onMessage(state, message);
     });
     worker.on('error', (error) => this.#onFailure(state, error));
-    worker.on('exit', (code) => this.#onFailure(state, new WorkerExit(code)));
+    worker.on('exit', (code) => this.#onFailure(state, new Error(`it exited with code ${code}`)));
     if (this.#busy > 0) worker.ref();
     worker.postMessage({ type: 'setup', setup } satisfies WorkerSetupMessage);
     this.#post(state, { type: 'restore', variables: this.#restoreRecords() });
@@ -412,6 +416,9 @@ export class QuickJsSandbox implements Sandbox {
     switch (message.type) {
       case 'ready':
         state.markReady([...message.unrestored]);
+        return;
+      case 'fault':
+        state.fault = message;
         return;
       case 'ended': {
         const execution = this.#execution;
@@ -440,8 +447,8 @@ export class QuickJsSandbox implements Sandbox {
         } else request.resolve(message);
         return;
       }
-      case 'call':
-        this.#callHost(state, message.id, message.name, message.args);
+      case 'calls':
+        for (const call of message.calls) this.#callHost(state, call.id, call.name, call.args);
         return;
     }
   }
@@ -458,11 +465,13 @@ export class QuickJsSandbox implements Sandbox {
   }
 
   #onFailure(state: WorkerState, error: Error): void {
+    const { fault } = state;
     const reason =
-      (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY' ||
-      (error instanceof WorkerExit && error.exitCode === engineFaultExitCode)
+      (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY' || fault?.outOfMemory
         ? this.#memoryFault()
-        : `The sandbox worker stopped: ${error.message}`;
+        : fault !== undefined
+          ? `The sandbox's engine failed (${fault.reason})`
+          : `The sandbox worker stopped: ${error.message}`;
     state.failStart(
       new SandboxError(`@rlm/sandbox-quickjs: the sandbox worker failed: ${error.message}`, {
         cause: error,
@@ -516,7 +525,7 @@ export class QuickJsSandbox implements Sandbox {
     const answer = (reply: string) => {
       clock?.callSettled();
       if (this.#current !== state || this.#disposal) return;
-      this.#post(state, { type: 'host-result', id, reply });
+      this.#sendResult(state, { id, reply });
     };
     pending.then(
       (value) => {
@@ -532,6 +541,16 @@ export class QuickJsSandbox implements Sandbox {
       },
       (error: unknown) => answer(JSON.stringify({ error: describe(error) || `${name} failed` })),
     );
+  }
+
+  /** Sends a settled call's result, with the others that settle in the same turn. */
+  #sendResult(state: WorkerState, result: HostResult): void {
+    if (this.#results.push(result) > 1) return;
+    queueMicrotask(() => {
+      const results = this.#results;
+      this.#results = [];
+      if (this.#current === state) this.#post(state, { type: 'host-results', results });
+    });
   }
 
   /**
@@ -605,15 +624,5 @@ export class QuickJsSandbox implements Sandbox {
     this.#execution?.snapshotTaken();
     if (this.#current) this.#terminate(this.#current, disposedError());
     await Promise.all([...this.#stopping, this.#config.pool.close()]);
-  }
-}
-
-/** A worker that exited. */
-class WorkerExit extends Error {
-  override readonly name = 'WorkerExit';
-  readonly exitCode: number;
-  constructor(exitCode: number) {
-    super(`it exited with code ${exitCode}`);
-    this.exitCode = exitCode;
   }
 }

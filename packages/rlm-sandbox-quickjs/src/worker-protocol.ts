@@ -7,9 +7,6 @@
 
 import type { VariableInfo } from '@rlm/core';
 
-/** The exit code of a worker whose QuickJS engine failed by running out of memory. */
-export const engineFaultExitCode = 2;
-
 /**
  * `workerData` of the sandbox worker. A worker starts before it knows its sandbox (a pool keeps
  * one ready): it instantiates QuickJS and waits for a {@link WorkerSetupMessage}; every later
@@ -70,6 +67,20 @@ export interface RestoreRecord {
   readonly readOnly: boolean;
 }
 
+/** One host call from model code. */
+export interface HostCall {
+  readonly id: number;
+  readonly name: string;
+  /** The JSON text of the arguments array's graph. */
+  readonly args: string;
+}
+
+/** How host call `id` settled: `{"value": ...}` or `{"error": message}`, as JSON. */
+export interface HostResult {
+  readonly id: number;
+  readonly reply: string;
+}
+
 /** The state of one model variable after an execution. */
 export type SnapshotEntry =
   /** Its value, copied now: the JSON text of its graph. */
@@ -92,8 +103,8 @@ export type HostMessage =
       readonly id: number;
       readonly variables: readonly RestoreRecord[];
     }
-  /** The settled host call `id`: `reply` is `{"value": ...}` or `{"error": message}` as JSON. */
-  | { readonly type: 'host-result'; readonly id: number; readonly reply: string };
+  /** Host calls that settled together: each `reply` is `{"value": ...}` or `{"error": message}` as JSON. */
+  | { readonly type: 'host-results'; readonly results: readonly HostResult[] };
 
 export type WorkerMessage =
   | {
@@ -115,9 +126,11 @@ export type WorkerMessage =
     }
   /** The copies of changed model variables for a restart, after `ended`. */
   | { readonly type: 'executed'; readonly id: number; readonly snapshot: readonly SnapshotEntry[] }
+  /** The engine failed outside any code's control (a native stack overflow, no memory left): the worker exits. */
+  | { readonly type: 'fault'; readonly reason: string; readonly outOfMemory: boolean }
   | { readonly type: 'listing'; readonly id: number; readonly variables: readonly VariableInfo[] }
   /** `text`: the JSON text of the value's graph. */
   | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly text?: string }
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly message: string }
-  /** `args`: the JSON text of the arguments array's graph. */
-  | { readonly type: 'call'; readonly id: number; readonly name: string; readonly args: string };
+  /** Host calls that model code made together (between two looks at the worker's messages). */
+  | { readonly type: 'calls'; readonly calls: readonly HostCall[] };
