@@ -78,6 +78,9 @@ describe('dataCopierSource', () => {
       'argument 3 must be plain data: it holds a function',
     );
     expect(() => copy([Symbol('s')], 'the result')).toThrow('the result must be plain data');
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(() => copy({ proxy }, 'argument 4')).toThrow(/^argument 4 cannot be copied \(.*revoked/);
   });
 
   test('keeps its intrinsics: setters planted on prototypes of its realm later see nothing', () => {

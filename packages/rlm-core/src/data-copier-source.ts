@@ -9,7 +9,8 @@
  * enumerable data properties, as plain objects), `Map`, `Set`, `Date`, and errors (name and
  * message); shared and cyclic references stay shared. No getter, setter, `toJSON` or other
  * method of `value` runs, and the copy has none; a function or symbol anywhere throws a
- * `TypeError` naming `what` (`argument 1`, `the result`). Evaluated before any other code of a
+ * `TypeError` naming `what` (`argument 1`, `the result`), and so does anything else that stops
+ * the copy (a revoked proxy, a trap that throws). Evaluated before any other code of a
  * realm, it keeps the intrinsics it uses and writes with `defineProperty` only, so code that
  * later replaces intrinsics or plants setters on prototypes (where they are not frozen) sees
  * nothing of what it copies.
@@ -78,8 +79,10 @@ export const dataCopierSource = `(() => {
   };
   return function copy(root, what) {
     const copies = new MapType();
+    let refusal;
     const refuse = (kind) => {
-      throw new TypeErrorType(StringType(what) + ' must be plain data: it holds a ' + kind);
+      refusal = new TypeErrorType(StringType(what) + ' must be plain data: it holds a ' + kind);
+      throw refusal;
     };
     const visit = (value) => {
       const type = typeof value;
@@ -141,6 +144,13 @@ export const dataCopierSource = `(() => {
       }
       return object;
     };
-    return visit(root);
+    try {
+      return visit(root);
+    } catch (error) {
+      // A revoked proxy, a trap that throws, nesting too deep: said in the same terms.
+      if (error === refusal) throw error;
+      const reason = error !== null && typeof error === 'object' ? errorMessage(error) : StringType(error);
+      throw new TypeErrorType(StringType(what) + ' cannot be copied (' + reason + ')');
+    }
   };
 })()`;

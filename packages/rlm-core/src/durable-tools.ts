@@ -46,7 +46,7 @@ export const toolPromptVersion = 'rlm-tools-1';
 export const toolGuestHelper = `(() => {
   // The globals this helper needs, taken when it is installed: model code may later reassign
   // intrinsic globals, which must not change how tool calls behave.
-  const { Proxy, Date, Array, Object, String, TypeError } = globalThis;
+  const { Proxy, Date, Array, Object, String, TypeError, JSON } = globalThis;
   // Copies into the caller's realm (results, errors), and the copier's source, evaluated again
   // in each method's own realm for its arguments.
   const copyHere = ${dataCopierSource};
@@ -97,7 +97,8 @@ export const toolGuestHelper = `(() => {
           // The caller's own copy first: a function anywhere fails the call here, and no getter
           // of the caller's runs later.
           const args = [];
-          for (let i = 0; i < given.length; i++) args[i] = copyHere(given[i], 'argument ' + (i + 1));
+          const call = 'tool(' + JSON.stringify(role) + ').' + method;
+          for (let i = 0; i < given.length; i++) args[i] = copyHere(given[i], call + ': argument ' + (i + 1));
           let failure;
           for (;;) {
             const planned = await plan(role, method, args.map(shape), failure);
@@ -109,8 +110,8 @@ export const toolGuestHelper = `(() => {
               const run = made[1];
               if (typeof run !== 'function') throw new TypeError('the code of ' + role + '.' + method + ' is not a function');
               const copies = [];
-              for (let i = 0; i < args.length; i++) copies[i] = copyThere(args[i], 'argument ' + (i + 1));
-              const result = copyHere(await run(...copies), 'the result of ' + role + '.' + method);
+              for (let i = 0; i < args.length; i++) copies[i] = copyThere(args[i], call + ': argument ' + (i + 1));
+              const result = copyHere(await run(...copies), call + ': its result');
               await report(role, method, { plan: planned.id, ok: true, durationMs: now() - started });
               return result;
             } catch (thrown) {

@@ -170,9 +170,9 @@ JSON.stringify(found)`,
         const callback = await sandbox.execute(
           "await tool('spy').read({ nested: () => SUBMIT('hijacked') })",
         );
-        expect(callback.error).toMatch(/argument 1 must be plain data/);
+        expect(callback.error).toMatch(/tool\("spy"\)\.read: argument 1 must be plain data/);
         const given = await sandbox.execute("await tool('spy').give()");
-        expect(given.error).toMatch(/result of spy\.give must be plain data/);
+        expect(given.error).toMatch(/tool\("spy"\)\.give: its result must be plain data/);
         const failed = await sandbox.execute(
           `let outcome = 'no error';
 try { await tool('spy').fail(); } catch (error) { outcome = [error instanceof RangeError, error.message, typeof error.detail].join(); }
