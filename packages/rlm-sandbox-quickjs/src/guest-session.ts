@@ -135,7 +135,7 @@ export class GuestSession {
   #capturesDynamically = false;
   /** Characters each model variable's last copy took of the snapshot limit. */
   readonly #copiedChars = new Map<string, number>();
-  /** Model variables whose value could not be copied when last tried. */
+  /** Model variables whose value (the same one since) could not be copied when last tried. */
   readonly #lost = new Set<string>();
   #copiedGeneration = 0;
   #execution: Execution | undefined;
@@ -625,7 +625,11 @@ export class GuestSession {
           entries.push({ name, state: 'unchanged' });
           continue;
         }
-        if ((unchanged && this.#lost.has(name)) || performance.now() > this.#deadline) {
+        // A value that could not be copied (too large, too slow to copy, or holding a function)
+        // is not tried again while it is the same value: copying it costs every execution
+        // that names it as much again.
+        const sameValue = state.endsWith(' copied');
+        if ((sameValue && this.#lost.has(name)) || performance.now() > this.#deadline) {
           entries.push({ name, state: 'lost' });
           continue;
         }

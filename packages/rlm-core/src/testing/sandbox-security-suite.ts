@@ -395,9 +395,11 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; elapsedMs: n
  * families (constructor chains to the host `Function`, prototype pollution of host objects,
  * `import()` and `require` by every spelling, stack-trace hooks, Proxy and Symbol tricks
  * against host calls, coercion side effects inside host functions, the host environment,
- * timers and shared memory), and resource abuse with stated bounds (runaway loops, deep
- * recursion, heap and ArrayBuffer bombs, output floods, 10,000 bridge calls, promises that
- * never settle, code left running after its execution, hostile variables).
+ * timers and shared memory), resource abuse with stated bounds (runaway loops, deep
+ * recursion, heap, string and ArrayBuffer bombs, code busy inside a native built-in, output
+ * floods, 10,000 bridge calls, promises that never settle, code left running after its
+ * execution, hostile variables), and attacks across executions and scopes (built-ins changed
+ * in place, planted global accessors, a durable-tool method climbing from its arguments).
  *
  * Every escape case runs in a fresh sandbox and asserts that the attack failed inside it, that
  * the sandbox still works afterwards, and that the host is untouched: its environment, its
