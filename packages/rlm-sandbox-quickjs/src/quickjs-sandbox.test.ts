@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { createQuickJsSandbox } from './create-quickjs-sandbox.js';
 
@@ -63,5 +66,19 @@ describe('QuickJsSandbox', () => {
     expect(result.error).toMatch(/variables as of before this execution\.$/);
     const after = await sandbox.execute('[rows.length, rows[2000].id, byName.extra, small].join()');
     expect(after.output).toBe('2001,-1,true,1');
+  });
+
+  test('neither a sandbox left open nor its spare worker keeps the process alive', async () => {
+    const index = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const script = `
+      const { createQuickJsSandbox } = await import(${JSON.stringify(index)});
+      const sandbox = await createQuickJsSandbox()({ hostFunctions: {} });
+      await sandbox.execute('1');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    `;
+    const run = promisify(execFile);
+    await expect(
+      run(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }),
+    ).resolves.toBeDefined();
   });
 });
