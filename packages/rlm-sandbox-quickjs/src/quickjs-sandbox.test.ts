@@ -81,4 +81,29 @@ describe('QuickJsSandbox', () => {
       run(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }),
     ).resolves.toBeDefined();
   });
+
+  test('the QuickJS heap cannot grow past memoryMb, whatever allocates', async () => {
+    await using sandbox = await createSandbox({
+      hostFunctions: {},
+      limits: { memoryMb: 64, timeoutMs: 60_000 },
+    });
+    await sandbox.execute('const kept = "kept"');
+    for (const bomb of [
+      'const hoard = []; for (;;) hoard.push(new ArrayBuffer(2 ** 22));',
+      'const hoard = []; for (;;) hoard.push("y".repeat(2 ** 20) + hoard.length);',
+    ]) {
+      const baseline = process.memoryUsage.rss();
+      let peak = baseline;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage.rss());
+      }, 2);
+      const result = await sandbox.execute(bomb);
+      clearInterval(sampler);
+      expect(result.error).toMatch(/exceeded the memory limit \(64 MB\)/);
+      // 64 MB of heap, and a new worker (~40 MB) that replaced the old one; QuickJS's own limit
+      // let such a bomb reach 2 GiB.
+      expect((peak - baseline) / 2 ** 20).toBeLessThan(64 + 128);
+      expect((await sandbox.execute('kept')).output).toBe('kept');
+    }
+  });
 });
