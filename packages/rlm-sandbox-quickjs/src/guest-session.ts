@@ -41,10 +41,20 @@ const pageBytes = 64 * 1024;
 /** The WebAssembly memory the QuickJS build starts with (it declares no less). */
 const initialMemoryBytes = 16 * 1024 * 1024;
 /**
- * An execution that fails with the heap within this of its limit ran out of memory, whatever
- * it threw: QuickJS may be unable to make even its error.
+ * The least a heap that fails to grow asks for, as a factor of its size: the QuickJS build's
+ * `emscripten_resize_heap` tries 1.2x, 1.1x, then 1.05x its size (or the request, if larger),
+ * so an allocation fails once the heap is past its limit / 1.05 (12 MB short of 256 MB), well
+ * before the memory is full.
  */
+const heapGrowthFactor = 1.05;
+/** Room for the allocation that failed, on top of {@link heapGrowthFactor}. */
 const memorySlackBytes = 4 * 1024 * 1024;
+/**
+ * What an execution that ran out of memory may throw besides QuickJS's `InternalError: out of
+ * memory`: `null` when QuickJS could not make even its error object, or an error that could not
+ * be described. Such an error with the heap grown to its limit is an out-of-memory error.
+ */
+const errorsOfExhaustedHeap = new Set(['Uncaught null', 'Uncaught exception (unprintable)']);
 /** A value of `variableState` that stands for any object, for the reach tracker. */
 const someObject = {};
 
@@ -717,10 +727,12 @@ export class GuestSession {
     const ended = (error: string | undefined): Ending => ({
       error,
       stopped: execution.stopped,
-      // Out of memory, QuickJS may not even make its error object: it throws null.
+      // Out of memory, QuickJS may not even make its error object: it throws null. Any other
+      // error is the code's own, even if the heap once grew to its limit (it never shrinks).
       outOfMemory:
         error !== undefined &&
-        (/^InternalError: out of memory/.test(error) || this.#memoryExhausted()),
+        (/^InternalError: out of memory/.test(error) ||
+          (errorsOfExhaustedHeap.has(error) && this.#memoryExhausted())),
     });
     let promise: QuickJSHandle | undefined;
     try {
@@ -777,10 +789,10 @@ export class GuestSession {
     }
   }
 
-  /** Whether the QuickJS heap has grown to its limit (it never shrinks). */
+  /** Whether the QuickJS heap has grown as far as it can (it never shrinks). */
   #memoryExhausted(): boolean {
     const { memory, maximumMemoryBytes } = this.#engine;
-    return memory.buffer.byteLength + memorySlackBytes > maximumMemoryBytes;
+    return memory.buffer.byteLength * heapGrowthFactor + memorySlackBytes > maximumMemoryBytes;
   }
 
   /** The text of a last expression's value, or `undefined` for none. */

@@ -82,6 +82,39 @@ describe('QuickJsSandbox', () => {
     ).resolves.toBeDefined();
   });
 
+  // Past 84 MB the heap stops growing more than 4 MB short of its limit (it asks for 1.05x its
+  // size at least), and QuickJS, unable to make its error, throws null: at 256 MB the model was
+  // told `Uncaught null`. Memory, not time, must end the bomb.
+  test('out of memory at 256 MB, where QuickJS throws null, the error says so and the sandbox restarts', async () => {
+    await using sandbox = await createSandbox({
+      hostFunctions: {},
+      limits: { memoryMb: 256, timeoutMs: 150_000 },
+    });
+    await sandbox.execute('const kept = "kept"; function helper() {}');
+    const result = await sandbox.execute(
+      'const hoard = []; for (;;) hoard.push({ text: "x".repeat(64) + hoard.length });',
+    );
+    expect(result.error).toBe(
+      'Execution exceeded the memory limit (256 MB); the sandbox restarted with its variables as of before this execution, except helper (functions, class instances and large values cannot be restored).',
+    );
+    expect((await sandbox.execute('kept')).output).toBe('kept');
+  }, 180_000);
+
+  test('an error of the code’s own, after the heap once grew to its limit, is no memory error', async () => {
+    await using sandbox = await createSandbox({
+      hostFunctions: {},
+      limits: { memoryMb: 64, timeoutMs: 60_000 },
+    });
+    await sandbox.execute('function helper() { return "helped"; }');
+    const caught = await sandbox.execute(
+      'let caught; try { const hoard = []; for (;;) hoard.push("y".repeat(2 ** 20) + hoard.length); } catch (error) { caught = String(error); } caught',
+    );
+    expect(caught.output).toBe('InternalError: out of memory');
+    // The heap never shrinks, but this error is the code's: no restart, the function stays.
+    expect((await sandbox.execute('throw new TypeError("mine")')).error).toBe('TypeError: mine');
+    expect((await sandbox.execute('helper()')).output).toBe('helped');
+  });
+
   test('the QuickJS heap cannot grow past memoryMb, whatever allocates', async () => {
     await using sandbox = await createSandbox({
       hostFunctions: {},
