@@ -34,3 +34,11 @@ export {
   type ScriptedScope,
   type ScriptedVariables,
 } from './scripted-sandbox.js';
+export {
+  cpuMsSince,
+  measureSlowdown,
+  type ScaledTiming,
+  sleepScaled,
+  timeScaled,
+} from './measure-slowdown.js';
+export { waitUntil } from './wait-until.js';
