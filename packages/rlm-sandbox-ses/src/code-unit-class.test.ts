@@ -73,7 +73,9 @@ describe('makeCodeUnitPatterns', () => {
         const mark = code < 256 ? pattern.members.latin1[code] : pattern.members.wideMark(code);
         const expected = regExp.test(String.fromCharCode(code)) ? inClass : notInClass;
         if (mark !== expected) {
-          throw new Error(`/${source}/${flags}: U+${code.toString(16)} is ${mark}, not ${expected}`);
+          throw new Error(
+            `/${source}/${flags}: U+${code.toString(16)} is ${mark}, not ${expected}`,
+          );
         }
       }
     }

@@ -82,7 +82,8 @@ export class PieceInterner {
     // Built by push: after lockdown() an array with holes is slow to fill (V8 must look for
     // elements on the frozen prototypes at each store into a hole).
     const pieces: string[] = [];
-    for (let index = 0; index < count; index++) pieces.push(strings[order[index] as number] as string);
+    for (let index = 0; index < count; index++)
+      pieces.push(strings[order[index] as number] as string);
     return pieces;
   }
 
@@ -110,7 +111,8 @@ export class PieceInterner {
       const at = 4 * slot;
       const stored = slots[at + 3] as number;
       if (stored === 0) return this.intern(start, length, slot, high, low, length);
-      if (slots[at] === high && slots[at + 1] === low && slots[at + 2] === length) return stored - 1;
+      if (slots[at] === high && slots[at + 1] === low && slots[at + 2] === length)
+        return stored - 1;
       slot = (slot + 1) & mask;
     }
     return this.keep(text.slice(start, start + length));

@@ -31,7 +31,13 @@ function outcome(method: Method, receiver: unknown, pattern: unknown, rest: unkn
   return { result, lastIndex: own instanceof RegExp ? own.lastIndex : undefined };
 }
 
-function expectSame(native: Method, fast: Method, text: unknown, pattern: unknown, ...rest: unknown[]) {
+function expectSame(
+  native: Method,
+  fast: Method,
+  text: unknown,
+  pattern: unknown,
+  ...rest: unknown[]
+) {
   expect(outcome(fast, text, pattern, rest)).toEqual(outcome(native, text, pattern, rest));
 }
 
@@ -197,7 +203,8 @@ describe('splitting and matching on one character class', () => {
 
   test('frozen, subclassed and overridden RegExps take the spec path', () => {
     for (const method of ['split', 'match'] as const) {
-      const [native, fast] = method === 'split' ? [nativeSplit, fastSplit] : [nativeMatch, fastMatch];
+      const [native, fast] =
+        method === 'split' ? [nativeSplit, fastSplit] : [nativeMatch, fastMatch];
       const frozen = () => Object.freeze(/\w+/g);
       expect(outcome(fast, 'a b', frozen(), [])).toEqual(outcome(native, 'a b', frozen(), []));
       class Upper extends RegExp {
