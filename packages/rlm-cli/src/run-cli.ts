@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import {
   escapeControlCharacters,
   type ArtifactStore,
+  defaultMaxConcurrency,
   hashContext,
   type RLM,
   type RlmEvent,
@@ -250,6 +251,7 @@ class Session {
       color,
       width,
       ...(live ? { status: (text: string | undefined) => live.set(text) } : {}),
+      maxConcurrency: cli.maxConcurrency ?? defaultMaxConcurrency,
       // On a terminal the model's prose shows as it streams in.
       streamText: Boolean(terminal.isTTY),
     });

@@ -63,4 +63,5 @@ export {
   retryModelCall,
 } from './retry-model-call.js';
 export { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
+export { defaultMaxConcurrency } from './concurrency-gate.js';
 export { isToolsRefusal } from './is-tools-refusal.js';
