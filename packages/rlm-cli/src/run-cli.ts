@@ -8,6 +8,7 @@ import {
   type RLM,
   type RlmEvent,
   runKey,
+  Utf8Text,
 } from '@rlm/core';
 import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
 import { runToolsCommand } from '@rlm/toolstore';
@@ -147,6 +148,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     const context = await loadContext({
       file: cli.contextFile,
       directory: cli.contextDirectory,
+      // A text file's bytes go to the sandbox as they are, shared, and are decoded there.
+      utf8Text: true,
       concat: cli.concat,
       ...cli.contextSelection,
       maxBytes: cli.maxContextBytes,
@@ -541,7 +544,8 @@ function describeContext(context: LoadedContext | undefined, cli: CliOptions): s
   if (context === undefined) return 'no context';
   const size = formatBytes(context.bytes);
   if (cli.contextFile !== undefined) {
-    const kind = typeof context.value === 'string' ? 'text' : 'JSON';
+    const kind =
+      typeof context.value === 'string' || Utf8Text.isInstance(context.value) ? 'text' : 'JSON';
     return `context ${cli.contextFile} (${size}, ${kind})`;
   }
   const shape = cli.concat ? 'joined into one string' : 'as an array';

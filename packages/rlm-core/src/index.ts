@@ -64,4 +64,5 @@ export {
 } from './retry-model-call.js';
 export { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
 export { defaultMaxConcurrency } from './concurrency-gate.js';
+export { Utf8Text } from './utf8-text.js';
 export { isToolsRefusal } from './is-tools-refusal.js';

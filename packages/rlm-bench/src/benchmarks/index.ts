@@ -6,6 +6,7 @@ import { checkpointCliBenchmark } from './checkpoint-cli-benchmark.js';
 import { checkpointSaveBenchmark } from './checkpoint-save-benchmark.js';
 import { coldStartBenchmark } from './cold-start-benchmark.js';
 import { computeBenchmark } from './compute-benchmark.js';
+import { contextCliBenchmark } from './context-cli-benchmark.js';
 import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
 import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
@@ -29,6 +30,7 @@ export const benchmarks: readonly Benchmark[] = [
   executeBenchmark,
   computeBenchmark,
   contextHandOverBenchmark,
+  contextCliBenchmark,
   contextDirectoryBenchmark,
   bridgeBenchmark,
   fanOutBenchmark,
