@@ -1,17 +1,41 @@
 import { describe, expect, test } from 'vitest';
 import { PieceInterner } from './piece-interner.js';
 
-/** Adds the pieces of `text` between spaces and returns what the interner gives back. */
-function piecesOf(text: string): string[] {
+type Adding = 'add' | 'addScanned';
+
+/**
+ * Adds the pieces of `text` between spaces, by `add` or by `addScanned` (packing each piece's
+ * units as a scan does), and returns what the interner gives back.
+ */
+function piecesOfBy(text: string, adding: Adding): string[] {
   const interner = new PieceInterner(text);
   let start = 0;
+  let high = 0;
+  let low = 0;
+  let units = 0;
   for (let index = 0; index <= text.length; index++) {
     if (index === text.length || text[index] === ' ') {
-      interner.add(start, index);
+      if (adding === 'add') interner.add(start, index);
+      else interner.addScanned(start, index, high, low, units);
       start = index + 1;
+      high = 0;
+      low = 0;
+      units = 0;
+    } else {
+      const code = text.charCodeAt(index);
+      if (index - start < 4) high = (high << 8) | code;
+      else low = (low << 8) | code;
+      units |= code;
     }
   }
   return interner.pieces();
+}
+
+/** Eight-unit pieces that differ from `abcdefgh` in one unit, at each place, repeated. */
+function oneUnitApart(): string[] {
+  const base = 'abcdefgh';
+  const variants = [...base].map((_, at) => `${base.slice(0, at)}z${base.slice(at + 1)}`);
+  return [...variants, base, ...variants, 'abcdefg', 'bcdefgh', 'abcdefgh'];
 }
 
 /** 32-bit FNV-1a over code units: what the interner hashes pieces it cannot pack by. */
@@ -39,7 +63,14 @@ function collidingPair(length: number): [string, string] {
   }
 }
 
-describe('PieceInterner', () => {
+describe.each<Adding>(['add', 'addScanned'])('PieceInterner.%s', (adding) => {
+  const piecesOf = (text: string) => piecesOfBy(text, adding);
+
+  test('tells apart packed pieces one unit apart, at every place', () => {
+    const text = oneUnitApart().join(' ');
+    expect(piecesOf(text)).toEqual(text.split(' '));
+  });
+
   test('gives the pieces in order: repeated, empty, wide, packed and not', () => {
     const words = Array.from({ length: 10_000 }, (_, index) => `w${(index * 7919) % 600}`);
     const text = [

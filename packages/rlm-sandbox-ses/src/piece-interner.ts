@@ -48,51 +48,55 @@ export class PieceInterner {
   private units = new Uint16Array(1024);
   private unitsUsed = 0;
   private interned = 0;
-  /** The interned strings, and the pieces not interned. */
+  /** The interned strings, by the index their slot holds. */
   private readonly strings: string[] = [];
-  /** Each piece, as its index in `strings`. */
-  private order = new Int32Array(1024);
-  /** The number of pieces so far. */
-  count = 0;
+  /**
+   * The pieces so far, in order. Built by push: after lockdown() an array with holes is slow
+   * to fill (V8 must look for elements on the frozen prototypes at each store into a hole).
+   */
+  private readonly result: string[] = [];
   private interning = true;
 
   constructor(text: string) {
     this.text = text;
   }
 
+  /** The number of pieces so far. */
+  get count(): number {
+    return this.result.length;
+  }
+
   /** Appends `text.slice(start, end)`. */
   add(start: number, end: number): void {
     const length = end - start;
-    const index =
+    this.push(
       this.interning && length <= longestInterned
         ? this.find(start, length)
-        : this.keep(this.text.slice(start, end));
-    if (this.count === this.order.length) {
-      const grown = new Int32Array(this.order.length * 2);
-      grown.set(this.order);
-      this.order = grown;
-    }
-    this.order[this.count++] = index;
-    if (this.count === trialPieces && this.interned * 4 > trialPieces * 3) this.interning = false;
+        : this.text.slice(start, end),
+    );
   }
 
-  /** The pieces, in order. */
+  /**
+   * Appends `text.slice(start, end)`, given what the caller gathered while it scanned the piece,
+   * so that a short piece is not read a second time: `high` holds its first 4 code units, a byte
+   * each, first unit highest, `low` the others the same way (only the last 4 count), and `units`
+   * all its units or-ed together.
+   */
+  addScanned(start: number, end: number, high: number, low: number, units: number): void {
+    const length = end - start;
+    if (length > longestPacked || units > 0xff) this.add(start, end);
+    else
+      this.push(
+        this.interning ? this.findPacked(start, length, high, low) : this.text.slice(start, end),
+      );
+  }
+
+  /** The pieces, in order: the array itself, not a copy. */
   pieces(): string[] {
-    const { count, order, strings } = this;
-    // Built by push: after lockdown() an array with holes is slow to fill (V8 must look for
-    // elements on the frozen prototypes at each store into a hole).
-    const pieces: string[] = [];
-    for (let index = 0; index < count; index++)
-      pieces.push(strings[order[index] as number] as string);
-    return pieces;
+    return this.result;
   }
 
-  private keep(piece: string): number {
-    this.strings.push(piece);
-    return this.strings.length - 1;
-  }
-
-  private find(start: number, length: number): number {
+  private find(start: number, length: number): string {
     if (length > longestPacked) return this.findUnpacked(start, length);
     const { text } = this;
     let high = 0;
@@ -105,20 +109,33 @@ export class PieceInterner {
       else low = (low << 8) | code;
     }
     if (units > 0xff) return this.findUnpacked(start, length);
+    return this.findPacked(start, length, high, low);
+  }
+
+  private findPacked(start: number, length: number, high: number, low: number): string {
     const { slots, mask } = this;
     let slot = spread(packedKey(high, low, length)) & mask;
     for (let probe = 0; probe < longestProbe; probe++) {
       const at = 4 * slot;
       const stored = slots[at + 3] as number;
       if (stored === 0) return this.intern(start, length, slot, high, low, length);
-      if (slots[at] === high && slots[at + 1] === low && slots[at + 2] === length)
-        return stored - 1;
+      if (slots[at] === high && slots[at + 1] === low && slots[at + 2] === length) {
+        return this.strings[stored - 1] as string;
+      }
       slot = (slot + 1) & mask;
     }
-    return this.keep(text.slice(start, start + length));
+    return this.text.slice(start, start + length);
   }
 
-  private findUnpacked(start: number, length: number): number {
+  private push(piece: string): void {
+    const { result } = this;
+    result.push(piece);
+    if (result.length === trialPieces && this.interned * 4 > trialPieces * 3) {
+      this.interning = false;
+    }
+  }
+
+  private findUnpacked(start: number, length: number): string {
     const { text, slots, mask } = this;
     let hash = 0;
     for (let unit = 0; unit < length; unit++) {
@@ -129,6 +146,7 @@ export class PieceInterner {
       const at = 4 * slot;
       const stored = slots[at + 3] as number;
       if (stored === 0) {
+        if (this.interned >= mostDistinct) return text.slice(start, start + length);
         const offset = this.copyUnits(start, length);
         return this.intern(start, length, slot, hash, offset, -length);
       }
@@ -137,11 +155,11 @@ export class PieceInterner {
         const offset = slots[at + 1] as number;
         let unit = 0;
         while (unit < length && units[offset + unit] === text.charCodeAt(start + unit)) unit++;
-        if (unit === length) return stored - 1;
+        if (unit === length) return this.strings[stored - 1] as string;
       }
       slot = (slot + 1) & mask;
     }
-    return this.keep(text.slice(start, start + length));
+    return text.slice(start, start + length);
   }
 
   /** Copies the units of `text.slice(start, start + length)` to `units`; returns the offset. */
@@ -165,18 +183,19 @@ export class PieceInterner {
     first: number,
     second: number,
     third: number,
-  ): number {
-    const index = this.keep(this.text.slice(start, start + length));
-    if (this.interned >= mostDistinct) return index;
+  ): string {
+    const piece = this.text.slice(start, start + length);
+    if (this.interned >= mostDistinct) return piece;
+    this.strings.push(piece);
     const at = 4 * slot;
     const { slots } = this;
     slots[at] = first;
     slots[at + 1] = second;
     slots[at + 2] = third;
-    slots[at + 3] = index + 1;
+    slots[at + 3] = this.strings.length;
     this.interned += 1;
     if (this.interned * 2 > this.mask) this.growSlots();
-    return index;
+    return piece;
   }
 
   private growSlots(): void {

@@ -176,7 +176,7 @@ describe('splitting and matching on one character class', () => {
     }
   });
 
-  test('long texts: many repeated words, mostly distinct words, long words', () => {
+  test('long texts: many repeated words, mostly distinct words, long words, near twins', () => {
     const random = fc.sample(fc.integer({ min: 0, max: 2 ** 31 }), { numRuns: 30_000, seed: 3 });
     const words = (count: number, pick: (index: number) => string) =>
       Array.from({ length: count }, (_, index) => pick(index));
@@ -189,6 +189,15 @@ describe('splitting and matching on one character class', () => {
       join(words(20_000, (index) => `id${random[index]}`)),
       join(words(6_000, (index) => 'x'.repeat(40 + ((random[index] as number) % 30)))),
       ` ${join(words(9_000, (index) => (index < 5000 ? `a${index % 7}` : `b${index}`)))}`,
+      // Words of up to 8 units that differ in one unit, at any place: interned by their units.
+      join(
+        words(20_000, (index) => {
+          const word = 'abcdefgh'.slice(0, 1 + (index % 8));
+          const pick = random[index] as number;
+          const at = pick % word.length;
+          return `${word.slice(0, at)}${'zéd'[(pick >>> 4) % 3]}${word.slice(at + 1)}`;
+        }),
+      ),
     ];
     for (const text of cases) {
       for (const pattern of [/\s+/, /\s/, /\W+/, /[^a-z]+/i, /[\s,]+/, / /]) {

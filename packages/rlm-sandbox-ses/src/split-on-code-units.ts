@@ -27,13 +27,20 @@ export function splitOnCodeUnits(
   const size = text.length;
   let start = from;
   let index = from;
+  // The units of the piece so far, as `PieceInterner.addScanned` takes them.
+  let high = 0;
+  let low = 0;
+  let units = 0;
   while (index < size) {
     const code = text.charCodeAt(index);
     if ((code < 256 ? latin1[code] : members.wideMark(code)) !== separator) {
+      if (index - start < 4) high = (high << 8) | code;
+      else low = (low << 8) | code;
+      units |= code;
       index++;
       continue;
     }
-    pieces.add(start, index);
+    pieces.addScanned(start, index, high, low, units);
     if (pieces.count === limit) return pieces.pieces();
     index++;
     if (repeated) {
@@ -44,8 +51,11 @@ export function splitOnCodeUnits(
       }
     }
     start = index;
+    high = 0;
+    low = 0;
+    units = 0;
   }
-  pieces.add(start, size);
+  pieces.addScanned(start, size, high, low, units);
   return pieces.pieces();
 }
 
