@@ -12,6 +12,7 @@ import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
 import { fanOutBenchmark } from './fan-out-benchmark.js';
 import { largeCheckpointBenchmark } from './large-checkpoint-benchmark.js';
+import { memoryAtRestBenchmark } from './memory-at-rest-benchmark.js';
 import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
 import { quickjsBenchmark } from './quickjs-benchmark.js';
@@ -24,6 +25,7 @@ export const benchmarks: readonly Benchmark[] = [
   checkpointSaveBenchmark,
   largeCheckpointBenchmark,
   checkpointCliBenchmark,
+  memoryAtRestBenchmark,
   promptGrowthBenchmark,
   promptCachingBenchmark,
   coldStartBenchmark,
