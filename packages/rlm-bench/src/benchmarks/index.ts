@@ -16,6 +16,7 @@ import { memoryAtRestBenchmark } from './memory-at-rest-benchmark.js';
 import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
 import { quickjsBenchmark } from './quickjs-benchmark.js';
+import { serveBenchmark } from './serve-benchmark.js';
 import { traceViewerBenchmark } from './trace-viewer-benchmark.js';
 
 /** Every benchmark, in the order the table shows them. */
@@ -38,4 +39,5 @@ export const benchmarks: readonly Benchmark[] = [
   fanOutBenchmark,
   quickjsBenchmark,
   traceViewerBenchmark,
+  serveBenchmark,
 ];
