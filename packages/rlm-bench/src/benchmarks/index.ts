@@ -17,6 +17,7 @@ import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
 import { quickjsBenchmark } from './quickjs-benchmark.js';
 import { serveBenchmark } from './serve-benchmark.js';
+import { stepCostBenchmark } from './step-cost-benchmark.js';
 import { traceViewerBenchmark } from './trace-viewer-benchmark.js';
 
 /** Every benchmark, in the order the table shows them. */
@@ -31,6 +32,7 @@ export const benchmarks: readonly Benchmark[] = [
   promptCachingBenchmark,
   coldStartBenchmark,
   executeBenchmark,
+  stepCostBenchmark,
   computeBenchmark,
   contextHandOverBenchmark,
   contextCliBenchmark,
