@@ -16,8 +16,15 @@ export type ScriptedChatStep = string | { readonly errorStatus: number };
 export interface ScriptedChatServer extends AsyncDisposable {
   /** The base URL to pass as `--base-url`. */
   readonly url: string;
-  /** Replaces the script; arrivals start again from none. */
-  load(steps: readonly ScriptedChatStep[], delayMs: number): void;
+  /**
+   * Replaces the script; arrivals start again from none. `onArrival` is told each request's
+   * index (from 0) as it arrives; `lastDelayMs` delays the last reply (default `delayMs`).
+   */
+  load(
+    steps: readonly ScriptedChatStep[],
+    delayMs: number,
+    options?: { onArrival?: (index: number) => void; lastDelayMs?: number },
+  ): void;
   /** When each request since the last `load` arrived (`performance.now()`), in order. */
   readonly arrivals: readonly number[];
   /** The messages of the first request since the last `load`, as JSON; `''` before it. */
@@ -28,6 +35,8 @@ export interface ScriptedChatServer extends AsyncDisposable {
 export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   let script: readonly ScriptedChatStep[] = [];
   let delay = 0;
+  let lastDelay = 0;
+  let onArrival: ((index: number) => void) | undefined;
   let arrivals: number[] = [];
   let firstMessages = '';
   const server = await startFakeChatCompletionsServer({
@@ -36,11 +45,14 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
     // server's heap, and its collections would slow what the bench measures.
     keepRequests: 1,
     handler: (request): FakeChatReply | undefined => {
-      const step = script[arrivals.length];
-      if (arrivals.length === 0) firstMessages = JSON.stringify(request.messages);
+      const index = arrivals.length;
+      const step = script[index];
+      if (index === 0) firstMessages = JSON.stringify(request.messages);
       arrivals.push(performance.now());
+      onArrival?.(index);
       if (step === undefined) return undefined;
-      const timing = delay > 0 ? { delayMs: delay } : {};
+      const stepDelay = index === script.length - 1 ? lastDelay : delay;
+      const timing = stepDelay > 0 ? { delayMs: stepDelay } : {};
       return typeof step === 'string'
         ? fakeChatText(step, timing)
         : fakeChatError(step.errorStatus, timing);
@@ -48,9 +60,11 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   });
   return {
     url: server.url,
-    load(steps, delayMs) {
+    load(steps, delayMs, options = {}) {
       script = steps;
       delay = delayMs;
+      lastDelay = options.lastDelayMs ?? delayMs;
+      onArrival = options.onArrival;
       arrivals = [];
       firstMessages = '';
     },

@@ -196,8 +196,10 @@ export function reduceTrace(
     }
     case 'text-delta':
     case 'variables-updated':
-    // Durable-tool activity is progress for the terminal; the trace keeps the host calls.
+    // Durable-tool activity and the concurrency level are progress for the terminal; the trace
+    // keeps the host calls, and the 429s as model-retry warnings.
     case 'durable-tool':
+    case 'concurrency':
       return trace;
   }
 }

@@ -26,3 +26,8 @@ export {
   startFakeChatCompletionsServer,
 } from './fake-chat-completions-server.js';
 export { findChatRequestViolation } from './find-chat-request-violation.js';
+export {
+  type InFlightLimit,
+  type InFlightLimitedHandler,
+  limitInFlight,
+} from './limit-in-flight.js';
