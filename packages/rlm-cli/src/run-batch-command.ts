@@ -8,6 +8,7 @@ import { createCliModels, createCliRlm } from './create-cli-rlm.js';
 import { formatBatchProgress } from './format-batch-progress.js';
 import { formatDuration } from './format-runs-table.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
+import { formatJsonReadAsText } from './format-json-read-as-text.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
@@ -122,6 +123,7 @@ export async function runBatchCommand(
     if (context && context.binaryFiles.length > 0) {
       io.stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
     }
+    if (context) io.stderr.write(formatJsonReadAsText(context.jsonReadAsText));
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath ? await openStore(cli.storePath) : undefined;
     if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });

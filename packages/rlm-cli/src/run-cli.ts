@@ -20,6 +20,7 @@ import { describeRunError } from './describe-run-error.js';
 import type { JsonRunReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
 import { formatModelRetry } from './format-model-retry.js';
+import { formatJsonReadAsText } from './format-json-read-as-text.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { helpText } from './help-text.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
@@ -31,6 +32,7 @@ import { createRunTracer } from './record-run-trace.js';
 import { LiveStatus } from './live-status.js';
 import { createEventRenderer } from './render-events.js';
 import { runBatchCommand } from './run-batch-command.js';
+import { withStoredReplays } from './read-replay-trace.js';
 import { runQuery } from './run-query.js';
 import { runWorkerCommand } from './run-worker-command.js';
 import { runRunsCommand } from './run-runs-command.js';
@@ -133,7 +135,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         root: command.toolStore.root,
       });
     }
-    const cli = command.options;
+    const cli = await withStoredReplays(command.options);
     json = cli.json;
     // Keys are checked here, before any file is read or any model is called.
     const models = createCliModels(cli, options.env);
@@ -153,6 +155,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (context && context.binaryFiles.length > 0) {
       stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
     }
+    if (context) stderr.write(formatJsonReadAsText(context.jsonReadAsText));
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath ? await openStore(cli.storePath) : undefined;
     // After the artifact store: the default tool store lives beside it.
@@ -542,6 +545,6 @@ function describeContext(context: LoadedContext | undefined, cli: CliOptions): s
     const kind = typeof context.value === 'string' ? 'text' : 'JSON';
     return `context ${cli.contextFile} (${size}, ${kind})`;
   }
-  const shape = cli.concat ? 'joined into one string' : 'as an array';
+  const shape = cli.concat ? 'joined into one string' : 'as an array of { path, text }';
   return `context ${cli.contextDirectory} (${context.files} files, ${size}, ${shape})`;
 }

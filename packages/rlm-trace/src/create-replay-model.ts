@@ -44,7 +44,7 @@ interface Recording {
 }
 
 /** Characters of each side shown around a difference. */
-const excerptChars = 60;
+const excerptChars = 40;
 
 /**
  * A `LanguageModel` that answers with the responses a recorded run got, request by request: a
@@ -202,8 +202,7 @@ function describeDivergence(
       shared = count;
     }
   }
-  const end =
-    'no recorded response fits; the code, the context, the settings or the version changed since the recording (record the run again to accept the change)';
+  const end = 'the code, context, settings or version changed since the recording';
   const recorded = closest.messages[shared];
   const asked = messages[shared];
   if (recorded === undefined && asked === undefined) {
