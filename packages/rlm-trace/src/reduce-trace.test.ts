@@ -314,8 +314,8 @@ describe('model calls', () => {
       modelCall(1, [user('prompt b')], { requestId: 'r1' }),
     ]);
     const step = findCall(trace, 'c')!.steps[0]!;
-    expect(step.retries).toEqual({ count: 2, waitMs: 1_600 });
-    expect(step.hostCalls[0]!.retries).toEqual({ count: 1, waitMs: 250 });
+    expect(step.retries).toEqual({ count: 2, waitMs: 1_600, lastAttemptAt: 5 + 600 });
+    expect(step.hostCalls[0]!.retries).toEqual({ count: 1, waitMs: 250, lastAttemptAt: 5 + 250 });
     expect(step.hostCalls[0]!.modelCalls!.map((call) => [call.system, call.messages])).toEqual([
       ['sys', [user('prompt a')]],
       ['sys', [user('prompt b')]],

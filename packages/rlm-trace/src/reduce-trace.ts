@@ -162,14 +162,14 @@ export function reduceTrace(
       if (event.requestId !== undefined) {
         return withHostCall(warned, updated, event.requestId, (hostCall) => ({
           ...hostCall,
-          retries: addRetry(hostCall.retries, delayMs),
+          retries: addRetry(hostCall.retries, delayMs, at),
         }));
       }
       const step = updated.steps.at(-1);
       if (step === undefined || step.endedAt !== undefined) return warned;
       return withStep(warned, updated, step.iteration, (current) => ({
         ...current,
-        retries: addRetry(current.retries, delayMs),
+        retries: addRetry(current.retries, delayMs, at),
       }));
     }
     case 'model-call':
@@ -359,9 +359,13 @@ function addWarning(trace: TraceDocument, call: TraceCall, warning: TraceWarning
   return withCall(trace, { ...call, warnings: [...call.warnings, warning] });
 }
 
-/** Retries so far plus one that waited `delayMs`. */
-function addRetry(retries: TraceRetries | undefined, delayMs: number): TraceRetries {
-  return { count: (retries?.count ?? 0) + 1, waitMs: (retries?.waitMs ?? 0) + delayMs };
+/** Retries so far plus one, announced at `at`, that waited `delayMs`. */
+function addRetry(retries: TraceRetries | undefined, delayMs: number, at: number): TraceRetries {
+  return {
+    count: (retries?.count ?? 0) + 1,
+    waitMs: (retries?.waitMs ?? 0) + delayMs,
+    lastAttemptAt: at + delayMs,
+  };
 }
 
 /** Whole requests of step model calls recorded by this module, so a difference is cheap. */

@@ -59,6 +59,11 @@ export interface TraceRetries {
   readonly count: number;
   /** Milliseconds waited before them, in all. */
   readonly waitMs: number;
+  /**
+   * When the last retry started (its wait over): the attempts before it, failed, and the waits
+   * between them took the time from the first request to then.
+   */
+  readonly lastAttemptAt: number;
 }
 
 /**
