@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { roundCosts } from './round-costs.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -51,9 +52,12 @@ export class BatchResultsFile {
     );
   }
 
-  /** Appends `record` as one JSON line. Throws when the file cannot be written. */
+  /**
+   * Appends `record` as one JSON line, costs rounded to nano-dollars (see `roundCost`). Throws
+   * when the file cannot be written.
+   */
   append(record: object): void {
-    this.#write(`${JSON.stringify(record)}\n`);
+    this.#write(`${JSON.stringify(record, roundCosts)}\n`);
   }
 
   /** Closes the file. */

@@ -129,7 +129,7 @@ Batch:       rlm batch <queries.jsonl> [--concurrency <n>] [-o <results.jsonl>] 
                                           run the queued jobs, on any number of machines
 
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
-             rlm trace [--last | <run-id> | <run.jsonl>] [-o <file.html>] [--jsonl] [--store <file>]
+             rlm trace [--last | <run-id> | <run.jsonl>] [-o <file>] [--jsonl] [--store <file>]
                                           a run's trace as HTML (or JSON lines); see rlm trace --help
 
 Maintenance: rlm store gc (reclaim what failed or killed writes left in the store)

@@ -344,6 +344,8 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
         return;
       case 'checkpoint':
       case 'variables-updated':
+      // Whole requests and responses are for the trace.
+      case 'model-call':
         return;
     }
   }

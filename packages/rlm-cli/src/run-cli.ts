@@ -19,7 +19,7 @@ import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
 import type { JsonRunReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
-import { formatModelRetry } from './format-model-retry.js';
+import { formatModelRetry, ModelCallNames } from './format-model-retry.js';
 import { formatJsonReadAsText } from './format-json-read-as-text.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { helpText } from './help-text.js';
@@ -345,6 +345,7 @@ class Session {
     const controller = new AbortController();
     this.#current = controller;
     const tally = new RunTally();
+    const modelCalls = new ModelCallNames();
     const tracer = createRunTracer({
       store: this.#storage.store,
       traceFile: this.#cli.traceFile,
@@ -362,8 +363,10 @@ class Session {
         onEvent: (event) => {
           tally.observe(event);
           tracer.record(event);
-          if (event.type === 'model-retry') stderr.write(formatModelRetry(event));
-          else this.#render(event);
+          modelCalls.observe(event);
+          if (event.type === 'model-retry') {
+            stderr.write(formatModelRetry(event, modelCalls.nameOf(event)));
+          } else this.#render(event);
         },
         resume: this.#cli.resume,
       });

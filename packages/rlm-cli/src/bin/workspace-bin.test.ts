@@ -35,13 +35,20 @@ describe('the rlm command in this repository', () => {
     const version = (await run(process.execPath, [packageBin, '--version'], root)).stdout;
     expect(version).toMatch(/^\d+\.\d+\.\d+\n$/);
     for (const cwd of [repositoryRoot, path.join(repositoryRoot, 'packages/rlm-core/src')]) {
-      for (const command of [['-s', 'rlm'], ['exec', 'rlm']]) {
+      for (const command of [
+        ['-s', 'rlm'],
+        ['exec', 'rlm'],
+      ]) {
         expect(await run('pnpm', [...command, '--version'], cwd)).toMatchObject({
           code: 0,
           stdout: version,
         });
         // A failure: rlm's own line on stderr, its exit code, nothing from pnpm on stdout.
-        const failed = await run('pnpm', [...command, 'runs', '--store', '/nonexistent/rlm.sqlite'], cwd);
+        const failed = await run(
+          'pnpm',
+          [...command, 'runs', '--store', '/nonexistent/rlm.sqlite'],
+          cwd,
+        );
         expect(failed).toMatchObject({ code: 2, stdout: '' });
         expect(failed.stderr).toBe(
           'rlm: no store at /nonexistent/rlm.sqlite: no run was kept there yet; run a query first, or pass --store <file>\n',
