@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -122,18 +123,25 @@ describe('loadContext: one file', () => {
       expect(await loadError({ file })).toBe(`cannot read ${file}: permission denied`);
       return;
     }
-    // Root reads any file: load it as an unprivileged user, through the built module.
-    await chmod(root, 0o755);
-    await chmod(directory, 0o755);
-    const moduleUrl = new URL('../dist/index.js', import.meta.url).href;
-    const script = `import { loadContext } from ${JSON.stringify(moduleUrl)};
+    // Root reads any file through its capabilities: load it through the built module (the
+    // task graph builds the package before its tests) in a process that is still root, so it
+    // reaches the checkout wherever it is, but without the capabilities that bypass file modes.
+    const moduleUrl = new URL('../dist/index.js', import.meta.url);
+    expect(existsSync(moduleUrl), 'build @rlm/cli first (pnpm build)').toBe(true);
+    const script = `import { loadContext } from ${JSON.stringify(moduleUrl.href)};
       loadContext({ file: ${JSON.stringify(file)}, maxBytes: 1024 }).then(
         () => console.log('loaded'), (error) => console.log(error.message));`;
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-      uid: 65534,
-      gid: 65534,
-      encoding: 'utf8',
-    });
+    const output = execFileSync(
+      'setpriv',
+      [
+        '--bounding-set=-dac_override,-dac_read_search',
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(output.trim()).toBe(`cannot read ${file}: permission denied`);
   });
 
