@@ -220,6 +220,8 @@ describe('the first view of a trace, in a real browser', () => {
     const { browser, page } = await open(trace, 'failed');
     await using _browser = browser;
     await expect(page.locator('#outcome .label').textContent()).resolves.toBe('the run failed');
-    await expect(page.locator('#outcome pre.error').textContent()).resolves.toMatch(/^ModelCallError: @rlm\/anthropic: could not reach the Messages API/);
+    await expect(page.locator('#outcome pre.error').textContent()).resolves.toMatch(
+      /^ModelCallError: @rlm\/anthropic: could not reach the Messages API/,
+    );
   }, 60_000);
 });
