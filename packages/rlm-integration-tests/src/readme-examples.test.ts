@@ -31,6 +31,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(workDirectory, { recursive: true, force: true });
+  await rm(blocksDirectory, { recursive: true, force: true });
 });
 
 interface Block {
