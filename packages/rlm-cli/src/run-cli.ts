@@ -549,5 +549,6 @@ function describeContext(context: LoadedContext | undefined, cli: CliOptions): s
     return `context ${cli.contextFile} (${size}, ${kind})`;
   }
   const shape = cli.concat ? 'joined into one string' : 'as an array of { path, text }';
-  return `context ${cli.contextDirectory} (${context.files} files, ${size}, ${shape})`;
+  const files = `${context.files} ${context.files === 1 ? 'file' : 'files'}`;
+  return `context ${cli.contextDirectory} (${files}, ${size}, ${shape})`;
 }
