@@ -2,7 +2,7 @@ import type { LanguageModel } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/anthropic';
 import { createOpenAIModel, keylessPlaceholder, openAIBaseURL } from '@rlm/openai';
 import type { ModelSpec } from './parse-arguments.js';
-import { createCliReplayModel } from './read-replay-trace.js';
+import { createCliReplayModel } from './create-cli-replay-model.js';
 import { UsageError } from './usage-error.js';
 
 /** Where `ollama:` models are served when `--base-url` does not say: Ollama's local API. */
