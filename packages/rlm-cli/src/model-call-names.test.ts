@@ -2,27 +2,14 @@ import type { RlmEvent } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
 import { ModelCallNames } from './model-call-names.js';
 
-const base = {
-  type: 'model-retry',
-  callId: 'call-1',
-  depth: 0,
-  attempt: 2,
-  maxAttempts: 3,
-  requestedByApi: false,
-  reason: 'server',
-} as const;
-
 describe('ModelCallNames', () => {
   test('names the step, the host call and the sub_rlm child a retry is for', () => {
     const names = new ModelCallNames();
     const retry = (callId: string, depth: number, requestId?: string) =>
       names.nameOf({
-        ...base,
-        callId,
-        depth,
-        delayMs: 1,
-        detail: 'answered 500',
-        ...(requestId ? { requestId } : {}),
+        type: 'model-retry',
+        ...{ callId, depth, attempt: 2, maxAttempts: 3, delayMs: 1, requestedByApi: false },
+        ...{ reason: 'server', detail: 'answered 500', ...(requestId ? { requestId } : {}) },
       });
     expect(retry('call-1', 0)).toBe('the first step');
     const events: RlmEvent[] = [
