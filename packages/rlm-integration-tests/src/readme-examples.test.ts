@@ -338,7 +338,11 @@ describe('the README examples run as written', () => {
       await cp(path.join(repositoryRoot, 'examples'), path.join(copy, 'examples'), {
         recursive: true,
       });
-      const bin = path.join(repositoryRoot, 'packages/rlm-cli/bin/rlm.js');
+      // The package's own bin: @rlm/cli is a dependency, so the task graph builds it first.
+      const bin = fileURLToPath(import.meta.resolve('@rlm/cli/package.json')).replace(
+        /package\.json$/,
+        'bin/rlm.js',
+      );
       const { stdout } = await run(process.execPath, [bin, ...args], {
         cwd: copy,
         encoding: 'utf8',
