@@ -151,6 +151,15 @@ describe('createReplayModel', () => {
     expect(replayed.error?.message).toContain('asked "kiwis?"');
   });
 
+  test('a request asked more often than recorded says so', async () => {
+    const llm = createReplayModel({ trace: await record() });
+    const prompt = { system: '', messages: [{ role: 'user' as const, content: 'pears?' }] };
+    expect((await llm.generate(prompt)).text).toBe('pears: counted');
+    await expect(llm.generate(prompt)).rejects.toThrow(
+      '@rlm/trace: the replayed run left the recording at model request 2: the recorded run asked this (llm_query_batched in step 1 of the root call) 1 time, and all were answered; this run asks it once more',
+    );
+  });
+
   test('an aborted request rejects with the abort, not as a divergence', async () => {
     const llm = createReplayModel({ trace: await record() });
     const controller = new AbortController();

@@ -88,10 +88,13 @@ export function createReplayModel(settings: ReplayModelSettings): ReplayModel {
       options.signal?.throwIfAborted();
       asked += 1;
       if (diverged) throw diverged;
-      const recording = byKey.get(messagesKey(request.messages))?.find((found) => !found.used);
+      const same = byKey.get(messagesKey(request.messages));
+      const recording = same?.find((found) => !found.used);
       if (recording === undefined) {
         diverged = new ReplayDivergedError(
-          describeDivergence(asked, request.messages, recordings, source),
+          same
+            ? `@rlm/trace: the replayed run left ${source} at model request ${asked}: the recorded run asked this (${same[0]!.label}) ${count(same.length, 'time')}, and all were answered; this run asks it once more`
+            : describeDivergence(asked, request.messages, recordings, source),
           { request: asked },
         );
         throw diverged;
@@ -155,6 +158,10 @@ function callName(trace: TraceDocument, call: TraceCall): string {
   return `the sub_rlm call at depth ${call.depth} (${JSON.stringify(shown)})`;
 }
 
+function count(n: number, one: string): string {
+  return `${n} ${n === 1 ? one : `${one}s`}`;
+}
+
 function messagesKey(messages: readonly Message[]): string {
   return JSON.stringify(messages);
 }
@@ -205,12 +212,10 @@ function describeDivergence(
   const end = 'the code, context, settings or version changed since the recording';
   const recorded = closest.messages[shared];
   const asked = messages[shared];
-  if (recorded === undefined && asked === undefined) {
-    return `${start}: the closest recorded request (${closest.label}) was already answered; ${end}`;
-  }
   if (recorded === undefined) {
     return `${start}: the closest recorded request, ${closest.label}, has ${closest.messages.length} messages and this one more (message ${shared + 1}, ${asked!.role}: ${JSON.stringify(excerpt(messageText(asked!), 0))}); ${end}`;
   }
+  // The same messages would have matched: `asked` is undefined only when this one is shorter.
   if (asked === undefined) {
     return `${start}: the closest recorded request, ${closest.label}, has ${closest.messages.length} messages and this one only ${messages.length}; ${end}`;
   }
