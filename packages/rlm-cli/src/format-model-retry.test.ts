@@ -40,4 +40,16 @@ describe('formatModelRetry', () => {
       'rlm: step 1: the API answered 503; retrying in 2 min 5 s (attempt 2 of 3)\n',
     );
   });
+
+  test('a batch line names the job, then the call', () => {
+    expect(
+      formatModelRetry(
+        { ...base, delayMs: 1_000, detail: 'answered 529 overloaded_error' },
+        'llm_query in step 2',
+        'rlm: id 7: ',
+      ),
+    ).toBe(
+      'rlm: id 7: llm_query in step 2: the API answered 529 overloaded_error; retrying in 1 s (attempt 2 of 3)\n',
+    );
+  });
 });
