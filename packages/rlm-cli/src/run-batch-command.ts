@@ -254,6 +254,7 @@ export class BatchOutput {
   readonly #io: BatchCommandIo;
   readonly #results: BatchResultsFile;
   readonly #problems: number;
+  readonly #describe: ((result: BatchResult) => string | undefined) | undefined;
   readonly #started = performance.now();
   readonly #running = new Map<BatchJob, RunTally>();
   /** What each running job's model calls are, for its retry lines. */
@@ -273,11 +274,14 @@ export class BatchOutput {
     io: BatchCommandIo,
     results: BatchResultsFile,
     problems: number,
+    /** What a result's line says after its id instead of "answered in ...", when it says more. */
+    describe?: (result: BatchResult) => string | undefined,
   ) {
     this.#options = options;
     this.#io = io;
     this.#results = results;
     this.#problems = problems;
+    this.#describe = describe;
     this.#notices = new RateLimitedLog((line) => this.line(line), { prefix: 'rlm: ' });
   }
 
@@ -466,7 +470,7 @@ export class BatchOutput {
       if (this.#live() && store === '') return;
       this.#jobLine(
         job,
-        `answered in ${formatDuration(result.durationMs)} · ${formatTokens(result.usage)} · ${formatCost(result.usage)}${store}`,
+        `${this.#describe?.(result) ?? `answered in ${formatDuration(result.durationMs)} · ${formatTokens(result.usage)} · ${formatCost(result.usage)}`}${store}`,
       );
     } else {
       this.#failed++;
