@@ -175,6 +175,7 @@ export async function runBatchCommand(
         maxBatchCostUsd: options.maxBatchCostUsd,
         maxArtifactBytes: options.maxBatchArtifactBytes,
         context: context?.value,
+        directoryContext: { concat: cli.concat, ...cli.contextSelection },
         maxContextBytes: cli.maxContextBytes,
         model: cli.model,
         subModel: cli.subModel,
