@@ -49,7 +49,11 @@ export function parseJobClaim(text: string | null | undefined): JobClaim | undef
 
 /** Where a queued job's context comes from: a file or a directory, as absolute paths. */
 export type QueuedContext =
-  | { readonly file: string }
+  | {
+      readonly file: string;
+      /** `--strict`: a `.json` file that does not parse fails the job instead of being text. */
+      readonly strict?: boolean;
+    }
   | {
       readonly directory: string;
       readonly concat: boolean;
@@ -108,13 +112,14 @@ export function queuedJobData(
   batch: NonNullable<QueuedJobData['batch']>,
   run?: QueuedRunSettings,
 ): QueuedJobData {
+  const strict = cli.contextSelection.strict ? { strict: true } : {};
   const context: QueuedContext | undefined =
     job.contextFile !== undefined
-      ? { file: job.contextFile }
+      ? { file: job.contextFile, ...strict }
       : job.contextDirectory !== undefined
         ? { directory: job.contextDirectory, concat: cli.concat, ...cli.contextSelection }
         : cli.contextFile !== undefined
-          ? { file: path.resolve(cli.contextFile) }
+          ? { file: path.resolve(cli.contextFile), ...strict }
           : cli.contextDirectory !== undefined
             ? {
                 directory: path.resolve(cli.contextDirectory),

@@ -80,4 +80,15 @@ describe('BatchResultsFile', () => {
     results.close();
     expect(lines).toEqual(['{"id":"x","answer":1}\n']);
   });
+
+  test('costs are written without floating-point noise', async () => {
+    const file = path.join(root, 'deep', 'costs.jsonl');
+    const { results } = BatchResultsFile.open(file, stdout);
+    const costUsd = 0.0001 + 0.0002 + 0.001 + 0.0018060000000000001;
+    results.append({ id: 1, answer: 'a', usage: { modelCalls: 4, costUsd }, costUsd });
+    results.close();
+    expect(await readFile(file, 'utf8')).toBe(
+      '{"id":1,"answer":"a","usage":{"modelCalls":4,"costUsd":0.003106},"costUsd":0.003106}\n',
+    );
+  });
 });

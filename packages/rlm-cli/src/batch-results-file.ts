@@ -12,6 +12,7 @@ import {
 import path from 'node:path';
 import { type AnsweredIds, readAnsweredIds } from './read-answered-ids.js';
 import { ResultsFileLock } from './results-file-lock.js';
+import { roundCosts } from './round-costs.js';
 import { UsageError } from './usage-error.js';
 
 /** What opening a results file found and did. */
@@ -119,11 +120,12 @@ export class BatchResultsFile {
   }
 
   /**
-   * Appends `record` as one JSON line, whole or not at all: throws the file system's error
-   * (`ENOSPC`, `EFBIG`, `EIO`, ...) after cutting off what part of the line was written.
+   * Appends `record` as one JSON line, costs rounded to nano-dollars (see `roundCost`), whole or
+   * not at all: throws the file system's error (`ENOSPC`, `EFBIG`, `EIO`, ...) after cutting off
+   * what part of the line was written.
    */
   append(record: object): void {
-    const line = `${JSON.stringify(record)}\n`;
+    const line = `${JSON.stringify(record, roundCosts)}\n`;
     if (this.#descriptor === undefined) {
       this.#stdout.write(line);
       return;

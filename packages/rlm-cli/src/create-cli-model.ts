@@ -2,6 +2,7 @@ import type { LanguageModel } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/anthropic';
 import { createOpenAIModel, keylessPlaceholder, openAIBaseURL } from '@rlm/openai';
 import type { ModelSpec } from './parse-arguments.js';
+import { createCliReplayModel } from './create-cli-replay-model.js';
 import { UsageError } from './usage-error.js';
 
 /** Where `ollama:` models are served when `--base-url` does not say: Ollama's local API. */
@@ -40,10 +41,12 @@ function isOpenAIHost(url: string): boolean {
  * - `anthropic:` reads `ANTHROPIC_API_KEY` (required) and `ANTHROPIC_BASE_URL`;
  * - `openai:` reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`; the key is required only for the
  *   OpenAI API itself, not for another server given by `--base-url` or `OPENAI_BASE_URL`;
- * - `ollama:` talks to `--base-url`, else {@link defaultOllamaBaseURL}, with no key.
+ * - `ollama:` talks to `--base-url`, else {@link defaultOllamaBaseURL}, with no key;
+ * - `replay:<trace>` answers with the responses recorded in a run's trace, with no API at all.
  * `spec.baseURL` wins over the environment. Nothing is sent: creating a model calls no API.
  *
- * @throws {UsageError} naming the variable to set when a required key is missing.
+ * @throws {UsageError} naming the variable to set when a required key is missing, or the trace
+ *   when a replay's cannot be read.
  */
 export function createCliModel(
   spec: ModelSpec,
@@ -82,6 +85,8 @@ export function createCliModel(
         ...faults,
       });
     }
+    case 'replay':
+      return createCliReplayModel(spec);
     case 'ollama':
       return createOpenAIModel({
         model: spec.modelId,

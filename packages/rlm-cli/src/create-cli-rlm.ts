@@ -1,4 +1,11 @@
-import { type ArtifactStore, createRLM, type LanguageModel, type RLM } from '@rlm/core';
+import {
+  type ArtifactStore,
+  createRLM,
+  type LanguageModel,
+  type ModelPrice,
+  type RLM,
+} from '@rlm/core';
+import { replayModelId } from '@rlm/trace';
 import { createCliModel } from './create-cli-model.js';
 import { modelSettingFlags, subModelSettingFlags } from './describe-run-error.js';
 import { nameModelFlags } from './name-model-flags.js';
@@ -7,6 +14,13 @@ import { createSesSandbox } from '@rlm/sandbox-ses';
 import { createToolStore } from '@rlm/toolstore';
 import type { CliOptions } from './parse-arguments.js';
 import { UsageError } from './usage-error.js';
+
+const freePrice: ModelPrice = {
+  inputPerMillionUsd: 0,
+  outputPerMillionUsd: 0,
+  cacheReadPerMillionUsd: 0,
+  cacheWritePerMillionUsd: 0,
+};
 
 /** What {@link createCliRlm} needs besides the command line's options. */
 export interface CliRlmParts {
@@ -92,7 +106,10 @@ export function cliRlmSettings(
     persistent: parts.persistent,
     maxDepth: cli.maxDepth,
     maxIterations: cli.maxIterations,
-    prices: cli.prices,
+    // A replay answers from a recording: it costs nothing, and says so.
+    prices: [cli.model, cli.subModel].some((spec) => spec?.provider === 'replay')
+      ? { ...cli.prices, [replayModelId]: freePrice }
+      : cli.prices,
     execTimeoutMs: cli.execTimeoutMs,
     budget: {
       ...cli.budget,

@@ -81,11 +81,11 @@ describe('describeRunError', () => {
       'the model call failed: asked to wait 60 min, longer than --max-retry-wait allows',
     );
     const unreachable = new ModelCallError(
-      '@rlm/openai: could not reach the Chat Completions API at http://127.0.0.1:9/v1 (connect ECONNREFUSED 127.0.0.1:9); gave up after 1 attempt (0 s). Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.',
+      '@rlm/openai: could not reach the Chat Completions API at http://127.0.0.1:9/v1 (connect ECONNREFUSED 127.0.0.1:9); gave up after 1 attempt (0 s). Check that the server is running and OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.',
       { reason: 'network', settings: ['maxRetries', 'baseURL'] },
     );
     expect(describeRunError(unreachable).message).toBe(
-      'the model call failed: could not reach the Chat Completions API at http://127.0.0.1:9/v1 (connect ECONNREFUSED 127.0.0.1:9); gave up after 1 attempt (0 s). Check that the server is running, OPENAI_BASE_URL (or --base-url), or raise --max-retries.',
+      'the model call failed: could not reach the Chat Completions API at http://127.0.0.1:9/v1 (connect ECONNREFUSED 127.0.0.1:9); gave up after 1 attempt (0 s). Check that the server is running and OPENAI_BASE_URL (or --base-url), or raise --max-retries.',
     );
     const unnamed = new ModelCallError('maxRetries is a word here', { settings: [] });
     expect(describeRunError(unnamed).message).toBe(

@@ -1,3 +1,4 @@
+import { roundCosts } from './round-costs.js';
 import { toPrintableData } from './to-printable-data.js';
 import type { CallUsage, RunUsage } from '@rlm/core';
 
@@ -33,11 +34,15 @@ export function formatAnswer(answer: unknown): string {
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
-/** One line of `--json` output, newline included. */
+/** One line of `--json` output, newline included; costs rounded to nano-dollars (`roundCost`). */
 export function formatJsonReport(report: JsonRunReport): string {
-  return `${toJson(report, 0)}\n`;
+  return `${toJson(report, 0, roundCosts)}\n`;
 }
 
-function toJson(value: unknown, indent: number): string {
-  return JSON.stringify(toPrintableData(value ?? null), undefined, indent);
+function toJson(
+  value: unknown,
+  indent: number,
+  replacer?: (key: string, value: unknown) => unknown,
+): string {
+  return JSON.stringify(toPrintableData(value ?? null), replacer, indent);
 }

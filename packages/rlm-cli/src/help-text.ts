@@ -20,9 +20,11 @@ JavaScript that runs in a sandbox where the context is the variable \`context\`.
   cat queries | rlm -c data.json      one query per input line, answers in order
 
 Context (optional; without one the model gets an empty context):
-  -c, --context <file>         .json is parsed; any other file is read as UTF-8 text
+  -c, --context <file>         .json is parsed (a .json that does not parse, JSONC say,
+                               is read as text, with a note); any other file is UTF-8 text
   -d, --context-dir <dir>      every file under <dir> (recursive, lexical order): an array
-                               of contents, .json parsed; hidden files, node_modules, what
+                               of { path, text } (path relative to <dir>; { path, data }
+                               for a .json that parses); hidden files, node_modules, what
                                .gitignore ignores and binary files (counted) are skipped
       --concat                 with --context-dir: one string, each file introduced by
                                a line "==> relative/path <==", separated by a blank line
@@ -32,14 +34,17 @@ Context (optional; without one the model gets an empty context):
                                directories (repeatable)
       --no-gitignore           with --context-dir: read what .gitignore files ignore
       --no-default-excludes    with --context-dir: read hidden files and node_modules too
-      --strict                 with --context-dir: a binary file is an error, not skipped
+      --strict                 a binary file is an error, not skipped, and so is a .json
+                               file that does not parse, not read as text
       --max-context-bytes <n>  size limit across files; suffixes K, M, G (binary), e.g. 1G
                                (default ${formatBytes(defaultMaxContextBytes)})
 
 Model:
   -m, --model <provider:id>    root model: anthropic:<id>, openai:<id> (any OpenAI-compatible
                                server) or ollama:<id> (default $RLM_MODEL,
-                               else anthropic:${defaultAnthropicModelId})
+                               else anthropic:${defaultAnthropicModelId}); replay:<run.jsonl>
+                               or replay:<run-id> answers with the responses a recorded
+                               run got, request by request (no API, no key, no cost)
       --base-url <url>         API endpoint of --model, e.g. http://127.0.0.1:8000/v1 for vLLM
                                (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the
                                provider's API; ollama: http://127.0.0.1:11434/v1)
@@ -142,12 +147,13 @@ Serve:       rlm serve [--host <address>] [--port <n>] [--context-root <dir>] [-
                                           an MCP server (stdio, or HTTP); see rlm mcp --help
 
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
-             rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
+             rlm trace [--last | <run-id> | <run.jsonl>] [-o <file>] [--jsonl] [--store <file>]
                                           a run's trace as HTML (or JSON lines); see rlm trace --help
 
 Maintenance: rlm store gc (reclaim what failed or killed writes left in the store)
-             rlm tools list | stale | prune [--dry-run] | quarantine <role.method> |
-             bless <role.method> [--reset-metrics] | show <role.method>
+             rlm tools list | stale | prune [--dry-run] | restore <role> [archive-id] |
+             quarantine <role.method> | bless <role.method> [--reset-metrics] |
+             show <role[.method]>; see rlm tools --help
 
 Environment: ANTHROPIC_API_KEY (for anthropic:), ANTHROPIC_BASE_URL, OPENAI_API_KEY (for openai:
              on the OpenAI API), OPENAI_BASE_URL, RLM_MODEL, RLM_TOOLSTORE, NO_COLOR.

@@ -1,13 +1,26 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Utf8Text } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
 import { ContextLoadError } from './context-load-error.js';
-import { type LoadContextOptions, loadContext } from './load-context.js';
+import {
+  type ContextFileItem,
+  type LoadContextOptions,
+  type LoadedContext,
+  loadContext,
+} from './load-context.js';
 import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
 const { root, makeTree } = useTemporaryDirectory('rlm-cli-context-');
+
+/** What each file of a directory's array holds: its text, or a .json file's data. */
+function contentsOf(loaded: LoadedContext | undefined): unknown[] {
+  return (loaded!.value as ContextFileItem[]).map((item) =>
+    'text' in item ? item.text : item.data,
+  );
+}
 const maxBytes = 1024 * 1024;
 
 async function loadError(options: Omit<LoadContextOptions, 'maxBytes'> & { maxBytes?: number }) {
@@ -38,6 +51,7 @@ describe('loadContext: one file', () => {
       files: 1,
       bytes: 15,
       binaryFiles: [],
+      jsonReadAsText: [],
     });
     expect((await loadContext({ file: path.join(directory, 'bom.txt'), maxBytes }))?.value).toBe(
       'hello',
@@ -63,11 +77,19 @@ describe('loadContext: one file', () => {
     ).toEqual([{ id: 1 }, { id: 2 }]);
   });
 
-  test('invalid JSON names the file, line and column', async () => {
-    const directory = await makeTree('bad-json', { 'data.json': '{\n  "a": 1,\n  "b": ,\n}' });
-    const file = path.join(directory, 'data.json');
-    expect(await loadError({ file })).toBe(
-      `${file} is not valid JSON at line 3, column 8 (unexpected ","); fix it, or rename it to load it as text`,
+  test('a .json file that does not parse is read as text, saying where; --strict makes it an error', async () => {
+    const text = '{\n  // JSONC\n  "a": 1,\n}';
+    const directory = await makeTree('bad-json', { 'tsconfig.json': text });
+    const file = path.join(directory, 'tsconfig.json');
+    expect(await loadContext({ file, maxBytes })).toEqual({
+      value: text,
+      files: 1,
+      bytes: text.length,
+      binaryFiles: [],
+      jsonReadAsText: [{ path: file, problem: 'line 2, column 3: unexpected "/"' }],
+    });
+    expect(await loadError({ file, strict: true })).toBe(
+      `${file} is not valid JSON at line 2, column 3 (unexpected "/"); fix it, or drop --strict to read it as text`,
     );
   });
 
@@ -102,18 +124,25 @@ describe('loadContext: one file', () => {
       expect(await loadError({ file })).toBe(`cannot read ${file}: permission denied`);
       return;
     }
-    // Root reads any file: load it as an unprivileged user, through the built module.
-    await chmod(root, 0o755);
-    await chmod(directory, 0o755);
-    const moduleUrl = new URL('../dist/index.js', import.meta.url).href;
-    const script = `import { loadContext } from ${JSON.stringify(moduleUrl)};
+    // Root reads any file through its capabilities: load it through the built module (the
+    // task graph builds the package before its tests) in a process that is still root, so it
+    // reaches the checkout wherever it is, but without the capabilities that bypass file modes.
+    const moduleUrl = new URL('../dist/index.js', import.meta.url);
+    expect(existsSync(moduleUrl), 'build @rlm/cli first (pnpm build)').toBe(true);
+    const script = `import { loadContext } from ${JSON.stringify(moduleUrl.href)};
       loadContext({ file: ${JSON.stringify(file)}, maxBytes: 1024 }).then(
         () => console.log('loaded'), (error) => console.log(error.message));`;
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-      uid: 65534,
-      gid: 65534,
-      encoding: 'utf8',
-    });
+    const output = execFileSync(
+      'setpriv',
+      [
+        '--bounding-set=-dac_override,-dac_read_search',
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(output.trim()).toBe(`cannot read ${file}: permission denied`);
   });
 
@@ -206,11 +235,20 @@ describe('loadContext: a directory', () => {
     });
     const loaded = await loadContext({ directory, maxBytes });
     // '.' < '/' in code units, so a.txt comes before a/z.txt; capitals before lower case.
+    // Each item carries its path relative to the directory; a .json file its parsed data.
     expect(loaded).toEqual({
-      value: ['capital', 'ay', 'a-zed', 'bee', 'deep', { n: 1 }],
+      value: [
+        { path: 'A.txt', text: 'capital' },
+        { path: 'a.txt', text: 'ay' },
+        { path: 'a/z.txt', text: 'a-zed' },
+        { path: 'b.txt', text: 'bee' },
+        { path: 'c/d/e.md', text: 'deep' },
+        { path: 'data.json', data: { n: 1 } },
+      ],
       files: 6,
       bytes: 29,
       binaryFiles: [],
+      jsonReadAsText: [],
     });
   });
 
@@ -230,7 +268,7 @@ describe('loadContext: a directory', () => {
     const directory = await makeTree('links', { 'real.txt': 'real', 'inner/x.txt': 'x' });
     await symlink(path.join(directory, 'real.txt'), path.join(directory, 'alias.txt'));
     await symlink(path.join(directory, 'inner'), path.join(directory, 'loop'));
-    expect((await loadContext({ directory, maxBytes }))?.value).toEqual(['real', 'x', 'real']);
+    expect(contentsOf(await loadContext({ directory, maxBytes }))).toEqual(['real', 'x', 'real']);
   });
 
   test('a directory with nothing to load says what was skipped and why', async () => {
@@ -264,14 +302,27 @@ describe('loadContext: a directory', () => {
     expect(await loadError({ directory: missing })).toBe(`${missing} does not exist`);
   });
 
-  test('the first bad file in lexical order aborts the whole load', async () => {
+  test('.json files that do not parse are read as text and listed; with --strict the first aborts the load', async () => {
     const files: Record<string, string> = { 'a.txt': 'fine', 'b.json': '[1, 2' };
-    // Many files after it, read concurrently, some bad too: the error is still b.json's.
+    // Many files after it, some bad too: with --strict the error is still b.json's.
     for (let index = 0; index < 100; index++) files[`c/${index}.json`] = index % 2 ? '{' : '1';
     const directory = await makeTree('mixed', files);
+    const loaded = await loadContext({ directory, maxBytes });
+    expect(loaded?.files).toBe(102);
+    expect((loaded!.value as unknown[]).slice(0, 4)).toEqual([
+      { path: 'a.txt', text: 'fine' },
+      { path: 'b.json', text: '[1, 2' },
+      { path: 'c/0.json', data: 1 },
+      { path: 'c/1.json', text: '{' },
+    ]);
+    expect(loaded?.jsonReadAsText).toHaveLength(51);
+    expect(loaded?.jsonReadAsText[0]).toEqual({
+      path: path.join(directory, 'b.json'),
+      problem: 'line 1, column 6: unexpected end of input',
+    });
     const bad = path.join(directory, 'b.json');
-    expect(await loadError({ directory })).toBe(
-      `${bad} is not valid JSON at line 1, column 6 (unexpected end of input); fix it, or rename it to load it as text, or leave it out with --exclude <glob>`,
+    expect(await loadError({ directory, strict: true })).toBe(
+      `${bad} is not valid JSON at line 1, column 6 (unexpected end of input); fix it, leave it out with --exclude <glob>, or drop --strict to read it as text`,
     );
   });
 
@@ -296,10 +347,15 @@ describe('loadContext: a directory', () => {
     });
     const loaded = await loadContext({ directory, maxBytes });
     expect(loaded).toEqual({
-      value: ['text', { ok: true }, `${'x'.repeat(8000)}\u0000`],
+      value: [
+        { path: 'a.txt', text: 'text' },
+        { path: 'd.json', data: { ok: true } },
+        { path: 'e.txt', text: `${'x'.repeat(8000)}\u0000` },
+      ],
       files: 3,
       bytes: 4 + 12 + 8001,
       binaryFiles: [path.join(directory, 'b.png'), path.join(directory, 'c/latin1.txt')],
+      jsonReadAsText: [],
     });
     const joined = await loadContext({ directory, concat: true, maxBytes });
     expect(joined?.value).toMatch(/^==> a\.txt <==\ntext\n\n==> d\.json <==\n/);
@@ -347,8 +403,8 @@ describe('loadContext: a directory', () => {
       '.env': 'SECRET=1',
       '.git/HEAD': 'ref: refs/heads/main',
     });
-    expect((await loadContext({ directory, maxBytes }))?.value).toEqual(['main']);
-    expect((await loadContext({ directory, defaultExcludes: false, maxBytes }))?.value).toEqual([
+    expect(contentsOf(await loadContext({ directory, maxBytes }))).toEqual(['main']);
+    expect(contentsOf(await loadContext({ directory, defaultExcludes: false, maxBytes }))).toEqual([
       'SECRET=1',
       'ci',
       'main',
@@ -371,7 +427,7 @@ describe('loadContext: a directory', () => {
       'src/generated/x.ts': 'generated',
       'docs/build': 'a file named build is not a directory',
     });
-    expect((await loadContext({ directory, maxBytes }))?.value).toEqual([
+    expect(contentsOf(await loadContext({ directory, maxBytes }))).toEqual([
       'a file named build is not a directory',
       'kept',
       'important',
@@ -394,15 +450,15 @@ describe('loadContext: a directory', () => {
       'ignored/dist/x.txt': 'x',
     });
     const app = path.join(repository, 'packages', 'app');
-    expect((await loadContext({ directory: app, maxBytes }))?.value).toEqual(['code']);
+    expect(contentsOf(await loadContext({ directory: app, maxBytes }))).toEqual(['code']);
     // Outside a work tree, an outer .gitignore means nothing.
     const plain = await makeTree('not-a-repository', {
       '.gitignore': '*.txt\n',
       'inner/notes.txt': 'notes',
     });
-    expect((await loadContext({ directory: path.join(plain, 'inner'), maxBytes }))?.value).toEqual([
-      'notes',
-    ]);
+    expect(
+      contentsOf(await loadContext({ directory: path.join(plain, 'inner'), maxBytes })),
+    ).toEqual(['notes']);
   });
 
   test('a directory its outer .gitignore ignores is still read when named', async () => {
@@ -413,7 +469,7 @@ describe('loadContext: a directory', () => {
       'vendor/lib/code.js': 'code',
     });
     expect(
-      (await loadContext({ directory: path.join(repository, 'vendor'), maxBytes }))?.value,
+      contentsOf(await loadContext({ directory: path.join(repository, 'vendor'), maxBytes })),
     ).toEqual(['code', 'read me']);
   });
 
@@ -428,7 +484,7 @@ describe('loadContext: a directory', () => {
       'dist/main.js': 'built',
     });
     const load = async (include: string[], exclude: string[] = []) =>
-      (await loadContext({ directory, include, exclude, maxBytes }))?.value;
+      contentsOf(await loadContext({ directory, include, exclude, maxBytes }));
     expect(await load(['*.md'])).toEqual(['readme', 'guide']);
     expect(await load(['docs'])).toEqual(['api', 'guide']);
     expect(await load(['src/*.ts'])).toEqual(['test', 'main']);
@@ -445,7 +501,7 @@ describe('loadContext: a directory', () => {
     const directory = await makeTree('broken-links', { 'real.txt': 'real' });
     await symlink(path.join(directory, 'missing.txt'), path.join(directory, 'broken.txt'));
     await symlink(directory, path.join(directory, 'self'));
-    expect((await loadContext({ directory, maxBytes }))?.value).toEqual(['real']);
+    expect(contentsOf(await loadContext({ directory, maxBytes }))).toEqual(['real']);
   });
 
   test('both a file and a directory is an error', async () => {

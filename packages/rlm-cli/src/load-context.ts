@@ -28,8 +28,9 @@ export interface LoadContextOptions {
   readonly directory?: string;
   /**
    * With `directory`: one string joining every file as text, each introduced by a header line
-   * `==> relative/path <==` and separated by a blank line. Without it, an array of the files'
-   * contents (parsed for `.json`, strings otherwise).
+   * `==> relative/path <==` and separated by a blank line. Without it, an array with one item
+   * per file: `{ path, text }`, or `{ path, data }` for a `.json` file that parses (`path` is
+   * relative to `directory`, `/`-separated; see {@link ContextFileItem}).
    */
   readonly concat?: boolean;
   /**
@@ -48,8 +49,10 @@ export interface LoadContextOptions {
   /** With `directory`: leave out hidden entries and `node_modules` (default true). */
   readonly defaultExcludes?: boolean;
   /**
-   * With `directory`: a binary file (a NUL byte among its first 8000 bytes, or not valid
-   * UTF-8) fails the load instead of being skipped and listed in `binaryFiles`.
+   * A binary file under `directory` (a NUL byte among its first 8000 bytes, or not valid
+   * UTF-8) fails the load instead of being skipped and listed in `binaryFiles`; a `.json` file
+   * that does not parse (JSONC, JSON5) fails it instead of being read as text and listed in
+   * `jsonReadAsText`.
    */
   readonly strict?: boolean;
   /**
@@ -61,6 +64,28 @@ export interface LoadContextOptions {
   readonly maxBytes: number;
   /** The flag a user raises `maxBytes` with, named in the size error. */
   readonly maxBytesFlag?: string;
+}
+
+/** One file of a `--context-dir` array. */
+export type ContextFileItem =
+  | {
+      /** Relative to the directory, `/`-separated: `docs/guide.md`. */
+      readonly path: string;
+      /** The file's text (UTF-8, a leading byte order mark dropped). */
+      readonly text: string;
+    }
+  | {
+      readonly path: string;
+      /** A `.json` file's parsed value. */
+      readonly data: unknown;
+    };
+
+/** A `.json` file that did not parse, read as text. */
+export interface JsonReadAsText {
+  /** As the user named it: joined onto `directory`, or the `file` itself. */
+  readonly path: string;
+  /** Where and why it did not parse: `line 3, column 5: ...`. */
+  readonly problem: string;
 }
 
 /** A loaded context. */
@@ -76,6 +101,8 @@ export interface LoadedContext {
    * Always empty for one file, and with `strict`.
    */
   readonly binaryFiles: readonly string[];
+  /** `.json` files that did not parse and were read as text (never with `strict`). */
+  readonly jsonReadAsText: readonly JsonReadAsText[];
 }
 
 /**
@@ -106,10 +133,17 @@ async function loadFile(file: string, options: LoadContextOptions): Promise<Load
   limit.reserve([entry]);
   if (options.utf8Text && path.extname(file).toLowerCase() !== '.json') {
     const value = await readContextFileAsUtf8Text(entry, limit);
-    return { value, files: 1, bytes: limit.used, binaryFiles: [] };
+    return { value, files: 1, bytes: limit.used, binaryFiles: [], jsonReadAsText: [] };
   }
   const text = await readContextFile(entry, limit);
-  return { value: decodeContent(entry, text, ''), files: 1, bytes: limit.used, binaryFiles: [] };
+  const content = decodeContent(entry, text, options.strict ?? false, '');
+  return {
+    value: content.kind === 'json' ? content.data : text,
+    files: 1,
+    bytes: limit.used,
+    binaryFiles: [],
+    jsonReadAsText: content.kind === 'text' && content.problem ? [content.problem] : [],
+  };
 }
 
 async function loadDirectory(
@@ -129,8 +163,9 @@ async function loadDirectory(
   const limit = byteLimit(options);
   await reserveText(walk.files, limit);
   const slicer = new TimeSlicer();
-  const parts: unknown[] = [];
+  const parts: (ContextFileItem | string)[] = [];
   const binaryFiles: string[] = [];
+  const jsonReadAsText: JsonReadAsText[] = [];
   let special = 0;
   for (const entry of walk.files) {
     await slicer.pause();
@@ -148,7 +183,17 @@ async function loadDirectory(
     } else if (options.concat) {
       parts.push(concatSection(entry, content.text));
     } else {
-      parts.push(decodeContent(entry, content.text, ', or leave it out with --exclude <glob>'));
+      const decoded = decodeContent(
+        entry,
+        content.text,
+        options.strict ?? false,
+        ', leave it out with --exclude <glob>',
+      );
+      if (decoded.kind === 'json') parts.push({ path: entry.relativePath, data: decoded.data });
+      else {
+        if (decoded.problem) jsonReadAsText.push(decoded.problem);
+        parts.push({ path: entry.relativePath, text: content.text });
+      }
     }
   }
   if (parts.length === 0) {
@@ -157,7 +202,7 @@ async function loadDirectory(
       path: directory,
     });
   }
-  const loaded = { files: parts.length, bytes: limit.used, binaryFiles };
+  const loaded = { files: parts.length, bytes: limit.used, binaryFiles, jsonReadAsText };
   if (!options.concat) return { value: parts, ...loaded };
   try {
     return { value: parts.join('\n'), ...loaded };
@@ -222,18 +267,36 @@ function concatSection(entry: ContextFile, text: string): string {
   return `==> ${entry.relativePath} <==\n${body}`;
 }
 
-/** `.json` files become their parsed value; anything else stays a string. */
-function decodeContent(file: ContextFile, text: string, hint: string): unknown {
-  if (path.extname(file.path).toLowerCase() !== '.json') return text;
+/** A file's content as the context holds it. */
+type DecodedContent =
+  | { readonly kind: 'json'; readonly data: unknown }
+  | { readonly kind: 'text'; readonly problem?: JsonReadAsText };
+
+/**
+ * `.json` files become their parsed value; anything else stays text, and so does a `.json` file
+ * that does not parse (JSONC, JSON5), with the problem, unless `strict` makes it an error.
+ */
+function decodeContent(
+  file: ContextFile,
+  text: string,
+  strict: boolean,
+  hint: string,
+): DecodedContent {
+  if (path.extname(file.path).toLowerCase() !== '.json') return { kind: 'text' };
   try {
-    return JSON.parse(text);
+    return { kind: 'json', data: JSON.parse(text) };
   } catch (error) {
     const location = locateJsonError(text);
+    const reason = location?.reason ?? (error instanceof Error ? error.message : String(error));
+    if (!strict) {
+      const where =
+        location === undefined ? '' : `line ${location.line}, column ${location.column}: `;
+      return { kind: 'text', problem: { path: file.path, problem: `${where}${reason}` } };
+    }
     const where =
       location === undefined ? '' : ` at line ${location.line}, column ${location.column}`;
-    const reason = location?.reason ?? (error instanceof Error ? error.message : String(error));
     throw new ContextLoadError(
-      `${file.path} is not valid JSON${where} (${reason}); fix it, or rename it to load it as text${hint}`,
+      `${file.path} is not valid JSON${where} (${reason}); fix it${hint}, or drop --strict to read it as text`,
       { path: file.path, cause: error },
     );
   }

@@ -347,7 +347,15 @@ describe('parseArguments', () => {
     [['--exclude', 'dist'], '--exclude only applies to --context-dir'],
     [['--no-gitignore'], '--no-gitignore only applies to --context-dir'],
     [['--no-default-excludes'], '--no-default-excludes only applies to --context-dir'],
-    [['-c', 'a', '--strict'], '--strict only applies to --context-dir'],
+    [['--strict'], '--strict only applies to --context and --context-dir'],
+    [
+      ['--model', 'replay: '],
+      '--model replay: needs a trace: replay:<run.jsonl> (rlm trace <run-id> --jsonl -o run.jsonl) or replay:<run-id> (rlm runs)',
+    ],
+    [
+      ['--model', 'replay:run.jsonl', '--base-url', 'http://127.0.0.1:1/v1'],
+      '--base-url does not apply to a replay:, which calls no API; drop --base-url',
+    ],
     [['-d', 'a', '--include', ' '], `--include needs a glob such as '*.md' or 'docs/**' (got " ")`],
     [['-d', 'a', '--exclude='], `--exclude needs a glob such as '*.md' or 'docs/**' (got "")`],
     [['   '], 'the query is empty; pass a question, or none for the interactive mode'],
@@ -404,6 +412,17 @@ describe('parseArguments', () => {
       provider: 'ollama',
       modelId: 'llama3.2',
     });
+  });
+
+  test('replay:<trace> takes the rest as the trace, spaces and colons included; it needs no price', () => {
+    expect(run(['--model', 'replay:runs/my run: 2.jsonl', '--max-cost', '1']).model).toEqual({
+      provider: 'replay',
+      modelId: 'runs/my run: 2.jsonl',
+    });
+    expect(run(['--model', 'replay:20261124-104512-3fa9c1']).model.modelId).toBe(
+      '20261124-104512-3fa9c1',
+    );
+    expect(run(['-c', 'tsconfig.json', '--strict']).contextSelection.strict).toBe(true);
   });
 
   test('--max-cost with an ollama model whose id holds a colon, priced with its provider prefix', () => {

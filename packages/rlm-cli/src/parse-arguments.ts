@@ -7,12 +7,20 @@ import { parsePrice } from './parse-price.js';
 import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';
 import { UsageError } from './usage-error.js';
 
-/** A model named on the command line as `provider:model-id`. */
+/** A model named on the command line as `provider:model-id`, or `replay:<trace>`. */
 export interface ModelSpec {
-  /** `anthropic`, `openai` (or any OpenAI-compatible server) or `ollama`. */
-  readonly provider: ModelProvider;
-  /** The provider's model id, e.g. `claude-sonnet-4-5`, `gpt-4.1`, `qwen2.5-coder:7b`. */
+  /**
+   * `anthropic`, `openai` (or any OpenAI-compatible server) or `ollama`; or `replay`, the
+   * responses recorded in a run's trace.
+   */
+  readonly provider: ModelProvider | 'replay';
+  /**
+   * The provider's model id, e.g. `claude-sonnet-4-5`, `gpt-4.1`, `qwen2.5-coder:7b`; for
+   * `replay`, the trace: a JSON-lines file (`rlm trace --jsonl`) or a stored run's id.
+   */
   readonly modelId: string;
+  /** For `replay`: the trace's JSON lines, when they were read from the store (a run id). */
+  readonly replayTrace?: string;
   /**
    * `--base-url` for `--model`, `--sub-base-url` for `--sub-model`: the provider's API
    * endpoint; `undefined` keeps the provider's default (its environment variable, else its
@@ -34,7 +42,8 @@ export interface CliOptions {
   /**
    * How `--context-dir` picks its files: `--include` and `--exclude` globs (repeatable),
    * `--no-gitignore`, `--no-default-excludes` (read hidden entries and `node_modules`),
-   * `--strict` (a binary file is an error instead of being skipped).
+   * `--strict` (a binary file, or a `.json` file that does not parse, is an error instead of
+   * being skipped or read as text; also with `--context`).
    */
   readonly contextSelection: {
     readonly include: readonly string[];
@@ -276,7 +285,6 @@ const contextSelectionFlags = [
   'exclude',
   'no-gitignore',
   'no-default-excludes',
-  'strict',
 ] as const;
 
 const byteUnits: Readonly<Record<string, number>> = {
@@ -340,6 +348,9 @@ export function parseArguments(
       (flag) => values[flag] !== undefined,
     );
     if (directoryOnly) throw new UsageError(`--${directoryOnly} only applies to --context-dir`);
+    if (values.strict && values.context === undefined) {
+      throw new UsageError('--strict only applies to --context and --context-dir');
+    }
   }
   for (const flag of ['include', 'exclude'] as const) {
     for (const glob of values[flag] ?? []) checkGlob(glob, `--${flag}`);
@@ -384,6 +395,8 @@ export function parseArguments(
     values['max-cost'] === undefined ? undefined : parseDollars(values['max-cost']);
   if (maxCostUsd !== undefined) {
     for (const spec of subModel ? [model, subModel] : [model]) {
+      // A replay costs nothing.
+      if (spec.provider === 'replay') continue;
       // The full id, so that a model id holding a colon (qwen2.5-coder:7b) keeps it.
       if (
         !findModelPrice({ ...defaultModelPrices, ...prices }, `${spec.provider}:${spec.modelId}`)
@@ -516,10 +529,21 @@ function parseStoreErrorPolicy(text: string | undefined): StoreErrorPolicy {
 
 /**
  * Parses `<provider>:<model-id>` with provider `anthropic`, `openai` or `ollama`; the model id
- * may itself hold colons (`ollama:qwen2.5-coder:7b`). `source` names where the text came from
- * (`--model`, `RLM_MODEL`) in the error message.
+ * may itself hold colons (`ollama:qwen2.5-coder:7b`). `replay:<trace>` takes the rest as it is
+ * (a path may hold spaces). `source` names where the text came from (`--model`, `RLM_MODEL`)
+ * in the error message.
  */
 export function parseModelSpec(text: string, source: string): ModelSpec {
+  const replay = /^replay:(.*)$/is.exec(text.trim());
+  if (replay !== null) {
+    const trace = replay[1]!.trim();
+    if (trace === '') {
+      throw new UsageError(
+        `${source} replay: needs a trace: replay:<run.jsonl> (rlm trace <run-id> --jsonl -o run.jsonl) or replay:<run-id> (rlm runs)`,
+      );
+    }
+    return { provider: 'replay', modelId: trace };
+  }
   const match = /^([a-z][a-z0-9-]*):(\S+)$/i.exec(text.trim());
   const usage = modelProviders.map((provider) => `${provider}:<model-id>`).join(', ');
   if (match === null) {
@@ -537,6 +561,9 @@ export function parseModelSpec(text: string, source: string): ModelSpec {
 /** Adds a `--base-url` / `--sub-base-url` value to a spec after checking it is an http(s) URL. */
 function withBaseURL(spec: ModelSpec, text: string | undefined, flag: string): ModelSpec {
   if (text === undefined) return spec;
+  if (spec.provider === 'replay') {
+    throw new UsageError(`${flag} does not apply to a replay:, which calls no API; drop ${flag}`);
+  }
   let url: URL | undefined;
   try {
     url = new URL(text.trim());

@@ -12,7 +12,10 @@ export interface RunTracerOptions {
   readonly traceFile: string | undefined;
   /** Receives one line per file written and per failure to keep the trace. */
   readonly report: (line: string) => void;
-  /** Whether to report where the stored trace can be found. */
+  /**
+   * Whether to report where the trace went (the stored run, the `--trace` file); failures to
+   * keep it are reported either way.
+   */
   readonly announce: boolean;
   /** Kept in the trace's metadata. */
   readonly metadata: Readonly<Record<string, unknown>>;
@@ -54,9 +57,11 @@ export function createRunTracer(options: RunTracerOptions): RunTracer {
           const html = renderTraceHtml(trace);
           await mkdir(path.dirname(path.resolve(options.traceFile)), { recursive: true });
           await writeFile(options.traceFile, html);
-          options.report(
-            `rlm: trace written to ${options.traceFile} (${formatBytes(Buffer.byteLength(html))})`,
-          );
+          if (options.announce) {
+            options.report(
+              `rlm: trace written to ${options.traceFile} (${formatBytes(Buffer.byteLength(html))})`,
+            );
+          }
         } catch (cause) {
           options.report(
             `rlm: could not write the trace to ${options.traceFile}: ${describe(cause)}`,

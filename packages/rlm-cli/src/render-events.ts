@@ -372,6 +372,8 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       }
       case 'checkpoint':
       case 'variables-updated':
+      // Whole requests and responses are for the trace.
+      case 'model-call':
         return;
     }
   }

@@ -14,6 +14,7 @@ import { formatCost, formatTokens } from './format-run-totals.js';
 import { formatDuration } from './format-runs-table.js';
 import { loadCliContext } from './load-cli-context.js';
 import { loadToolsModule } from './load-tools-module.js';
+import { ModelCallNames } from './model-call-names.js';
 import { openStore } from './open-store.js';
 import {
   type BatchOptions,
@@ -174,6 +175,7 @@ export async function runBatchCommand(
         maxBatchCostUsd: options.maxBatchCostUsd,
         maxArtifactBytes: options.maxBatchArtifactBytes,
         context: context?.value,
+        directoryContext: { concat: cli.concat, ...cli.contextSelection },
         maxContextBytes: cli.maxContextBytes,
         model: cli.model,
         subModel: cli.subModel,
@@ -256,6 +258,8 @@ export class BatchOutput {
   readonly #describe: ((result: BatchResult) => string | undefined) | undefined;
   readonly #started = performance.now();
   readonly #running = new Map<BatchJob, RunTally>();
+  /** What each running job's model calls are, for its retry lines. */
+  readonly #callNames = new Map<BatchJob, ModelCallNames>();
   readonly #notices: RateLimitedLog;
   #total = 0;
   #answered = 0;
@@ -412,6 +416,7 @@ export class BatchOutput {
 
   started(job: BatchJob, tally: RunTally): void {
     this.#running.set(job, tally);
+    this.#callNames.set(job, new ModelCallNames());
     this.#showProgress();
   }
 
@@ -419,13 +424,17 @@ export class BatchOutput {
     const tally = this.#running.get(job);
     if (tally) this.#finishedUsage = addRunUsage(this.#finishedUsage, tally.snapshot().usage);
     this.#running.delete(job);
+    this.#callNames.delete(job);
     this.#showProgress();
   }
 
-  /** Retry notices, with the job's id, even with `--quiet`. */
+  /** Retry notices, with the job's id and the call retried, even with `--quiet`. */
   event(job: BatchJob, event: RlmEvent): void {
+    const names = this.#callNames.get(job);
+    names?.observe(event);
     if (event.type !== 'model-retry') return;
-    this.line(formatModelRetry(event, `rlm: id ${describeJobId(job.id)}: `).trimEnd());
+    const call = names?.nameOf(event) ?? 'a model call';
+    this.line(formatModelRetry(event, call, `rlm: id ${describeJobId(job.id)}: `).trimEnd());
   }
 
   /** A job's first store failure, one line per cause at most every 10 s. */

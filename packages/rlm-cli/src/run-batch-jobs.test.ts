@@ -1,9 +1,14 @@
 import { createMemoryArtifactStore } from '@rlm/artifacts';
 import { type ArtifactStore, createRLM, type RLM } from '@rlm/core';
 import { createScriptedModel, createScriptedSandbox } from '@rlm/core/testing';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BatchJob } from './parse-batch-jobs.js';
 import { type BatchJobsOptions, type BatchOutcome, runBatchJobs } from './run-batch-jobs.js';
+import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
+
+const { root } = useTemporaryDirectory('rlm-batch-jobs-');
 
 /** Jobs `Question <n>?` with ids 1..count. */
 function jobs(count: number): BatchJob[] {
@@ -174,5 +179,20 @@ describe('runBatchJobs', () => {
     }
     // Leaving the loop stopped the batch: job 2 was aborted, 3 and 4 never started.
     expect(left).toEqual([1, 2]);
+  });
+
+  test("a job's own .json file that does not parse is text, or with --strict fails that job", async () => {
+    const file = path.join(root, 'settings.json');
+    await writeFile(file, '{ // a comment\n "a": 1 }');
+    const job: BatchJob = { ...jobs(1)[0]!, contextFile: file };
+    const [lenient] = await collect(runBatchJobs([job], baseOptions()));
+    expect(lenient).toMatchObject({ kind: 'result', result: { answer: 'answer 1' } });
+    const [strict] = await collect(
+      runBatchJobs([job], { ...baseOptions(), directoryContext: { strict: true } }),
+    );
+    expect(strict).toMatchObject({
+      kind: 'result',
+      result: { error: { name: 'ContextLoadError', message: expect.stringContaining('--strict') } },
+    });
   });
 });

@@ -32,7 +32,10 @@ export interface BatchJobsOptions {
    * trace in `store` (`rlm eval` runs its variants and its baseline this way). Never rejects.
    */
   readonly execute?: (job: BatchJob, io: BatchJobIo) => Promise<BatchResult>;
-  /** How a job's own context directory is read (`rlm eval`'s `context_dir`). */
+  /**
+   * How a job's own context is read: `--strict` for its file, and the `--context-dir` flags for
+   * its directory (`rlm eval`'s `context_dir`).
+   */
   readonly directoryContext?: DirectoryContextSelection;
   /** Where jobs keep their artifacts, checkpoints and traces; `undefined` for none. */
   readonly store: ArtifactStore | undefined;
@@ -243,7 +246,7 @@ class JobContexts {
       const directory = job.contextDirectory;
       entry.value = loadContext(
         directory === undefined
-          ? { file: job.contextFile, maxBytes: this.#maxBytes }
+          ? { file: job.contextFile, strict: this.#selection.strict, maxBytes: this.#maxBytes }
           : { ...this.#selection, directory, maxBytes: this.#maxBytes },
       ).then((loaded) => loaded?.value);
       // A failure reaches every job that awaits it; none is left unhandled.

@@ -23,6 +23,7 @@ import { describeRunError } from './describe-run-error.js';
 import type { JsonRunReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
 import { formatModelRetry } from './format-model-retry.js';
+import { ModelCallNames } from './model-call-names.js';
 import { helpText } from './help-text.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
 import type { LoadedContext } from './load-context.js';
@@ -36,6 +37,7 @@ import { createEventRenderer } from './render-events.js';
 import { runMcpCommand } from './commands/mcp/run-mcp-command.js';
 import { runServeCommand } from './commands/serve/run-serve-command.js';
 import { runBatchCommand } from './run-batch-command.js';
+import { withStoredReplays } from './with-stored-replays.js';
 import { runQuery } from './run-query.js';
 import { runWorkerCommand } from './run-worker-command.js';
 import { runRunsCommand } from './run-runs-command.js';
@@ -142,7 +144,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         root: command.toolStore.root,
       });
     }
-    const cli = command.options;
+    const cli = await withStoredReplays(command.options);
     json = cli.json;
     // Keys are checked here, before any file is read or any model is called.
     const models = createCliModels(cli, options.env);
@@ -346,6 +348,7 @@ class Session {
     const controller = new AbortController();
     this.#current = controller;
     const tally = new RunTally();
+    const modelCalls = new ModelCallNames();
     const tracer = createRunTracer({
       store: this.#storage.store,
       traceFile: this.#cli.traceFile,
@@ -363,8 +366,10 @@ class Session {
         onEvent: (event) => {
           tally.observe(event);
           tracer.record(event);
-          if (event.type === 'model-retry') stderr.write(formatModelRetry(event));
-          else this.#render(event);
+          modelCalls.observe(event);
+          if (event.type === 'model-retry') {
+            stderr.write(formatModelRetry(event, modelCalls.nameOf(event)));
+          } else this.#render(event);
         },
         resume: this.#cli.resume,
       });
@@ -537,6 +542,7 @@ function describeContext(context: LoadedContext | undefined, cli: CliOptions): s
       typeof context.value === 'string' || Utf8Text.isInstance(context.value) ? 'text' : 'JSON';
     return `context ${cli.contextFile} (${size}, ${kind})`;
   }
-  const shape = cli.concat ? 'joined into one string' : 'as an array';
-  return `context ${cli.contextDirectory} (${context.files} files, ${size}, ${shape})`;
+  const shape = cli.concat ? 'joined into one string' : 'as an array of { path, text }';
+  const files = `${context.files} ${context.files === 1 ? 'file' : 'files'}`;
+  return `context ${cli.contextDirectory} (${files}, ${size}, ${shape})`;
 }

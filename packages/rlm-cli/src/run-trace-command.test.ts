@@ -62,6 +62,8 @@ describe('traces through the CLI', () => {
     server.enqueue(fakeError(400));
     const failed = await rlm(['Fail please', '--store', store, '--trace', failedHtml, '-q']);
     expect(failed.exitCode).toBe(1);
+    // --quiet: the failure's own line, and no line about the trace.
+    expect(failed.stderr).not.toMatch(/trace (kept|written)/);
     expect(embeddedTrace(await readFile(failedHtml, 'utf8'))).toMatchObject({
       query: 'Fail please',
       status: 'failed',
@@ -103,6 +105,9 @@ describe('traces through the CLI', () => {
     expect(result).toMatchObject({ exitCode: 0, stdout: 'done\n' });
     expect(result.stderr).not.toContain('trace kept');
     expect(embeddedTrace(await readFile(html, 'utf8'))).toMatchObject({ status: 'answered' });
+    server.enqueue(fakeText('FINAL(done)'));
+    const quiet = await rlm(['Quick', '--no-store', '--trace', html, '-q']);
+    expect(quiet).toMatchObject({ exitCode: 0, stdout: 'done\n', stderr: '' });
   });
 
   test('bad input gets one line and exit 2, and creates no store', async () => {
@@ -122,6 +127,8 @@ describe('traces through the CLI', () => {
     const flag = await rlm(['runs', '--bogus']);
     expect(flag.exitCode).toBe(2);
     expect(flag.stderr.split('\n')).toHaveLength(2);
-    expect((await rlm(['trace', '--help'])).stdout).toContain('rlm trace [--last | <run-id>]');
+    expect((await rlm(['trace', '--help'])).stdout).toContain(
+      'rlm trace [--last | <run-id> | <run.jsonl>]',
+    );
   });
 });

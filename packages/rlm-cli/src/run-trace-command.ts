@@ -1,6 +1,15 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadTrace, renderTraceHtml, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
+import {
+  loadTrace,
+  renderTraceHtml,
+  TraceCorruptError,
+  type TraceDocument,
+  TraceNotFoundError,
+  traceFromJsonLines,
+  traceToJsonLines,
+} from '@rlm/trace';
 import { formatBytes } from './format-bytes.js';
 import { openExistingStore } from './open-existing-store.js';
 import { defaultStorePath } from './parse-arguments.js';
@@ -8,9 +17,10 @@ import { parseCommandArguments } from './parse-command-arguments.js';
 import type { RunsCommandOutput } from './run-runs-command.js';
 import { UsageError } from './usage-error.js';
 
-const traceHelp = `Usage: rlm trace [--last | <run-id>] [-o <file>] [--jsonl] [--store <file>]
+const traceHelp = `Usage: rlm trace [--last | <run-id> | <run.jsonl>] [-o <file>] [--jsonl] [--store <file>]
 
-Writes a run's trace (rlm runs lists them; --last, the default, is the newest):
+Writes a run's trace (rlm runs lists them; --last, the default, is the newest), or the trace
+a JSON-lines file holds (rlm trace --jsonl wrote it; examples/incidents-run.jsonl is one):
 
   (default)            one self-contained HTML file, trace-<run-id>.html unless -o says
                        otherwise: the call tree, where the time went, tokens and cost per
@@ -54,21 +64,12 @@ export async function runTraceCommand(
   if (runId !== undefined && values.last) {
     throw new UsageError('give a run id or --last, not both');
   }
-  const store = await openExistingStore(values.store ?? defaultStorePath);
-  let text: string;
-  let target: string | undefined;
-  try {
-    const trace = await loadTrace(store, runId).catch((error: unknown) => {
-      if (TraceNotFoundError.isInstance(error)) {
-        throw new UsageError(error.message.replace(/^@rlm\/trace: /, ''), { cause: error });
-      }
-      throw error;
-    });
-    text = values.jsonl ? traceToJsonLines(trace) : renderTraceHtml(trace);
-    target = values.out ?? (values.jsonl ? undefined : `trace-${trace.runId}.html`);
-  } finally {
-    await store.close();
-  }
+  const trace =
+    runId !== undefined && existsSync(runId)
+      ? await readTraceFile(runId)
+      : await readStoredTrace(values.store ?? defaultStorePath, runId);
+  const text = values.jsonl ? traceToJsonLines(trace) : renderTraceHtml(trace);
+  const target = values.out ?? (values.jsonl ? undefined : `trace-${trace.runId}.html`);
   if (target === undefined || target === '-') {
     output.stdout.write(text);
     return 0;
@@ -79,4 +80,42 @@ export async function runTraceCommand(
     `rlm: trace written to ${target} (${formatBytes(Buffer.byteLength(text))})\n`,
   );
   return 0;
+}
+
+/** The trace of a stored run, the newest without `runId`. */
+async function readStoredTrace(
+  storePath: string,
+  runId: string | undefined,
+): Promise<TraceDocument> {
+  const store = await openExistingStore(storePath);
+  try {
+    return await loadTrace(store, runId).catch((error: unknown) => {
+      if (TraceNotFoundError.isInstance(error)) {
+        throw new UsageError(error.message.replace(/^@rlm\/trace: /, ''), { cause: error });
+      }
+      throw error;
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** The trace a JSON-lines file holds. */
+async function readTraceFile(file: string): Promise<TraceDocument> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
+      cause: error,
+    });
+  }
+  try {
+    return traceFromJsonLines(text);
+  } catch (error) {
+    if (!TraceCorruptError.isInstance(error)) throw error;
+    throw new UsageError(`${file}: ${error.message.replace(/^@rlm\/trace: /, '')}`, {
+      cause: error,
+    });
+  }
 }

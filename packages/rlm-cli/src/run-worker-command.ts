@@ -27,6 +27,7 @@ import { createCliModels, createCliRlmFactory } from './create-cli-rlm.js';
 import { describeJobId } from './describe-job-id.js';
 import { disposeThenClose } from './dispose-then-close.js';
 import { formatModelRetry } from './format-model-retry.js';
+import { ModelCallNames } from './model-call-names.js';
 import { formatDuration } from './format-runs-table.js';
 import { loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
@@ -573,6 +574,7 @@ class WorkerJobs {
             ),
       );
     const rlm = plan.createRlm(view);
+    const callNames = new ModelCallNames();
     let ran: Awaited<ReturnType<typeof runBatchQuery>>;
     try {
       ran = await runBatchQuery(
@@ -584,8 +586,10 @@ class WorkerJobs {
           tally,
           onEvent: (event) => {
             running.claim = { ...running.claim, progressAt: Date.now() };
+            callNames.observe(event);
             if (event.type === 'model-retry') {
-              this.#line(formatModelRetry(event, `rlm: worker: id ${shown}: `).trimEnd());
+              const call = callNames.nameOf(event);
+              this.#line(formatModelRetry(event, call, `rlm: worker: id ${shown}: `).trimEnd());
             }
           },
           store,

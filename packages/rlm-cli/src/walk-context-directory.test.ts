@@ -94,10 +94,10 @@ describe('walkContextDirectory', () => {
     );
 
     expect(loaded?.files).toBe(directories * perDirectory);
-    const value = loaded?.value as string[];
-    expect(value[0]).toBe('0:0\n');
-    expect(value[1]).toBe('0:1\n');
-    expect(value.at(-1)).toBe('99:999\n');
+    const value = loaded?.value as { path: string; text: string }[];
+    expect(value[0]).toEqual({ path: 'part-000/file-0000.txt', text: '0:0\n' });
+    expect(value[1]?.text).toBe('0:1\n');
+    expect(value.at(-1)?.text).toBe('99:999\n');
     expect(loaded?.binaryFiles).toEqual([]);
     // A generous bound, scaled by the machine's load: about 3 s on a loaded 2-core machine; the
     // promise API took 15 s.

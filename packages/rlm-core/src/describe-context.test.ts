@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { describeContext, measure, measureItems } from './describe-context.js';
+import { buildContextMessage } from './prompts.js';
 import { cpuMsSince } from './testing/measure-slowdown.js';
 
 describe('describeContext', () => {
@@ -12,6 +13,28 @@ describe('describeContext', () => {
       totalChars: 12,
       preview: '["abc",{"a":1},42]',
     });
+  });
+
+  test('an array of files: the paths of the first items, for the prompt', () => {
+    const files = Array.from({ length: 25 }, (_, index) => ({
+      path: `src/module-${index}.ts`,
+      text: 'export {}',
+    }));
+    const description = describeContext(files);
+    expect(description.itemPaths).toEqual(files.slice(0, 20).map((file) => file.path));
+    const long = `${'deep/'.repeat(40)}name.md`;
+    expect(describeContext([{ path: long, text: '' }]).itemPaths).toEqual([`…${long.slice(-119)}`]);
+    // Only when every shown item has a string path.
+    expect(describeContext([{ path: 'a.md' }, 'b']).itemPaths).toBeUndefined();
+    expect(describeContext([{ path: 3 }]).itemPaths).toBeUndefined();
+    expect(describeContext(['abc']).itemPaths).toBeUndefined();
+    const message = buildContextMessage('q', description, { contexts: 1, histories: 0 });
+    expect(message).toContain(
+      `- item paths: ${files
+        .slice(0, 20)
+        .map((file) => file.path)
+        .join(', ')}, ...\n`,
+    );
   });
 
   test('shared references 60 levels deep are described at once, not walked path by path', () => {

@@ -11,6 +11,12 @@ export interface ContextDescription {
   readonly itemCount?: number;
   /** Lengths of the first items of an array (JSON length for non-strings). */
   readonly itemLengths?: readonly number[];
+  /**
+   * The `path` of the first items of an array whose items are objects with a string `path`
+   * (files, as the CLI's `--context-dir` gives them: `{ path, text }`), so the model can name
+   * them before reading any; absent otherwise.
+   */
+  readonly itemPaths?: readonly string[];
   /** The first characters (string) or the first items' JSON (others), shortened. */
   readonly preview: string;
 }
@@ -30,11 +36,13 @@ export function describeContext(context: unknown, previewChars = 300): ContextDe
   }
   if (Array.isArray(context)) {
     const lengths = measureItems(context);
+    const paths = itemPathsOf(context);
     return {
       type: 'array',
       totalChars: lengths.reduce((sum, length) => sum + length, 0),
       itemCount: context.length,
       itemLengths: lengths.slice(0, itemLengthsShown),
+      ...(paths ? { itemPaths: paths } : {}),
       preview: previewOf(context.slice(0, 3), previewChars),
     };
   }
@@ -49,6 +57,24 @@ export function describeContext(context: unknown, previewChars = 300): ContextDe
   }
   const text = String(context);
   return { type: 'string', totalChars: text.length, preview: text.slice(0, previewChars) };
+}
+
+/** Characters of one item path shown; longer ones keep their end (the file's name). */
+const itemPathChars = 120;
+
+/** The paths of the first items when each of them is an object with a string `path`. */
+function itemPathsOf(items: readonly unknown[]): string[] | undefined {
+  const first = items.slice(0, itemLengthsShown);
+  const paths: string[] = [];
+  for (const item of first) {
+    const path =
+      typeof item === 'object' && item !== null && Object.hasOwn(item, 'path')
+        ? (item as { path: unknown }).path
+        : undefined;
+    if (typeof path !== 'string') return undefined;
+    paths.push(path.length > itemPathChars ? `…${path.slice(-(itemPathChars - 1))}` : path);
+  }
+  return paths.length > 0 ? paths : undefined;
 }
 
 /** Limits of measuring a context: past them it is not measured (0) and not previewed. */

@@ -1,6 +1,6 @@
 import type { ArtifactRef } from './artifact-store.js';
 import type { DurableToolSource } from './durable-tool-store.js';
-import type { ModelRetry, Usage } from './language-model.js';
+import type { GenerateRequest, GenerateResult, ModelRetry, Usage } from './language-model.js';
 import type { CallUsage, RunUsage } from './run-usage.js';
 import type { VariableInfo } from './sandbox.js';
 
@@ -194,6 +194,32 @@ export interface UsageEvent extends EventBase {
 }
 
 /**
+ * A model call answered: the request as it was sent and the response as it came back, so that a
+ * trace can show every prompt and a replay can answer the same requests again. Emitted once per
+ * model call that answered (none for one that failed), right before its `usage` event. The
+ * request and the response are the loop's own immutable objects: never change them.
+ */
+export interface ModelCallEvent extends EventBase {
+  readonly type: 'model-call';
+  /**
+   * The call's iteration when the model was asked: the step's (or, for the forced final
+   * prompt, the last step's), or that of the step whose code made the host call.
+   */
+  readonly iteration: number;
+  /** The host call (`llm_query`, ...) this model call served, as on `usage` events. */
+  readonly requestId?: string;
+  /** The model that answered, as its adapter names it. */
+  readonly modelId: string;
+  readonly request: GenerateRequest;
+  readonly response: GenerateResult;
+  /**
+   * Milliseconds from the request (once it held a concurrency slot) to the whole response,
+   * retries and their waits included.
+   */
+  readonly durationMs: number;
+}
+
+/**
  * A model call failed in a way worth retrying (429, 5xx, a timeout, a body that was not the
  * API's JSON) and the adapter waits `delayMs` before attempt `attempt` of `maxAttempts`.
  */
@@ -305,6 +331,7 @@ export type RlmEvent =
   | FinalEvent
   | CallErrorEvent
   | UsageEvent
+  | ModelCallEvent
   | ModelRetryEvent
   | ConcurrencyEvent
   | VariablesUpdatedEvent

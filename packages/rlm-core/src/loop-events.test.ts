@@ -21,6 +21,7 @@ describe('events', () => {
       'call-start',
       'variables-updated',
       'step-start',
+      'model-call',
       'usage',
       'text',
       'code',
@@ -28,10 +29,23 @@ describe('events', () => {
       'step-complete',
       'variables-updated',
       'step-start',
+      'model-call',
       'usage',
       'text',
       'final',
     ]);
+    // Each model call's event carries its whole request and response.
+    const calls = events.filter((event) => event.type === 'model-call');
+    expect(calls[0]).toMatchObject({
+      iteration: 1,
+      modelId: 'scripted',
+      request: { messages: [{ role: 'user' }] },
+      response: { text: `Look first.\n${repl('look')}` },
+    });
+    expect(calls[0]!.request.system).toContain('context');
+    expect(calls[1]).toMatchObject({ iteration: 2, response: { text: 'FINAL(bye)' } });
+    expect(calls[1]!.request.messages).toHaveLength(3);
+    expect(calls.every((event) => event.durationMs >= 0)).toBe(true);
     expect(events.every((event) => event.callId === 'call-1' && event.depth === 0)).toBe(true);
     expect(events.find((event) => event.type === 'execution')).toMatchObject({
       iteration: 1,
@@ -82,6 +96,20 @@ describe('events', () => {
     expect(result.requestId).toBe(call.requestId);
     const usage = events.flatMap((event) => (event.type === 'usage' ? [event.requestId] : []));
     expect(usage).toEqual([undefined, call.requestId]);
+    // The sub-call's model call: the whole prompt and answer, tied to the host call.
+    const served = events.filter(
+      (event) => event.type === 'model-call' && event.requestId === call.requestId,
+    );
+    expect(served).toEqual([
+      expect.objectContaining({
+        iteration: 1,
+        request: expect.objectContaining({
+          messages: [{ role: 'user', content: 'what is up?' }],
+          singleUse: true,
+        }),
+        response: expect.objectContaining({ text: 'the sub answer' }),
+      }),
+    ]);
   });
 
   test('breaking out of the event stream aborts the run and releases its sandbox', async () => {

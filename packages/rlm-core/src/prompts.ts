@@ -82,6 +82,10 @@ export function buildContextMessage(
       const more = (description.itemCount ?? 0) > description.itemLengths.length ? ', ...' : '';
       lines.push(`- item lengths: ${description.itemLengths.join(', ')}${more}`);
     }
+    if (description.itemPaths && description.itemPaths.length > 0) {
+      const more = (description.itemCount ?? 0) > description.itemPaths.length ? ', ...' : '';
+      lines.push(`- item paths: ${description.itemPaths.join(', ')}${more}`);
+    }
     lines.push(`- preview: ${JSON.stringify(description.preview)}`);
   }
   if (counts.contexts > 1 || counts.histories > 0) {

@@ -372,8 +372,35 @@ describe('createOpenAIModel: faults', () => {
     const error = await rejection(model.generate(ask));
     expect(error.reason).toBe('network');
     expect(error.message).toContain(url);
-    expect(error.message).toContain('(or the baseURL setting)');
+    // The URL was given: the advice names the setting, not an environment variable it did not use.
+    expect(error.message).toMatch(
+      /\. Check that the server is running and the baseURL setting, or raise maxRetries\.$/,
+    );
+    expect(error.message).not.toContain('OPENAI_BASE_URL');
     expect(error.settings).toEqual(['maxRetries', 'baseURL']);
+  });
+
+  test('an unreachable Ollama is named as such; a URL from OPENAI_BASE_URL names the variable', async () => {
+    const { server } = await setup([]);
+    const { url } = server;
+    await server.close();
+    const ollama = createOpenAIModel({
+      model: 'llama3.2',
+      baseURL: url,
+      provider: 'ollama',
+      apiKey: keylessPlaceholder,
+      maxRetries: 0,
+    });
+    const error = await rejection(ollama.generate(ask));
+    expect(error.message).toMatch(
+      /Check that the ollama server is running and the baseURL setting/,
+    );
+    expect(error.message).not.toContain('OPENAI_BASE_URL');
+    vi.stubEnv('OPENAI_BASE_URL', url);
+    const fromEnvironment = createOpenAIModel({ model: 'm', apiKey, maxRetries: 0 });
+    expect((await rejection(fromEnvironment.generate(ask))).message).toMatch(
+      /Check that the server is running and OPENAI_BASE_URL \(or the baseURL setting\)/,
+    );
   });
 });
 

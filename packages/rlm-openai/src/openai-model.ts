@@ -359,7 +359,16 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
         attempt: () => attempt(body, signal, options.onText),
         judge,
         giveUp: (failure, _verdict, tried) =>
-          toModelCallError(failure, { secrets, baseURL: client.baseURL, timeoutMs, ...tried }),
+          toModelCallError(failure, {
+            secrets,
+            baseURL: client.baseURL,
+            timeoutMs,
+            ...tried,
+            ...(settings.baseURL ? { baseURLSource: 'the baseURL setting' } : {}),
+            ...(settings.provider && settings.provider !== 'openai'
+              ? { server: `the ${settings.provider} server` }
+              : {}),
+          }),
         maxRetries,
         maxRetryAfterMs,
         signal,

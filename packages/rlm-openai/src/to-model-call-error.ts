@@ -14,7 +14,17 @@ import { MalformedCompletionError } from './malformed-completion-error.js';
 import { StreamCutError } from './stream-cut-error.js';
 
 /** What the error message may mention about the failed call. */
-export type ModelCallErrorContext = ModelFailureContext;
+export interface ModelCallErrorContext extends ModelFailureContext {
+  /**
+   * Where the base URL came from, as advice names it: `the baseURL setting` when it was given,
+   * else (the default) `OPENAI_BASE_URL (or the baseURL setting)`.
+   */
+  readonly baseURLSource?: string;
+  /** The server, as advice names it: `the ollama server`; default `the server`. */
+  readonly server?: string;
+}
+
+const environmentBaseURL = 'OPENAI_BASE_URL (or the baseURL setting)';
 
 const prefix = '@rlm/openai:';
 
@@ -35,7 +45,7 @@ export function reasonForStatus(status: number, detail: string): ModelCallErrorR
   return 'invalid-request';
 }
 
-function advice(status: number): string {
+function advice(status: number, context: ModelCallErrorContext): string {
   switch (status) {
     case 400:
       return 'Check the model id and maxTokens (some servers want maxTokensParameter max_tokens); if the messages are at fault, report it as an @rlm/openai bug.';
@@ -44,7 +54,7 @@ function advice(status: number): string {
     case 403:
       return 'The API key may not use this model; check its project and permissions.';
     case 404:
-      return 'Check the model id and OPENAI_BASE_URL (or the baseURL setting); it must end where /chat/completions is served, usually /v1.';
+      return `Check the model id and ${context.baseURLSource ?? environmentBaseURL}; it must end where /chat/completions is served, usually /v1.`;
     case 413:
       return 'The request is too large; shorten the prompt or the history.';
     default:
@@ -88,7 +98,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   }
   if (error instanceof OpenAI.APIConnectionError) {
     return new ModelCallError(
-      `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${describeAttempts(context)}. Check that the server is running, OPENAI_BASE_URL (or the baseURL setting), or raise maxRetries.`,
+      `${prefix} could not reach the Chat Completions API at ${context.baseURL} (${rootCause(error)}); ${describeAttempts(context)}. Check that ${context.server ?? 'the server'} is running and ${context.baseURLSource ?? environmentBaseURL}, or raise maxRetries.`,
       { retryable: true, reason: 'network', settings: ['maxRetries', 'baseURL'] },
     );
   }
@@ -100,7 +110,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
   }
   if (error instanceof MalformedCompletionError) {
     return new ModelCallError(
-      `${prefix} the server at ${context.baseURL} answered with a body that is not a chat completion (${error.problem}); ${describeAttempts(context)}. Check that OPENAI_BASE_URL (or the baseURL setting) is a Chat Completions API, usually ending in /v1.`,
+      `${prefix} the server at ${context.baseURL} answered with a body that is not a chat completion (${error.problem}); ${describeAttempts(context)}. Check that ${context.baseURLSource ?? environmentBaseURL} is a Chat Completions API, usually ending in /v1.`,
       { retryable: true, reason: 'server', settings: ['maxRetries', 'baseURL'] },
     );
   }
@@ -122,7 +132,7 @@ function describeFailure(error: unknown, context: ModelCallErrorContext): ModelC
     const help =
       reason === 'tools-unsupported'
         ? 'The model or server does not take tools; rlm falls back to its text protocol.'
-        : advice(status);
+        : advice(status, context);
     return new ModelCallError(
       `${answered}${retryable ? `; ${describeAttempts(context)}` : ''}. ${help}${requestId}`,
       {

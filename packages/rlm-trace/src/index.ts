@@ -1,3 +1,9 @@
+export {
+  createReplayModel,
+  type ReplayModel,
+  type ReplayModelSettings,
+  replayModelId,
+} from './create-replay-model.js';
 export { createRunId } from './create-run-id.js';
 export {
   createTraceRecorder,
@@ -5,6 +11,11 @@ export {
   type TraceRecorderSettings,
 } from './create-trace-recorder.js';
 export * from './errors/index.js';
+export {
+  type ExpandedCallRequests,
+  type ExpandedRequest,
+  expandModelCalls,
+} from './expand-model-calls.js';
 export {
   answerExcerptChars,
   createTrace,
@@ -16,6 +27,6 @@ export { renderTraceHtml } from './render-trace-html.js';
 export { type RunSummary, summarizeRun } from './run-summary.js';
 export type * from './trace-document.js';
 export { traceSchema } from './trace-document.js';
-export { traceToJsonLines } from './trace-json-lines.js';
+export { traceFromJsonLines, traceToJsonLines } from './trace-json-lines.js';
 export { listRuns, loadTrace, saveTrace, traceScope } from './trace-store.js';
 export { addModelCall, emptyUsage, totalTokens } from './trace-usage.js';

@@ -1,13 +1,17 @@
-import type { RlmEvent } from '@rlm/core';
+import type { Message, RlmEvent } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
+import { expandModelCalls } from './expand-model-calls.js';
 import { createTrace, findCall, finishTrace, reduceTrace } from './reduce-trace.js';
 import { sampleRunEvents } from './testing/sample-run-events.js';
 import type { TraceDocument } from './trace-document.js';
 
-function replay(events: readonly RlmEvent[], start = 1_000_000): TraceDocument {
+function replay(
+  events: readonly RlmEvent[],
+  from: number | TraceDocument = 1_000_000,
+): TraceDocument {
   return events.reduce(
     (trace, event) => reduceTrace(trace, event, 0),
-    createTrace({ runId: 'run-1', startedAt: start }),
+    typeof from === 'number' ? createTrace({ runId: 'run-1', startedAt: from }) : from,
   );
 }
 
@@ -205,6 +209,118 @@ describe('reduceTrace', () => {
       code: 'model-retry',
       message: 'the API answered 429 rate_limit_error; retried after 3000 ms (attempt 2 of 3)',
     });
+  });
+});
+
+describe('model calls', () => {
+  const base = { callId: 'c', depth: 0, at: 5 } as const;
+  const response = {
+    text: 'ok',
+    toolCalls: [],
+    stopReason: 'end' as const,
+    usage: { inputTokens: 1, outputTokens: 1 },
+  };
+  const modelCall = (iteration: number, messages: Message[], extra: object = {}): RlmEvent => ({
+    ...base,
+    type: 'model-call',
+    iteration,
+    modelId: 'm',
+    durationMs: 7,
+    request: { system: 'sys', messages },
+    response,
+    ...extra,
+  });
+  const user = (content: string): Message => ({ role: 'user', content });
+  const assistant = (content: string): Message => ({ role: 'assistant', content });
+  const retry = (delayMs: number, requestId?: string): RlmEvent => ({
+    ...base,
+    type: 'model-retry',
+    attempt: 2,
+    maxAttempts: 3,
+    delayMs,
+    requestedByApi: false,
+    reason: 'server',
+    detail: 'answered 500',
+    ...(requestId ? { requestId } : {}),
+  });
+
+  test("a step keeps its request as a difference from the call's previous one", () => {
+    const first = [user('query')];
+    const second = [user('query'), assistant('a1'), user('out1')];
+    // History compaction rewrote the first message: nothing is kept then.
+    const third = [user('query + summary'), assistant('a2'), user('out2')];
+    const trace = replay([
+      { ...base, type: 'call-start', query: 'q' },
+      { ...base, type: 'step-start', iteration: 1 },
+      modelCall(1, first),
+      { ...base, type: 'step-complete', iteration: 1, durationMs: 1 },
+      { ...base, type: 'step-start', iteration: 2 },
+      modelCall(2, second),
+      { ...base, type: 'step-complete', iteration: 2, durationMs: 1 },
+      { ...base, type: 'step-start', iteration: 3 },
+      modelCall(3, structuredClone(third)),
+      { ...base, type: 'step-complete', iteration: 3, durationMs: 1 },
+      // The forced final prompt belongs to no step.
+      modelCall(3, [...third, assistant('a3'), user('answer now')], {
+        request: { system: 'sys2', messages: [...third, assistant('a3'), user('answer now')] },
+      }),
+    ]);
+    const call = findCall(trace, 'c')!;
+    const [one, two, three] = call.steps.map((step) => step.modelCall!);
+    expect(one).toEqual({
+      at: 5,
+      durationMs: 7,
+      modelId: 'm',
+      system: 'sys',
+      messages: first,
+      response,
+    });
+    expect(two).toMatchObject({ keptMessages: 1, messages: second.slice(1) });
+    expect(two!.system).toBeUndefined();
+    expect(three!.keptMessages).toBeUndefined();
+    expect(three!.messages).toEqual(third);
+    expect(call.extract).toMatchObject({
+      system: 'sys2',
+      keptMessages: 3,
+      messages: [assistant('a3'), user('answer now')],
+    });
+    const expanded = expandModelCalls(call);
+    expect(expanded.steps.map((request) => request?.messages)).toEqual([first, second, third]);
+    expect(expanded.extract).toEqual({
+      system: 'sys2',
+      messages: [...third, assistant('a3'), user('answer now')],
+    });
+    // A document read back from JSON (no cache) gives the same differences.
+    const reloaded = replay(
+      [
+        { ...base, type: 'step-start', iteration: 4 },
+        modelCall(4, [...third, assistant('a3'), user('x')]),
+      ],
+      JSON.parse(JSON.stringify(trace)),
+    );
+    expect(findCall(reloaded, 'c')!.steps[3]!.modelCall).toMatchObject({ keptMessages: 3 });
+  });
+
+  test('a host call keeps every model call that served it whole; retries count on the step or the host call', () => {
+    const trace = replay([
+      { ...base, type: 'call-start', query: 'q' },
+      { ...base, type: 'step-start', iteration: 1 },
+      retry(1_000),
+      retry(600),
+      modelCall(1, [user('query')]),
+      { ...base, type: 'bridge-call', requestId: 'r1', name: 'llm_query_batched' },
+      retry(250, 'r1'),
+      modelCall(1, [user('prompt a')], { requestId: 'r1' }),
+      modelCall(1, [user('prompt b')], { requestId: 'r1' }),
+    ]);
+    const step = findCall(trace, 'c')!.steps[0]!;
+    expect(step.retries).toEqual({ count: 2, waitMs: 1_600, lastAttemptAt: 5 + 600 });
+    expect(step.hostCalls[0]!.retries).toEqual({ count: 1, waitMs: 250, lastAttemptAt: 5 + 250 });
+    expect(step.hostCalls[0]!.modelCalls!.map((call) => [call.system, call.messages])).toEqual([
+      ['sys', [user('prompt a')]],
+      ['sys', [user('prompt b')]],
+    ]);
+    expect(step.warnings.map((warning) => warning.code)).toEqual(Array(3).fill('model-retry'));
   });
 });
 

@@ -1,10 +1,13 @@
-import { eventExcerpt, type RlmEvent } from '@rlm/core';
+import { eventExcerpt, type Message, type RlmEvent } from '@rlm/core';
+import { type ExpandedRequest, expandModelCalls } from './expand-model-calls.js';
 
 import {
   type TraceCall,
   type TraceDocument,
   type TraceFinal,
   type TraceHostCall,
+  type TraceModelCall,
+  type TraceRetries,
   type TraceStep,
   type TraceWarning,
   traceSchema,
@@ -148,12 +151,29 @@ export function reduceTrace(
         code: 'variable-sync-failed',
         message: `listing the sandbox's variables failed (${event.reason}, ${event.retries} retries): ${event.message}`,
       });
-    case 'model-retry':
-      return addWarning(trace, call, {
+    case 'model-retry': {
+      const warned = addWarning(trace, call, {
         at,
         code: 'model-retry',
         message: `the API ${event.detail}; retried after ${event.delayMs} ms (attempt ${event.attempt} of ${event.maxAttempts})`,
       });
+      const updated = findCall(warned, call.callId)!;
+      const delayMs = Number.isFinite(event.delayMs) ? Math.max(0, event.delayMs) : 0;
+      if (event.requestId !== undefined) {
+        return withHostCall(warned, updated, event.requestId, (hostCall) => ({
+          ...hostCall,
+          retries: addRetry(hostCall.retries, delayMs, at),
+        }));
+      }
+      const step = updated.steps.at(-1);
+      if (step === undefined || step.endedAt !== undefined) return warned;
+      return withStep(warned, updated, step.iteration, (current) => ({
+        ...current,
+        retries: addRetry(current.retries, delayMs, at),
+      }));
+    }
+    case 'model-call':
+      return recordModelCall(trace, call, event, at);
     case 'checkpoint':
       return withStep(trace, call, event.iteration, (step) => ({
         ...step,
@@ -339,6 +359,84 @@ function addWarning(trace: TraceDocument, call: TraceCall, warning: TraceWarning
     }));
   }
   return withCall(trace, { ...call, warnings: [...call.warnings, warning] });
+}
+
+/** Retries so far plus one, announced at `at`, that waited `delayMs`. */
+function addRetry(retries: TraceRetries | undefined, delayMs: number, at: number): TraceRetries {
+  return {
+    count: (retries?.count ?? 0) + 1,
+    waitMs: (retries?.waitMs ?? 0) + delayMs,
+    lastAttemptAt: at + delayMs,
+  };
+}
+
+/** Whole requests of step model calls recorded by this module, so a difference is cheap. */
+const expandedRequests = new WeakMap<TraceModelCall, ExpandedRequest>();
+
+/**
+ * Keeps a model call: a host call's whole, on that host call; a step's (or the forced final
+ * prompt's) as its difference from the call's previous step request, on the step (or the call).
+ */
+function recordModelCall(
+  trace: TraceDocument,
+  call: TraceCall,
+  event: Extract<RlmEvent, { type: 'model-call' }>,
+  at: number,
+): TraceDocument {
+  const { request, response } = event;
+  const common = {
+    at,
+    durationMs: event.durationMs,
+    modelId: event.modelId,
+    ...(request.tools === undefined ? {} : { tools: request.tools }),
+    ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice }),
+    ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+    response,
+  };
+  if (event.requestId !== undefined) {
+    const modelCall: TraceModelCall = {
+      ...common,
+      system: request.system,
+      messages: request.messages,
+    };
+    return withHostCall(trace, call, event.requestId, (hostCall) => ({
+      ...hostCall,
+      modelCalls: [...(hostCall.modelCalls ?? []), modelCall],
+    }));
+  }
+  const previous = previousStepRequest(call);
+  const kept = previous === undefined ? 0 : sharedStart(previous.messages, request.messages);
+  const modelCall: TraceModelCall = {
+    ...common,
+    ...(previous?.system === request.system ? {} : { system: request.system }),
+    ...(kept > 0 ? { keptMessages: kept } : {}),
+    messages: request.messages.slice(kept),
+  };
+  expandedRequests.set(modelCall, { system: request.system, messages: request.messages });
+  const step = call.steps.findLast((candidate) => candidate.iteration === event.iteration);
+  if (step !== undefined && step.modelCall === undefined && step.endedAt === undefined) {
+    return withStep(trace, call, event.iteration, (current) => ({ ...current, modelCall }));
+  }
+  return withCall(trace, { ...call, extract: modelCall });
+}
+
+/** The whole request of the call's newest step model call, if any. */
+function previousStepRequest(call: TraceCall): ExpandedRequest | undefined {
+  const position = call.steps.findLastIndex((step) => step.modelCall !== undefined);
+  if (position < 0) return undefined;
+  const modelCall = call.steps[position]!.modelCall!;
+  return expandedRequests.get(modelCall) ?? expandModelCalls(call).steps[position];
+}
+
+/** How many leading messages `a` and `b` share. */
+function sharedStart(a: readonly Message[], b: readonly Message[]): number {
+  let count = 0;
+  while (count < a.length && count < b.length && sameMessage(a[count]!, b[count]!)) count++;
+  return count;
+}
+
+function sameMessage(a: Message, b: Message): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Whether the model was shown the block's output and error as they are (nothing cut). */

@@ -1,11 +1,14 @@
+import { expandModelCalls } from './expand-model-calls.js';
 import type { TraceDocument } from './trace-document.js';
 import { runTraceViewer } from './viewer-script.js';
 import { viewerStyle } from './viewer-style.js';
 
 /**
- * One self-contained HTML page showing `trace`: the collapsible call tree, a timeline of model,
- * sandbox and waiting time per call, tokens and cost per node, highlighted code and a search
- * box. Needs no network: styles, script and data are inline. Model-made text is data, never
+ * One self-contained HTML page showing `trace`: first the question, the answer (or the error),
+ * the totals and a timeline of model, retry, sandbox and waiting time per call; then the
+ * collapsible call tree, with tokens and cost per node, highlighted code, what the model was
+ * asked at each step (system prompt and messages) and the whole prompts and answers of sub-calls,
+ * on demand; and a search box. Needs no network: styles, script and data are inline. Model-made text is data, never
  * markup: the trace travels as JSON inside a `<script type="application/json">` element with
  * every `<`, `>`, `&` and line separator escaped, and the page puts it on screen as text.
  */
@@ -23,7 +26,7 @@ export function renderTraceHtml(trace: TraceDocument): string {
 <body>
 <div id="app"></div>
 <script type="application/json" id="rlm-trace-data">${scriptSafeJson(trace)}</script>
-<script>(${runTraceViewer.toString()})();</script>
+<script>(${runTraceViewer.toString()})(${expandModelCalls.toString()});</script>
 </body>
 </html>
 `;

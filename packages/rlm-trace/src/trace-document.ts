@@ -5,6 +5,8 @@
  * milliseconds.
  */
 
+import type { GenerateResult, Message, ToolChoice, ToolDefinition } from '@rlm/core';
+
 /** The schema name and version every trace document carries. */
 export const traceSchema = 'rlm-trace/1';
 
@@ -51,6 +53,51 @@ export interface TraceBlock {
   readonly durationMs?: number;
 }
 
+/** Retries of model calls before their answers (HTTP 429, 5xx, timeouts, dropped connections). */
+export interface TraceRetries {
+  /** Retries made. */
+  readonly count: number;
+  /** Milliseconds waited before them, in all. */
+  readonly waitMs: number;
+  /**
+   * When the last retry started (its wait over): the attempts before it, failed, and the waits
+   * between them took the time from the first request to then.
+   */
+  readonly lastAttemptAt: number;
+}
+
+/**
+ * One model call that answered: its request as it was sent and its response. A step's request
+ * repeats most of the step before it, so it is kept as a difference: `keptMessages` leading
+ * messages of the call's previous step request, then `messages`; `system` only when it changed.
+ * {@link expandModelCalls} gives back the whole requests.
+ */
+export interface TraceModelCall {
+  /** When the response arrived. */
+  readonly at: number;
+  /** From the request to the whole response, retries and their waits included. */
+  readonly durationMs: number;
+  /** The model that answered, as its adapter names it. */
+  readonly modelId: string;
+  /**
+   * The system prompt. Absent on a step's (or the forced final prompt's) request when it is the
+   * same as the call's previous step request's.
+   */
+  readonly system?: string;
+  /**
+   * How many leading messages of the call's previous step request begin this one too (absent:
+   * none; always absent on a host call's model calls).
+   */
+  readonly keptMessages?: number;
+  /** The request's messages after the kept ones. */
+  readonly messages: readonly Message[];
+  readonly tools?: readonly ToolDefinition[];
+  readonly toolChoice?: ToolChoice;
+  readonly maxTokens?: number;
+  /** What the model answered: text, tool calls, stop reason, usage. */
+  readonly response: GenerateResult;
+}
+
 /** A host function called by model code (`llm_query`, `sub_rlm`, `store`, a tool, ...). */
 export interface TraceHostCall {
   readonly requestId: string;
@@ -68,6 +115,10 @@ export interface TraceHostCall {
   readonly childCallId?: string;
   /** Usage of the model calls that served it (`llm_query`, `llm_query_batched`). */
   readonly usage: TraceUsage;
+  /** The model calls that served it, whole prompts and answers, in the order they answered. */
+  readonly modelCalls?: readonly TraceModelCall[];
+  /** Retries of those model calls. */
+  readonly retries?: TraceRetries;
 }
 
 /** How a call finished. */
@@ -101,6 +152,10 @@ export interface TraceStep {
   readonly hostCalls: readonly TraceHostCall[];
   /** Usage of this step's own model call(s), not of its host calls. */
   readonly usage: TraceUsage;
+  /** The step's model call: the whole request (system prompt, messages) and response. */
+  readonly modelCall?: TraceModelCall;
+  /** Retries of the step's model call; their waits are part of its model time. */
+  readonly retries?: TraceRetries;
   readonly warnings: readonly TraceWarning[];
   readonly checkpoint?: TraceCheckpoint;
   /** Set on the step that gave the call's answer. */
@@ -123,6 +178,11 @@ export interface TraceCall {
   readonly childCallIds: readonly string[];
   /** Warnings outside any step (before the first, during the forced extract). */
   readonly warnings: readonly TraceWarning[];
+  /**
+   * The model call of the forced final prompt (out of iterations, or stalled), which belongs to
+   * no step.
+   */
+  readonly extract?: TraceModelCall;
   /** Usage of this call's own steps and host calls, children excluded. */
   readonly usage: TraceUsage;
   readonly final?: TraceFinal;

@@ -4,7 +4,7 @@
  * its own body. Every model-made string reaches the page through `textContent` or text nodes,
  * never as markup.
  */
-export function runTraceViewer(): void {
+export function runTraceViewer(expand: (call: never) => unknown): void {
   type Usage = {
     inputTokens: number;
     outputTokens: number;
@@ -24,6 +24,26 @@ export function runTraceViewer(): void {
     shownToModel?: string;
     durationMs?: number;
   };
+  type Part =
+    | { type: 'text'; text: string }
+    | { type: 'tool-call'; call: { id: string; name: string; input: unknown } }
+    | { type: 'tool-result'; toolCallId: string; content: string; isError?: boolean };
+  type Message = { role: string; content: string | Part[] };
+  type ModelCall = {
+    at: number;
+    durationMs: number;
+    modelId: string;
+    system?: string;
+    keptMessages?: number;
+    messages: Message[];
+    response: {
+      text: string;
+      toolCalls: { id: string; name: string; input: unknown }[];
+      stopReason: string;
+    };
+  };
+  type Retries = { count: number; waitMs: number; lastAttemptAt: number };
+  type Request = { system: string; messages: Message[] };
   type HostCall = {
     requestId: string;
     name: string;
@@ -35,6 +55,8 @@ export function runTraceViewer(): void {
     error?: string;
     childCallId?: string;
     usage: Usage;
+    modelCalls?: ModelCall[];
+    retries?: Retries;
   };
   type Step = {
     iteration: number;
@@ -45,6 +67,8 @@ export function runTraceViewer(): void {
     blocks: Block[];
     hostCalls: HostCall[];
     usage: Usage;
+    modelCall?: ModelCall;
+    retries?: Retries;
     warnings: Warning[];
     checkpoint?: { at: number; checkpointId: string; durationMs: number };
     final?: Final;
@@ -62,6 +86,7 @@ export function runTraceViewer(): void {
     childCallIds: string[];
     warnings: Warning[];
     usage: Usage;
+    extract?: ModelCall;
     final?: Final;
     error?: { name: string; message: string };
     resumed?: { iteration: number; restored: string[]; lost: string[] };
@@ -110,6 +135,9 @@ export function runTraceViewer(): void {
   };
   const cost = (usage: Usage | undefined): string =>
     usage?.costUsd === undefined ? 'cost unknown' : `$${usage.costUsd.toFixed(4)}`;
+  /** `1 step`, `2 steps`. */
+  const count = (n: number, one: string, many = `${one}s`): string =>
+    `${n.toLocaleString()} ${n === 1 ? one : many}`;
   const oneLine = (text: string, max: number): string => {
     const flat = text.replace(/\s+/g, ' ').trim();
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -126,22 +154,40 @@ export function runTraceViewer(): void {
     }
     return total;
   };
+  /**
+   * Where a step's time went: retries (failed attempts and the waits after them), then the
+   * model's answer, then the code: running in the sandbox, or waiting on sub-calls (the union of
+   * its model host calls, within the step).
+   */
   const stepTimes = (step: Step) => {
-    const responded = step.respondedAt ?? step.endedAt ?? step.startedAt;
-    const end = step.endedAt ?? responded;
+    const responded = Math.max(
+      step.startedAt,
+      step.respondedAt ?? step.modelCall?.at ?? step.endedAt ?? step.startedAt,
+    );
+    const end = Math.max(responded, step.endedAt ?? responded);
+    const attemptAt = Math.min(
+      responded,
+      Math.max(
+        step.startedAt,
+        step.retries?.lastAttemptAt ?? step.startedAt + (step.retries?.waitMs ?? 0),
+      ),
+    );
     const waits = step.hostCalls
       .filter((hostCall) => modelHostCalls.has(hostCall.name))
       .map((hostCall): [number, number] => [
-        hostCall.startedAt,
-        hostCall.startedAt + (hostCall.durationMs ?? Math.max(0, end - hostCall.startedAt)),
+        Math.max(responded, hostCall.startedAt),
+        Math.min(end, hostCall.startedAt + (hostCall.durationMs ?? end - hostCall.startedAt)),
       ]);
-    const waiting = Math.min(unionMs(waits), Math.max(0, end - responded));
+    const waiting = unionMs(waits);
     return {
-      model: Math.max(0, responded - step.startedAt),
+      retry: attemptAt - step.startedAt,
+      model: responded - attemptAt,
       sandbox: Math.max(0, end - responded - waiting),
       waiting,
+      attemptAt,
       responded,
       end,
+      waits,
     };
   };
 
@@ -221,6 +267,112 @@ export function runTraceViewer(): void {
     return wrap;
   };
 
+  // ---------- what the model was asked, and what it answered ----------
+  const expanded = new Map<string, { steps: (Request | undefined)[]; extract?: Request }>();
+  /** The whole requests of a call's steps, rebuilt from their differences once. */
+  const requestsOf = (call: Call) => {
+    let found = expanded.get(call.callId);
+    if (!found) {
+      found = expand(call as never) as { steps: (Request | undefined)[]; extract?: Request };
+      expanded.set(call.callId, found);
+    }
+    return found;
+  };
+  const partText = (part: Part): string =>
+    part.type === 'text'
+      ? part.text
+      : part.type === 'tool-call'
+        ? `${part.call.name} ${JSON.stringify(part.call.input, null, 2)}`
+        : part.content;
+  const renderMessages = (messages: Message[], firstNew: number): HTMLElement => {
+    const list = element('div', 'messages');
+    messages.forEach((message, index) => {
+      const parts: Part[] =
+        typeof message.content === 'string'
+          ? [{ type: 'text', text: message.content }]
+          : message.content;
+      for (const part of parts) {
+        const kind =
+          part.type === 'tool-call'
+            ? ' · tool call'
+            : part.type === 'tool-result'
+              ? ` · tool result${part.isError ? ' (error)' : ''}`
+              : '';
+        list.append(
+          textBlock(
+            `message ${index + 1} · ${message.role}${kind}${index >= firstNew ? ' · new' : ''}`,
+            `plain message role-${message.role}`,
+            partText(part),
+            'message',
+          ),
+        );
+      }
+    });
+    return list;
+  };
+  /** A request, built when opened: its system prompt and its messages, the new ones marked. */
+  const renderRequest = (label: string, request: () => Request | undefined, firstNew: number) =>
+    collapsible(
+      'request',
+      (head) => head.append(element('span', 'label', label)),
+      (body) => {
+        const whole = request();
+        if (!whole) return;
+        body.append(
+          textBlock(
+            `system prompt · ${count(whole.system.length, 'character')}`,
+            'plain system',
+            whole.system,
+            'system',
+          ),
+          renderMessages(whole.messages, firstNew),
+        );
+      },
+    );
+  const chars = (messages: Message[]) =>
+    messages.reduce(
+      (sum, message) =>
+        sum +
+        (typeof message.content === 'string'
+          ? message.content.length
+          : message.content.reduce((inner, part) => inner + partText(part).length, 0)),
+      0,
+    );
+  /** What a model call answered: its text and its tool calls, whole. */
+  const renderResponse = (modelCall: ModelCall, label: string, withText: boolean) => {
+    const fragment = document.createDocumentFragment();
+    if (withText && modelCall.response.text !== '') {
+      fragment.append(textBlock(label, 'plain output', modelCall.response.text, 'response'));
+    }
+    for (const toolCall of modelCall.response.toolCalls) {
+      fragment.append(
+        textBlock(
+          `tool call ${toolCall.name}`,
+          'plain',
+          JSON.stringify(toolCall.input, null, 2) ?? '',
+          'toolCall',
+        ),
+      );
+    }
+    return fragment;
+  };
+  /** A host call's model call: the whole prompt and the whole answer. */
+  const renderServedCall = (modelCall: ModelCall, body: HTMLElement) => {
+    body.append(
+      renderRequest(
+        `system prompt · ${count((modelCall.system ?? '').length, 'character')}`,
+        () => ({ system: modelCall.system ?? '', messages: [] }),
+        0,
+      ),
+      renderMessages(modelCall.messages, modelCall.messages.length),
+      renderResponse(
+        modelCall,
+        `answer · ${count(modelCall.response.text.length, 'character')} · ${seconds(modelCall.durationMs)}`,
+        true,
+      ),
+    );
+  };
+
   const renderCall = (call: Call): HTMLDetailsElement => {
     const details = collapsible(
       `call depth-${Math.min(call.depth, 5)} status-${call.status}`,
@@ -231,7 +383,7 @@ export function runTraceViewer(): void {
           element(
             'span',
             'meta',
-            `${call.steps.length} steps · ${seconds((call.endedAt ?? call.startedAt) - call.startedAt)} · ${tokens(call.usage)} · ${cost(call.usage)} · ${call.status}`,
+            `${count(call.steps.length, 'step')} · ${seconds((call.endedAt ?? call.startedAt) - call.startedAt)} · ${tokens(call.usage)} · ${cost(call.usage)} · ${call.status}`,
           ),
         );
       },
@@ -271,6 +423,17 @@ export function runTraceViewer(): void {
         moreSteps.set(call.callId, showMore);
         showMore();
         for (const warning of call.warnings) body.append(renderWarning(warning));
+        if (call.extract) {
+          const extract = call.extract;
+          body.append(
+            renderRequest(
+              `the forced final prompt: the system prompt and ${count((extract.keptMessages ?? 0) + extract.messages.length, 'message')}`,
+              () => requestsOf(call).extract,
+              extract.keptMessages ?? 0,
+            ),
+            renderResponse(extract, 'its answer', true),
+          );
+        }
         const linked = new Set(
           call.steps.flatMap((step) => step.hostCalls.map((hostCall) => hostCall.childCallId)),
         );
@@ -302,21 +465,45 @@ export function runTraceViewer(): void {
         for (const hostCall of step.hostCalls) {
           hostCounts.set(hostCall.name, (hostCounts.get(hostCall.name) ?? 0) + 1);
         }
-        const hosts = [...hostCounts].map(([name, count]) => `${count}× ${name}`).join(', ');
+        const hosts = [...hostCounts].map(([name, times]) => `${times}× ${name}`).join(', ');
+        const retries = step.retries
+          ? ` · retries ${seconds(times.retry)} (${count(step.retries.count, 'retry', 'retries')})`
+          : '';
         head.append(
           element('span', 'badge step-badge', `step ${step.iteration}`),
           element(
             'span',
             'meta',
-            `model ${seconds(times.model)} · sandbox ${seconds(times.sandbox)} · waiting ${seconds(times.waiting)} · ${step.blocks.length} blocks${hosts ? ` · ${hosts}` : ''} · ${tokens(step.usage)}${step.final ? ` · ${step.final.source}` : ''}`,
+            `model ${seconds(times.model)}${retries} · sandbox ${seconds(times.sandbox)} · waiting ${seconds(times.waiting)} · ${count(step.blocks.length, 'block')}${hosts ? ` · ${hosts}` : ''} · ${tokens(step.usage)}${step.final ? ` · ${step.final.source}` : ''}`,
           ),
         );
         if (step.warnings.length) head.append(element('span', 'warn-flag', '⚠'));
       },
       (body) => {
+        const modelCall = step.modelCall;
+        if (modelCall) {
+          const total = (modelCall.keptMessages ?? 0) + modelCall.messages.length;
+          body.append(
+            renderRequest(
+              `what the model was asked: the system prompt and ${count(total, 'message')} (${modelCall.messages.length} new, ${count(chars(modelCall.messages), 'character')})`,
+              () => requestsOf(call).steps[position],
+              modelCall.keptMessages ?? 0,
+            ),
+          );
+        }
+        if (step.retries) {
+          body.append(
+            element(
+              'div',
+              'note warning',
+              `⟳ ${count(step.retries.count, 'retry', 'retries')} before the answer: ${seconds(times.retry)} of failed attempts and waits (${seconds(step.retries.waitMs)} waiting), then ${seconds(times.model)} for the answer`,
+            ),
+          );
+        }
         if (step.text !== undefined) {
           body.append(textBlock('model text', 'plain model-text', step.text, 'text'));
         }
+        if (modelCall) body.append(renderResponse(modelCall, 'model text', false));
         for (const block of step.blocks) {
           const wrap = element('div', 'block');
           wrap.append(
@@ -368,17 +555,35 @@ export function runTraceViewer(): void {
           element(
             'span',
             'meta',
-            `${seconds(hostCall.durationMs)} · ${state}${hostCall.usage.modelCalls ? ` · ${tokens(hostCall.usage)} · ${cost(hostCall.usage)}` : ''}`,
+            `${seconds(hostCall.durationMs)} · ${state}${hostCall.usage.modelCalls ? ` · ${count(hostCall.usage.modelCalls, 'model call')} · ${tokens(hostCall.usage)} · ${cost(hostCall.usage)}` : ''}${hostCall.retries ? ` · ${count(hostCall.retries.count, 'retry', 'retries')} (${seconds(hostCall.retries.waitMs)} waiting)` : ''}`,
           ),
         );
       },
       (body) => {
+        const served = hostCall.modelCalls ?? [];
         if (hostCall.argumentsExcerpt !== undefined) {
           body.append(textBlock('arguments', 'plain', hostCall.argumentsExcerpt, 'arguments'));
         }
         if (hostCall.resultExcerpt !== undefined) {
           body.append(textBlock('result', 'plain output', hostCall.resultExcerpt, 'result'));
         }
+        // The whole prompts and answers of the model calls that served it, on demand.
+        served.forEach((modelCall, index) => {
+          body.append(
+            collapsible(
+              'served',
+              (head) =>
+                head.append(
+                  element(
+                    'span',
+                    'label',
+                    `${served.length > 1 ? `model call ${index + 1} of ${served.length}` : 'model call'}: the whole prompt (${count(chars(modelCall.messages), 'character')}) and answer (${count(modelCall.response.text.length, 'character')}) · ${seconds(modelCall.durationMs)}`,
+                  ),
+                ),
+              (inner) => renderServedCall(modelCall, inner),
+            ),
+          );
+        });
         if (hostCall.error !== undefined) {
           body.append(textBlock('error', 'error', hostCall.error, 'error'));
         }
@@ -438,7 +643,7 @@ export function runTraceViewer(): void {
   const totals = element(
     'div',
     'totals',
-    `run ${trace.runId} · ${new Date(trace.startedAt).toISOString()} · ${seconds((trace.endedAt ?? trace.startedAt) - trace.startedAt)} · ${trace.steps} steps · ${(trace.calls ?? []).length} calls · depth ${trace.depthReached} · ${tokens(trace.usage)} · ${trace.usage?.modelCalls ?? 0} model calls · ${cost(trace.usage)}`,
+    `run ${trace.runId} · ${new Date(trace.startedAt).toISOString()} · ${seconds((trace.endedAt ?? trace.startedAt) - trace.startedAt)} · ${count(trace.steps ?? 0, 'step')} · ${count((trace.calls ?? []).length, 'call')} · depth ${trace.depthReached} · ${tokens(trace.usage)} · ${count(trace.usage?.modelCalls ?? 0, 'model call')} · ${cost(trace.usage)}`,
   );
   const searchRow = element('div', 'search-row');
   const search = document.createElement('input');
@@ -451,10 +656,30 @@ export function runTraceViewer(): void {
   const collapseAll = element('button', undefined, 'collapse all');
   searchRow.append(search, searchStatus, expandAll, collapseAll);
   header.append(title, runLine, totals, searchRow);
-  if (trace.error) {
-    header.append(element('div', 'error', `${trace.error.name}: ${trace.error.message}`));
-  }
   app.append(header);
+
+  // The outcome first: the answer, or the error the run ended with.
+  const outcome = element('section', 'outcome');
+  outcome.id = 'outcome';
+  if (trace.final) {
+    outcome.append(
+      textBlock(
+        `answer (${trace.final.source})`,
+        'plain answer',
+        trace.final.answerExcerpt,
+        'answer',
+      ),
+    );
+  } else if (trace.error) {
+    outcome.append(
+      textBlock('the run failed', 'error', `${trace.error.name}: ${trace.error.message}`, 'error'),
+    );
+  } else {
+    outcome.append(
+      element('div', 'note', 'no answer: the run was still going when its trace was kept'),
+    );
+  }
+  app.append(outcome);
 
   // Timeline: one row per call, one segment per phase of each step.
   const timeline = element('section', 'timeline');
@@ -462,6 +687,7 @@ export function runTraceViewer(): void {
   const legend = element('div', 'legend');
   for (const [kind, label] of [
     ['model', 'model'],
+    ['retry', 'model retries'],
     ['sandbox', 'sandbox'],
     ['waiting', 'waiting on sub-calls'],
   ]) {
@@ -491,31 +717,44 @@ export function runTraceViewer(): void {
   for (const call of orderedCalls.slice(0, 300)) {
     const row = element('div', 'row');
     let model = 0;
+    let retry = 0;
     let sandbox = 0;
     let waiting = 0;
     const bar = element('div', 'bar');
-    // Steps are drawn in at most `buckets` slices of the run's time; each slice takes the
-    // colour of the phase that used most of it, and neighbours of one colour merge.
+    // The run's time is cut into `buckets` slices; each slice takes the colour of the phase
+    // that used most of it, and neighbours of one colour merge into one segment.
     const buckets = 400;
-    const slices: { kind: string; time: Record<string, number>; position: number }[] = [];
+    const bucketOf = (time: number) =>
+      Math.min(buckets - 1, Math.max(0, Math.floor(((time - runStart) / span) * buckets)));
+    const slices: { time: Record<string, number>; position: number }[] = [];
     const addTime = (kind: string, from: number, to: number, position: number) => {
-      for (let time = from; time < to; ) {
-        const index = Math.min(buckets - 1, Math.floor(((time - runStart) / span) * buckets));
-        const sliceEnd = runStart + ((index + 1) * span) / buckets;
-        const until = Math.min(to, sliceEnd);
-        slices[index] ??= { kind, time: {}, position };
-        const slice = slices[index];
-        slice.time[kind] = (slice.time[kind] ?? 0) + (until - time);
-        time = until > time ? until : to;
+      if (!(to > from)) return;
+      for (let index = bucketOf(from); index <= bucketOf(to); index++) {
+        const start = runStart + (index * span) / buckets;
+        const stop = runStart + ((index + 1) * span) / buckets;
+        const overlap = Math.min(to, stop) - Math.max(from, start);
+        if (overlap <= 0) continue;
+        const slice = slices[index] ?? { time: {}, position };
+        slices[index] = slice;
+        slice.time[kind] = (slice.time[kind] ?? 0) + overlap;
       }
     };
     call.steps.forEach((step, position) => {
       const times = stepTimes(step);
       model += times.model;
+      retry += times.retry;
       sandbox += times.sandbox;
       waiting += times.waiting;
-      addTime('model', step.startedAt, times.responded, position);
-      addTime(times.waiting > 0 ? 'waiting' : 'sandbox', times.responded, times.end, position);
+      addTime('retry', step.startedAt, times.attemptAt, position);
+      addTime('model', times.attemptAt, times.responded, position);
+      // After the answer: waiting on sub-calls where they ran, the sandbox in between.
+      let at = times.responded;
+      for (const [from, to] of times.waits.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0])) {
+        addTime('sandbox', at, from, position);
+        addTime('waiting', Math.max(at, from), to, position);
+        at = Math.max(at, to);
+      }
+      addTime('sandbox', at, times.end, position);
     });
     let open: { kind: string; first: number; last: number; position: number } | undefined;
     const flush = () => {
@@ -536,7 +775,7 @@ export function runTraceViewer(): void {
     };
     slices.forEach((slice, index) => {
       if (!slice) return;
-      const kind = Object.entries(slice.time).sort((a, b) => b[1] - a[1])[0]?.[0] ?? slice.kind;
+      const kind = Object.entries(slice.time).sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'sandbox';
       if (open && open.kind === kind && open.last === index - 1) open.last = index;
       else {
         flush();
@@ -556,13 +795,19 @@ export function runTraceViewer(): void {
       element(
         'div',
         'row-meta',
-        `model ${seconds(model)} · sandbox ${seconds(sandbox)} · waiting ${seconds(waiting)}`,
+        `model ${seconds(model)}${retry > 0 ? ` · retries ${seconds(retry)}` : ''} · sandbox ${seconds(sandbox)} · waiting ${seconds(waiting)}`,
       ),
     );
     rows.append(row);
   }
   if (orderedCalls.length > 300) {
-    rows.append(element('div', 'note', `${orderedCalls.length - 300} more calls not drawn`));
+    rows.append(
+      element(
+        'div',
+        'note',
+        `${count(orderedCalls.length - 300, 'more call', 'more calls')} not drawn`,
+      ),
+    );
   }
   timeline.append(rows);
   app.append(timeline);

@@ -26,6 +26,11 @@ button { font: inherit; font-size: 12px; padding: 4px 10px; border: 1px solid va
 .legend-item { display: inline-flex; gap: 5px; align-items: center; }
 .swatch { width: 12px; height: 10px; border-radius: 2px; display: inline-block; }
 .seg-model { background: var(--model); } .seg-sandbox { background: var(--sandbox); } .seg-waiting { background: var(--waiting); }
+.seg-retry { background: repeating-linear-gradient(135deg, var(--error) 0 4px, var(--model) 4px 8px); }
+.outcome { margin: 12px 0 4px; }
+.outcome pre { max-height: 240px; }
+details.request, details.served { border-left-color: var(--muted); }
+.messages .label { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .rows { border: 1px solid var(--line); border-radius: 8px; background: var(--panel); padding: 6px 8px; }
 .row { display: grid; grid-template-columns: 260px 1fr 300px; gap: 10px; align-items: center; min-height: 20px; }
 .row-label { white-space: pre; overflow: hidden; text-overflow: ellipsis; font-size: 12px; }

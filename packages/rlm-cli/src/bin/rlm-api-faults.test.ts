@@ -51,7 +51,7 @@ describe('a model API that misbehaves', () => {
     const lines = rlmLines(result.stderr);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toBe(
-      'rlm: the API did not answer within 500 ms; retrying in 0.5 s (attempt 2 of 2)',
+      'rlm: step 1: the API did not answer within 500 ms; retrying in 0.5 s (attempt 2 of 2)',
     );
     expect(lines[1]).toMatch(
       /^rlm: the model call failed: the Messages API did not answer within --request-timeout \(500 ms\); gave up after 2 attempts over [\d.]+ s\. Raise --request-timeout or --max-retries, lower maxTokens, or check the network\.$/,
@@ -72,9 +72,25 @@ describe('a model API that misbehaves', () => {
     );
     expect(result, result.stderr).toMatchObject({ code: 0, stdout: '42\n' });
     expect(rlmLines(result.stderr)).toEqual([
-      'rlm: the API answered 429 rate_limit_error; retrying in 1 s, as the API asked (attempt 2 of 3)',
+      'rlm: step 1: the API answered 429 rate_limit_error; retrying in 1 s, as the API asked (attempt 2 of 3)',
     ]);
     expect(result.server.requests.map((request) => request.status)).toEqual([429, 200]);
+  });
+
+  test('a retry of a sub-call names it and its step', { timeout: 60_000 }, async () => {
+    const result = await rlm(
+      ['What is the answer?', '--quiet'],
+      [
+        fakeText('```repl\nprint(await llm_query("What is six times seven?"))\n```'),
+        fakeError(500),
+        fakeText('42'),
+        answer,
+      ],
+    );
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: '42\n' });
+    expect(rlmLines(result.stderr)).toEqual([
+      'rlm: llm_query in step 1: the API answered 500 api_error; retrying in 0.5 s (attempt 2 of 3)',
+    ]);
   });
 
   test('a retry-after beyond --max-retry-wait fails at once, saying how long the API asked to wait', {
@@ -114,10 +130,10 @@ describe('a model API that misbehaves', () => {
     expect(lines).toHaveLength(3);
     // The model streams: a body cut mid-way is a stream that stopped mid-answer.
     expect(lines[0]).toMatch(
-      /^rlm: the API stopped mid-answer \(.+ after \d+ events\); retrying in 0\.5 s \(attempt 2 of 3\)$/,
+      /^rlm: step 1: the API stopped mid-answer \(.+ after \d+ events\); retrying in 0\.5 s \(attempt 2 of 3\)$/,
     );
     expect(lines[1]).toBe(
-      'rlm: the API answered 200 with a body that is not a message (the JSON is a string, not a message); retrying in 1 s (attempt 3 of 3)',
+      'rlm: step 1: the API answered 200 with a body that is not a message (the JSON is a string, not a message); retrying in 1 s (attempt 3 of 3)',
     );
     expect(lines[2]).toMatch(
       /^rlm: the model call failed: the Messages API answered 200 \(content-type text\/html; charset=utf-8\) with a body that is not a message: content-type text\/html; charset=utf-8, not JSON; it starts "<html><head><title>502 Bad Gateway<\/title>.*"; gave up after 3 attempts over [\d.]+ s\. .*raise --max-retries\.$/,

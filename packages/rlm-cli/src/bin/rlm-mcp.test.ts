@@ -1,5 +1,6 @@
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   getDefaultEnvironment,
@@ -9,7 +10,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { fakeChatHang, fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testing';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, test } from 'vitest';
-import { builtRlmBin, startBuiltRlm } from './start-built-rlm.js';
+import { startBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
@@ -21,6 +22,9 @@ const modelKey = 'sk-proj-mcp-test-key-0123456789';
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
 const { makeTree } = useBuiltRlmWorkspace('rlm-cli-mcp-');
 
+/** The package's `bin` entry, which loads the built command (what an install links). */
+const packageBin = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
+
 /**
  * A project where `rlm` is installed (its bin in node_modules/.bin, as `npm i @rlm/cli` leaves
  * it), holding a long log whose errors lie past any preview of it.
@@ -30,7 +34,7 @@ async function project(name: string): Promise<string> {
     'logs/app.log': `${'INFO ok\n'.repeat(3000)}ERROR disk full\nINFO ok\nERROR timeout\n`,
   });
   await mkdir(path.join(directory, 'node_modules', '.bin'), { recursive: true });
-  await symlink(builtRlmBin, path.join(directory, 'node_modules', '.bin', 'rlm'));
+  await symlink(packageBin, path.join(directory, 'node_modules', '.bin', 'rlm'));
   return directory;
 }
 

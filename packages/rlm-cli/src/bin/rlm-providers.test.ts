@@ -241,8 +241,10 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(result.code).toBe(0);
     const seenByModel = JSON.stringify(server.requests[1]!.body);
     expect(seenByModel).toContain('CAUGHT');
-    expect(seenByModel).toMatch(/OPENAI_BASE_URL \(or --sub-base-url\), or raise --max-retries/);
-    expect(seenByModel).not.toContain('baseURL');
+    expect(seenByModel).toMatch(
+      /Check that the ollama server is running and --sub-base-url, or raise --max-retries/,
+    );
+    expect(seenByModel).not.toMatch(/baseURL|OPENAI_BASE_URL/);
   });
 
   test('an ollama model that refuses tools: the run falls back to the text protocol', async () => {
@@ -285,7 +287,7 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(report.usage.costUsd).toBeCloseTo(0.2, 10);
   });
 
-  test('an unreachable server: one line naming --base-url and --max-retries, not the API settings', async () => {
+  test('an unreachable Ollama: one line naming Ollama, --base-url and --max-retries, not OPENAI_BASE_URL or the API settings', async () => {
     const closed = await startFakeChatCompletionsServer({ apiKey: null });
     await closed.close();
     const result = await rlm([
@@ -300,8 +302,8 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines.at(-1)).toMatch(
-      /^rlm: the model call failed: could not reach the Chat Completions API at .+\(or --base-url\), or raise --max-retries\.$/,
+      /^rlm: the model call failed: could not reach the Chat Completions API at .+\. Check that the ollama server is running and --base-url, or raise --max-retries\.$/,
     );
-    expect(result.stderr).not.toMatch(/baseURL|maxRetries/);
+    expect(result.stderr).not.toMatch(/baseURL|maxRetries|OPENAI_BASE_URL/);
   });
 });

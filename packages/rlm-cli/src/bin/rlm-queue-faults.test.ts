@@ -424,7 +424,7 @@ describe('Redis out of memory, quotas and expiry (built bin, real redis-server)'
     worker.kill('SIGTERM');
     const { stderr } = await worker.done;
     expect(stderr).toContain(
-      'rlm: worker: id "retried": the API answered 429 rate_limit_error; retrying in 1 s, as the API asked (attempt 2 of 3)',
+      'rlm: worker: id "retried": step 1: the API answered 429 rate_limit_error; retrying in 1 s, as the API asked (attempt 2 of 3)',
     );
     expect(stderr).toContain(
       `rlm: worker: id "${longId.slice(0, 47)}…" (10,003 characters) started`,

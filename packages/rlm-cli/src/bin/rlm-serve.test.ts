@@ -222,11 +222,13 @@ describe('rlm serve', () => {
       context_paths: ['notes'],
     });
     expect(completion.choices[0]!.message.content).toBe('read');
-    // The directory is an array of its files, as with rlm --context-dir.
+    // The directory is an array of its files, { path, text }, as with rlm --context-dir.
     const output = (model.requests[1]!.body as { messages: { content: string }[] }).messages.at(
       -1,
     )!;
-    expect(output.content).toContain('REPL output:\n["alpha\\n","beta\\n"]');
+    expect(output.content).toContain(
+      'REPL output:\n[{"path":"a.txt","text":"alpha\\n"},{"path":"b.txt","text":"beta\\n"}]',
+    );
   });
 
   test('bad usage: one line, exit 2, nothing listens', async () => {

@@ -189,8 +189,8 @@ describe('rlm (built bin)', () => {
       'has no files to load',
     ],
     [
-      'invalid JSON',
-      async () => ['-c', await writeContext('bad.json', '{"a": 1,}')],
+      'invalid JSON with --strict',
+      async () => ['-c', await writeContext('bad.json', '{"a": 1,}'), '--strict'],
       'is not valid JSON at line 1, column 9',
     ],
     [
@@ -460,6 +460,9 @@ describe('rlm (built bin)', () => {
     await writeContext('repository/dist/main.js', 'built');
     await writeContext('repository/node_modules/dep/index.js', 'dependency');
     await writeContext('repository/assets/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]));
+    // A tsconfig.json with a comment is JSONC: read as text, with a note, never an abort.
+    const tsconfig = '{\n  // strict\n  "strict": true\n}\n';
+    await writeContext('repository/tsconfig.json', tsconfig);
     const script = () => [
       fakeText('```repl\nprint(JSON.stringify(context))\n```'),
       fakeText('FINAL(ok)'),
@@ -469,16 +472,29 @@ describe('rlm (built bin)', () => {
     expect(loaded.stderr).toContain(
       `rlm: skipped 1 binary file (not UTF-8 text): ${path.join(repository, 'assets/logo.png')}; --strict makes this an error\n`,
     );
-    expect(loaded.stderr).toContain(`context ${repository} (2 files, 31 B, as an array)`);
+    expect(loaded.stderr).toContain(
+      `rlm: read 1 .json file as text, it is not valid JSON: ${path.join(repository, 'tsconfig.json')} (line 2, column 3: unexpected "/"); --strict makes this an error\n`,
+    );
+    expect(loaded.stderr).toContain(
+      `context ${repository} (3 files, ${31 + tsconfig.length} B, as an array of { path, text })`,
+    );
+    // The prompt names the files; the model's code sees each with its path.
+    expect(userTexts()[0]).toContain('- item paths: docs/guide.md, src/main.ts, tsconfig.json');
     expect(userTexts()[1]).toContain(
-      JSON.stringify(JSON.stringify(['# Guide\n', 'export const main = 1;\n'])).slice(1, -1),
+      JSON.stringify(
+        JSON.stringify([
+          { path: 'docs/guide.md', text: '# Guide\n' },
+          { path: 'src/main.ts', text: 'export const main = 1;\n' },
+          { path: 'tsconfig.json', text: tsconfig },
+        ]),
+      ).slice(1, -1),
     );
 
     const included = await runRlm(
       ['q', '-d', repository, '--include', '*.md', '--no-store'],
       script(),
     );
-    expect(included.stderr).toContain('(1 files, 8 B, as an array)');
+    expect(included.stderr).toContain('(1 file, 8 B, as an array of { path, text })');
     expect(included.stderr).not.toContain('binary');
 
     const strict = await runRlm(['q', '-d', repository, '--strict', '--no-store'], script());

@@ -104,31 +104,33 @@ export class ModelGateway {
     const { budget, gate, ledger, maxResponseTokens, emit } = this.#options;
     const signal = bridgeRequest ? bridgeRequest.abort.signal : call.abort.signal;
     const usageEntry = this.#usageEntryOf(call, bridgeRequest);
+    const sent: GenerateRequest =
+      maxResponseTokens === undefined ? request : { ...request, maxTokens: maxResponseTokens };
+    const iteration = call.iteration;
+    let startedAt = 0;
     const result = await gate.run(async (slot) => {
       if (bridgeRequest) bridgeRequest.waiting = false;
       budget.reserveModelCall();
+      startedAt = Date.now();
       try {
-        return await model.generate(
-          maxResponseTokens === undefined ? request : { ...request, maxTokens: maxResponseTokens },
-          {
-            signal,
-            // A loop step's text as it streams in; a host call's (llm_query) is not shown.
-            ...(bridgeRequest
-              ? {}
-              : {
-                  onText: (delta: string) =>
-                    emit(call, { type: 'text-delta', iteration: call.iteration, text: delta }),
-                }),
-            onRetry: (retry) => {
-              emit(call, {
-                type: 'model-retry',
-                ...retry,
-                ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
-              });
-              return this.#rateLimited(call, slot, retry);
-            },
+        return await model.generate(sent, {
+          signal,
+          // A loop step's text as it streams in; a host call's (llm_query) is not shown.
+          ...(bridgeRequest
+            ? {}
+            : {
+                onText: (delta: string) =>
+                  emit(call, { type: 'text-delta', iteration: call.iteration, text: delta }),
+              }),
+          onRetry: (retry) => {
+            emit(call, {
+              type: 'model-retry',
+              ...retry,
+              ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
+            });
+            return this.#rateLimited(call, slot, retry);
           },
-        );
+        });
       } catch (error) {
         if (ModelCallError.isInstance(error) && error.reason === 'rate-limited') {
           slot.rateLimited(undefined);
@@ -140,6 +142,15 @@ export class ModelGateway {
     this.#showConcurrency(call);
     const costUsd = budget.record(result.usage, model.modelId);
     ledger.add(usageEntry, result.usage, costUsd);
+    emit(call, {
+      type: 'model-call',
+      iteration,
+      ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
+      modelId: model.modelId,
+      request: sent,
+      response: result,
+      durationMs: Date.now() - startedAt,
+    });
     emit(call, {
       type: 'usage',
       usage: result.usage,

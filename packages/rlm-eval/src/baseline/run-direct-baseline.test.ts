@@ -2,7 +2,7 @@ import { ModelCallError } from '@rlm/core';
 import { createScriptedModel } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { findContextWindow } from './context-windows.js';
-import { directBaselineSystem, runDirectBaseline } from './run-direct-baseline.js';
+import { contextAsText, directBaselineSystem, runDirectBaseline } from './run-direct-baseline.js';
 
 const price = {
   inputPerMillionUsd: 3,
@@ -75,5 +75,23 @@ describe('findContextWindow', () => {
     expect(findContextWindow('openai:gpt-4.1-mini')).toBe(1_047_576);
     expect(findContextWindow('qwen3:8b')).toBeUndefined();
     expect(findContextWindow('qwen3:8b', { 'qwen3:8b': 32_768 })).toBe(32_768);
+  });
+
+  test("a directory's files reach the prompt as files, each under its path; other values as JSON", () => {
+    expect(
+      contextAsText([
+        { path: 'notes/a.md', text: 'line one\nline two' },
+        { path: 'b.txt', text: 'ends\n' },
+        { path: 'c.json', data: { n: 1 } },
+      ]),
+    ).toBe(
+      '==> notes/a.md <==\nline one\nline two\n\n==> b.txt <==\nends\n\n==> c.json <==\n{"n":1}\n',
+    );
+    expect(contextAsText(['a', 'b'])).toBe('["a","b"]');
+    expect(contextAsText([{ path: 'x', text: 'y', extra: 1 }])).toBe(
+      '[{"path":"x","text":"y","extra":1}]',
+    );
+    expect(contextAsText([])).toBe('[]');
+    expect(contextAsText({ a: 1 })).toBe('{"a":1}');
   });
 });

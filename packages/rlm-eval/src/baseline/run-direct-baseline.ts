@@ -18,11 +18,40 @@ export interface DirectBaselineSettings {
 /** Characters per token assumed when estimating whether a prompt fits: 4, as for English. */
 export const charactersPerToken = 4;
 
-/** A context as the text a prompt holds: strings as they are, anything else as JSON. */
+/**
+ * A context as the text a prompt holds: strings as they are; a directory's files (an array of
+ * `{ path, text }` or `{ path, data }` items, as `rlm --context-dir` loads them) one after
+ * another, each under a header line `==> path <==` (parsed JSON shown as JSON); anything else
+ * as JSON.
+ */
 export function contextAsText(context: unknown): string {
   if (context === undefined) return '';
   if (typeof context === 'string') return context;
+  if (Array.isArray(context) && context.length > 0 && context.every(isFileItem)) {
+    return context
+      .map((item) => {
+        const body = 'text' in item ? item.text : (JSON.stringify(item.data) ?? String(item.data));
+        return `==> ${item.path} <==\n${body}${body.endsWith('\n') ? '' : '\n'}`;
+      })
+      .join('\n');
+  }
   return JSON.stringify(context) ?? String(context);
+}
+
+type FileItem = { readonly path: string } & (
+  | { readonly text: string }
+  | { readonly data: unknown }
+);
+
+function isFileItem(item: unknown): item is FileItem {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
+  const keys = Object.keys(item);
+  const { path, text } = item as { path?: unknown; text?: unknown };
+  return (
+    keys.length === 2 &&
+    typeof path === 'string' &&
+    (typeof text === 'string' || (text === undefined && keys.includes('data')))
+  );
 }
 
 /** The system prompt of the direct baseline. */

@@ -153,4 +153,23 @@ describe('parseEvalArguments', () => {
         .model.baseURL,
     ).toBe('http://127.0.0.1:8000');
   });
+
+  test('--queue refuses a replay: model, which reads a trace on this machine', () => {
+    const queue = ['--queue', 'redis://127.0.0.1:6379'];
+    const refused = (name: string) =>
+      `with --queue, jobs name their models and workers call them; a replay: reads a trace on this machine (${name} has one): drop --queue to replay it here`;
+    expect(usageError(['d.jsonl', ...queue, '--variant', 'a=--model replay:run.jsonl'])).toBe(
+      refused('variant a'),
+    );
+    expect(usageError(['d.jsonl', ...queue, '--variant', 'a=--sub-model replay:run.jsonl'])).toBe(
+      refused('variant a'),
+    );
+    expect(
+      usageError(['d.jsonl', ...queue, '--model', 'replay:run.jsonl', '--baseline', 'direct']),
+    ).toBe(refused('variant rlm'));
+    // Without a queue, a variant replays here.
+    expect(
+      evalOptions(['d.jsonl', '--variant', 'a=--model replay:run.jsonl']).variants[0]?.run.model,
+    ).toMatchObject({ provider: 'replay', modelId: 'run.jsonl' });
+  });
 });

@@ -184,6 +184,15 @@ export function parseEvalArguments(
         `with --queue, base URLs are the workers' (variant ${routed.name} has one): each worker reaches a provider at its own --base-url, else ANTHROPIC_BASE_URL or OPENAI_BASE_URL; give it to rlm worker instead`,
       );
     }
+    const replayed = [
+      ...variants.map((variant) => ({ name: `variant ${variant.name}`, run: variant.run })),
+      ...(baseline ? [{ name: '--baseline direct', run: batch.run }] : []),
+    ].find(({ run }) => run.model.provider === 'replay' || run.subModel?.provider === 'replay');
+    if (replayed) {
+      throw new UsageError(
+        `with --queue, jobs name their models and workers call them; a replay: reads a trace on this machine (${replayed.name} has one): drop --queue to replay it here`,
+      );
+    }
   }
   if (own['judge-model'] !== undefined && scorer.kind !== 'judge') {
     throw new UsageError('--judge-model only applies to --scorer judge');

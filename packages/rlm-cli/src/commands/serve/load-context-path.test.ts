@@ -24,7 +24,10 @@ describe('loadContextPath', () => {
     });
     expect((await loadContextPath(path.join(root, 'data.json'), options)).value).toEqual({ a: 1 });
     expect(await loadContextPath(path.join(root, 'dir'), options)).toEqual({
-      value: ['one', 'two'],
+      value: [
+        { path: 'one.txt', text: 'one' },
+        { path: 'two.txt', text: 'two' },
+      ],
       bytes: 6,
     });
   });

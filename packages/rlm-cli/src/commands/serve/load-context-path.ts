@@ -5,8 +5,9 @@ import { loadContext } from '../../load-context.js';
 
 /**
  * How `rlm serve` and `rlm mcp` read a path a request names under `--context-root`, as `rlm`
- * reads `--context` and `--context-dir`: a `.json` file parsed, any other file as text, a
- * directory as an array of its files (`.gitignore`, hidden files, `node_modules` and binary files
+ * reads `--context` and `--context-dir`: a `.json` file parsed (one that does not parse, as
+ * text), any other file as text, a directory as an array of `{ path, text }` items, one per file
+ * (`{ path, data }` for parsed JSON; `.gitignore`, hidden files, `node_modules` and binary files
  * left out). A FIFO or other special file is refused (reading it could wait forever).
  */
 export const loadContextPath: ContextPathLoader = async (absolutePath, { maxBytes }) => {
