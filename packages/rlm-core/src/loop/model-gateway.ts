@@ -98,7 +98,7 @@ export class ModelGateway {
     bridgeRequest?: BridgeRequest,
   ): Promise<GenerateResult> {
     const { budget, gate, ledger, maxResponseTokens, emit } = this.#options;
-    const signal = bridgeRequest ? bridgeRequest.abort.signal : call.abort.signal;
+    const signal = bridgeRequest ? bridgeRequest.signal : call.abort.signal;
     const usageEntry = this.#usageEntryOf(call, bridgeRequest);
     const result = await gate.run(() => {
       if (bridgeRequest) bridgeRequest.waiting = false;
