@@ -27,6 +27,8 @@ import { rewriteReplCode } from './rewrite-repl-code.js';
 const leftoverJobsMs = 50;
 /** Jobs run between two looks at the execution's promise. */
 const jobBatch = 256;
+/** Longest a block's host calls may keep the host's event loop from a turn, in ms. */
+const eventLoopTurnMs = 20;
 /** Stack QuickJS may use before it throws a stack overflow, in bytes: its frames also take the
  * host thread's own stack, which must not run out first. */
 const maxStackBytes = 256 * 1024;
@@ -385,6 +387,7 @@ export class QuickJsSandbox implements Sandbox {
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let spentMs = 0;
+    let lastTurn = started;
     const runFor = <T>(body: () => T): T => {
       const before = Date.now();
       try {
@@ -458,6 +461,12 @@ export class QuickJsSandbox implements Sandbox {
         });
         this.wake = undefined;
         if (!hostWaiting) spentMs += Date.now() - before;
+        if (Date.now() - lastTurn >= eventLoopTurnMs) {
+          // Host calls that settle at once resume the guest from microtasks only: give the
+          // host's event loop (its timers, its signals: Ctrl-C) a turn now and then.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          lastTurn = Date.now();
+        }
         this.assertOpen();
       }
     } catch (error) {
