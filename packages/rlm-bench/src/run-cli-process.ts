@@ -40,7 +40,12 @@ async function peakRss(pid: number): Promise<number> {
  */
 export async function runCliProcess(
   args: readonly string[],
-  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> },
+  options: {
+    readonly cwd: string;
+    readonly env: Readonly<Record<string, string>>;
+    /** Called with the process id once it is spawned. */
+    readonly onSpawn?: (pid: number) => void;
+  },
 ): Promise<CliProcessResult> {
   const startedAt = performance.now();
   const child = spawn(process.execPath, [cliEntryPoint(), ...args], {
@@ -58,6 +63,7 @@ export async function runCliProcess(
   });
   let peak = 0;
   const pid = child.pid;
+  if (pid !== undefined) options.onSpawn?.(pid);
   const sampler =
     pid === undefined
       ? undefined

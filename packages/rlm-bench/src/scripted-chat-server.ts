@@ -16,8 +16,15 @@ export type ScriptedChatStep = string | { readonly errorStatus: number };
 export interface ScriptedChatServer extends AsyncDisposable {
   /** The base URL to pass as `--base-url`. */
   readonly url: string;
-  /** Replaces the script; arrivals start again from none. */
-  load(steps: readonly ScriptedChatStep[], delayMs: number): void;
+  /**
+   * Replaces the script; arrivals start again from none. `onArrival` is called as each request
+   * arrives, with its index from 0, before it is answered.
+   */
+  load(
+    steps: readonly ScriptedChatStep[],
+    delayMs: number,
+    onArrival?: (index: number) => void,
+  ): void;
   /** When each request since the last `load` arrived (`performance.now()`), in order. */
   readonly arrivals: readonly number[];
   /** The messages of the first request since the last `load`, as JSON; `''` before it. */
@@ -30,6 +37,7 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   let delay = 0;
   let arrivals: number[] = [];
   let firstMessages = '';
+  let arrived: ((index: number) => void) | undefined;
   const server = await startFakeChatCompletionsServer({
     apiKey: null,
     // The bench reads its own arrivals: hundreds of growing request bodies kept would grow the
@@ -39,6 +47,7 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
       const step = script[arrivals.length];
       if (arrivals.length === 0) firstMessages = JSON.stringify(request.messages);
       arrivals.push(performance.now());
+      arrived?.(arrivals.length - 1);
       if (step === undefined) return undefined;
       const timing = delay > 0 ? { delayMs: delay } : {};
       return typeof step === 'string'
@@ -48,8 +57,9 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   });
   return {
     url: server.url,
-    load(steps, delayMs) {
+    load(steps, delayMs, onArrival) {
       script = steps;
+      arrived = onArrival;
       delay = delayMs;
       arrivals = [];
       firstMessages = '';

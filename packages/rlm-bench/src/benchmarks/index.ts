@@ -9,6 +9,7 @@ import { computeBenchmark } from './compute-benchmark.js';
 import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
 import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
+import { hostCallsBenchmark } from './host-calls-benchmark.js';
 import { largeCheckpointBenchmark } from './large-checkpoint-benchmark.js';
 import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
@@ -30,6 +31,7 @@ export const benchmarks: readonly Benchmark[] = [
   contextHandOverBenchmark,
   contextDirectoryBenchmark,
   bridgeBenchmark,
+  hostCallsBenchmark,
   quickjsBenchmark,
   traceViewerBenchmark,
 ];
