@@ -6,3 +6,4 @@ export {
   type RunLeaseConformanceOptions,
   runRunLeaseConformance,
 } from './run-run-lease-conformance.js';
+export { rewriteSqliteRows } from './rewrite-sqlite-rows.js';
