@@ -23,6 +23,7 @@ export const modelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
   timeoutMs: '--request-timeout',
   maxRetries: '--max-retries',
   maxRetryAfterMs: '--max-retry-wait',
+  maxResponseBytes: '--max-response-bytes',
   baseURL: '--base-url',
 };
 

@@ -53,6 +53,7 @@ describe('parseArguments', () => {
         maxRetries: undefined,
         maxRetryAfterMs: undefined,
         stream: undefined,
+        maxResponseBytes: undefined,
       },
       quotas: { artifactBytes: undefined, artifactCount: undefined },
       json: false,
@@ -108,6 +109,8 @@ describe('parseArguments', () => {
       '--max-retry-wait',
       '10000',
       '--no-stream',
+      '--max-response-bytes',
+      '2M',
       '--max-artifact-bytes',
       '64M',
       '--max-artifacts',
@@ -160,7 +163,13 @@ describe('parseArguments', () => {
       execTimeoutMs: 5000,
       maxCodeBlocks: 5,
       maxResponseChars: 4_000,
-      modelCalls: { timeoutMs: 30_000, maxRetries: 0, maxRetryAfterMs: 10_000, stream: false },
+      modelCalls: {
+        timeoutMs: 30_000,
+        maxRetries: 0,
+        maxRetryAfterMs: 10_000,
+        stream: false,
+        maxResponseBytes: 2 * 1024 ** 2,
+      },
       quotas: { artifactBytes: 64 * 1024 ** 2, artifactCount: 50 },
       checkpointMaxVariableBytes: 1024 ** 3,
       checkpointMaxLagMs: 0,
@@ -329,6 +338,10 @@ describe('parseArguments', () => {
     [
       ['--max-context-bytes', 'lots'],
       '--max-context-bytes needs a size in bytes such as 536870912, 512M or 1GiB (got "lots")',
+    ],
+    [
+      ['--max-response-bytes', '0'],
+      '--max-response-bytes needs a size in bytes such as 536870912, 512M or 1GiB (got "0")',
     ],
     [
       ['--max-context-bytes', '0M'],

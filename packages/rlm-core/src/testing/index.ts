@@ -34,3 +34,4 @@ export {
   type ScriptedScope,
   type ScriptedVariables,
 } from './scripted-sandbox.js';
+export { writeEndlessly } from './write-endlessly.js';
