@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defaultModelPrices, findModelPrice } from '@rlm/core';
 import { type CliOptions, parseArguments } from './parse-arguments.js';
 import { parseQueueUrl } from './parse-queue-url.js';
@@ -22,6 +23,11 @@ export interface BatchOptions {
   /** `--out`: the results file (JSON lines, appended); `undefined` prints them on stdout. */
   readonly outFile: string | undefined;
   /**
+   * `--context-root`: the directory the jobs' own context files must lie in (symbolic links
+   * resolved); default the JSONL file's directory. Not with `--queue`: workers have their own.
+   */
+  readonly contextRoot: string;
+  /**
    * `--max-batch-cost`: US dollars for the whole batch. Once spent, no job starts; running ones
    * finish. `undefined` for no cap.
    */
@@ -39,6 +45,7 @@ export const defaultBatchConcurrency = 4;
 /** The flags only `rlm batch` has, and `--out`, which means the results file there. */
 const batchFlags = new Map([
   ['--concurrency', 'concurrency'],
+  ['--context-root', 'context-root'],
   ['--max-batch-cost', 'max-batch-cost'],
   ['--out', 'out'],
   ['--queue', 'queue'],
@@ -61,7 +68,9 @@ export function parseBatchArguments(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): BatchCommand {
-  const own: Partial<Record<'concurrency' | 'max-batch-cost' | 'out' | 'queue', string>> = {};
+  const own: Partial<
+    Record<'concurrency' | 'context-root' | 'max-batch-cost' | 'out' | 'queue', string>
+  > = {};
   const rest: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index]!;
@@ -118,6 +127,11 @@ export function parseBatchArguments(
   }
   // Checked here, so that a malformed URL is a usage error before anything is read.
   if (own.queue !== undefined) parseQueueUrl(own.queue);
+  if (own.queue !== undefined && own['context-root'] !== undefined) {
+    throw new UsageError(
+      'rlm batch --queue reads no context: the workers do, each under its own --context-root; pass it to rlm worker',
+    );
+  }
   return {
     kind: 'batch',
     options: {
@@ -125,6 +139,7 @@ export function parseBatchArguments(
       concurrency,
       queue: own.queue,
       outFile: own.out,
+      contextRoot: own['context-root'] ?? path.dirname(path.resolve(run.query)),
       maxBatchCostUsd,
       run,
     },

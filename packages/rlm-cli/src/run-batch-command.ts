@@ -9,6 +9,7 @@ import { formatBatchProgress } from './format-batch-progress.js';
 import { formatDuration } from './format-runs-table.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
+import { ContextRoot } from './context-root.js';
 import { loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { openStore } from './open-store.js';
@@ -40,13 +41,18 @@ export interface BatchCommandIo {
 }
 
 const batchHelp = `Usage: rlm batch <queries.jsonl> [--context <file> | --context-dir <dir>]
-                 [--concurrency <n>] [--out <results.jsonl>] [--max-batch-cost <usd>] [run flags]
+                 [--concurrency <n>] [--out <results.jsonl>] [--max-batch-cost <usd>]
+                 [--context-root <dir>] [run flags]
 
 Runs every query of a JSONL file, one {"id": ..., "query": "...", "context"?: "<file>"} a line,
 several at once in this process. A line's own context (relative to the JSONL file's directory)
 replaces the batch's --context or --context-dir.
 
       --concurrency <n>        jobs run at once (default ${defaultBatchConcurrency})
+      --context-root <dir>     the directory a line's own context must be a regular file in,
+                               symbolic links resolved (default: the JSONL file's directory);
+                               a job whose context is outside it, a device, a FIFO or a
+                               /proc file fails saying so, and the batch goes on
   -o, --out <file>             append results here, one JSON line per job as it ends:
                                {id, answer, usage, costUsd, durationMs} or {id, error, usage,
                                durationMs}; rerunning the same command skips the ids answered
@@ -112,6 +118,8 @@ export async function runBatchCommand(
   let store: ArtifactStore | undefined;
   try {
     const cli = options.run;
+    // A bad root is a usage error before anything runs; each job's context is confined to it.
+    await ContextRoot.open(options.contextRoot);
     const context = await loadContext({
       file: cli.contextFile,
       directory: cli.contextDirectory,
@@ -347,13 +355,16 @@ class BatchRun {
     this.#showProgress();
   }
 
-  /** The job's own context, loaded on first use and dropped after its last. */
+  /**
+   * The job's own context, loaded on first use and dropped after its last: only a regular file
+   * under `--context-root`, else the job fails saying why.
+   */
   #jobContext(file: string): Promise<unknown> {
     const entry = this.#contexts.get(file)!;
     if (entry.value === undefined) {
-      entry.value = loadContext({ file, maxBytes: this.#options.run.maxContextBytes }).then(
-        (loaded) => loaded?.value,
-      );
+      entry.value = ContextRoot.open(this.#options.contextRoot)
+        .then((root) => loadContext({ file, root, maxBytes: this.#options.run.maxContextBytes }))
+        .then((loaded) => loaded?.value);
       // A failure reaches every job that awaits it; none is left unhandled.
       entry.value.catch(() => {});
     }

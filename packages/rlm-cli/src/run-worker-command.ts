@@ -5,6 +5,7 @@ import { checkQueueReachable } from './check-queue-reachable.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { createCliModels, createCliRlm } from './create-cli-rlm.js';
 import { formatDuration } from './format-runs-table.js';
+import { ContextRoot } from './context-root.js';
 import { loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { openStore } from './open-store.js';
@@ -25,13 +26,17 @@ export interface WorkerCommandIo {
 }
 
 const workerHelp = `Usage: rlm worker --queue redis://host:port [--concurrency <n>] [--lock-duration <time>]
-                  [--store redis://host:port] [run flags]
+                  [--context-root <dir>] [--store redis://host:port] [run flags]
 
 Runs the jobs rlm batch --queue puts on the queue, until stopped (Ctrl-C or SIGTERM: the
 running jobs finish first; a second signal quits at once). Start any number, on any machine
 that sees the same context files at the same paths.
 
       --queue <url>            the Redis server of the queue (required)
+      --context-root <dir>     the directory every job's context must lie in, symbolic links
+                               resolved (default: the working directory); a job whose
+                               context is outside it, a device, a FIFO or a /proc file fails
+                               saying so, and the worker goes on
       --concurrency <n>        jobs run at once by this worker (default 2)
       --lock-duration <time>   how long a job stays claimed without news from its worker
                                (default 30s); a killed worker's job goes to another after it
@@ -55,7 +60,7 @@ export async function runWorkerCommand(
   const rest: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index]!;
-    const match = /^--(queue|concurrency|lock-duration)(?:=(.*))?$/.exec(word);
+    const match = /^--(queue|concurrency|lock-duration|context-root)(?:=(.*))?$/.exec(word);
     if (match === null) {
       rest.push(word);
       continue;
@@ -85,6 +90,7 @@ export async function runWorkerCommand(
   const connection = parseQueueUrl(own.queue);
   const concurrency = positiveWhole(own.concurrency ?? '2', '--concurrency');
   const lockDurationMs = parseSeconds(own['lock-duration'] ?? '30s');
+  const contextRoot = await ContextRoot.open(own['context-root'] ?? process.cwd());
   const models = createCliModels(cli, io.env);
   await checkQueueReachable(connection, own.queue);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
@@ -114,7 +120,7 @@ export async function runWorkerCommand(
             workerRlm,
             { id, query },
             {
-              context: () => loadQueuedContext(context, cli.maxContextBytes),
+              context: () => loadQueuedContext(context, cli.maxContextBytes, contextRoot),
               signal: controller.signal,
               tally: new RunTally(),
               store: workerStore,
@@ -185,13 +191,17 @@ export async function runWorkerCommand(
   }
 }
 
-/** Loads a queued job's context on this machine. */
+/**
+ * Loads a queued job's context on this machine, only from under `root`: the queue names the
+ * paths, and whoever can write to it must not make the worker read its secrets.
+ */
 async function loadQueuedContext(
   context: QueuedContext | undefined,
   maxBytes: number,
+  root: ContextRoot,
 ): Promise<unknown> {
   if (context === undefined) return undefined;
-  const loaded = await loadContext({ ...context, maxBytes });
+  const loaded = await loadContext({ ...context, root, maxBytes });
   return loaded?.value;
 }
 
