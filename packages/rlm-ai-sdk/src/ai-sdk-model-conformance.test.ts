@@ -2,12 +2,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { limitFetchResponses } from '@rlm/core';
 import { runModelConformance } from '@rlm/core/testing';
 import {
-  fakeChatDroppedConnection,
-  fakeChatEndless,
-  fakeChatError,
-  fakeChatHang,
+  fakeChatConformanceReplies,
   fakeChatText,
-  fakeChatToolCall,
   startFakeChatCompletionsServer,
 } from '@rlm/openai/testing';
 import { describe, expect, test } from 'vitest';
@@ -41,34 +37,7 @@ function conformance(stream: boolean): void {
             secrets: [secret],
           });
         },
-        replyText: (text, usage) =>
-          server.enqueue(
-            fakeChatText(text, {
-              usage: {
-                promptTokens: usage.inputTokens + usage.cacheReadTokens,
-                completionTokens: usage.outputTokens,
-                cachedTokens: usage.cacheReadTokens,
-              },
-            }),
-          ),
-        replyToolCall: ({ id, name, input }) =>
-          server.enqueue(fakeChatToolCall(name, input, { id })),
-        replyError: (status, options = {}) => server.enqueue(fakeChatError(status, options)),
-        replyDroppedConnection: () => server.enqueue(fakeChatDroppedConnection()),
-        replyHang: () => server.enqueue(fakeChatHang()),
-        replyEndless: () => server.enqueue(fakeChatEndless()),
-        endlessBytesSent: () =>
-          server.requests.reduce((sum, request) => sum + (request.endlessBytes ?? 0), 0),
-        requestCount: () => server.requests.length,
-        lastForcedTool() {
-          const body = server.requests.at(-1)?.body as
-            | { tool_choice?: { type?: string; function?: { name?: string } } }
-            | undefined;
-          const choice = body?.tool_choice;
-          return typeof choice === 'object' && choice.type === 'function'
-            ? choice.function?.name
-            : undefined;
-        },
+        ...fakeChatConformanceReplies(server),
         close: () => server.close(),
       };
     },

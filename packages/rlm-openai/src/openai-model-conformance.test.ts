@@ -1,14 +1,7 @@
 import { runModelConformance } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { createOpenAIModel } from './openai-model.js';
-import {
-  fakeChatDroppedConnection,
-  fakeChatEndless,
-  fakeChatError,
-  fakeChatHang,
-  fakeChatText,
-  fakeChatToolCall,
-} from './testing/fake-chat-replies.js';
+import { fakeChatConformanceReplies } from './testing/fake-chat-conformance-replies.js';
 import { startFakeChatCompletionsServer } from './testing/fake-chat-completions-server.js';
 
 const secret = 'sk-proj-conformance-SECRET-0123456789';
@@ -31,34 +24,7 @@ function conformance(stream: boolean): void {
             maxResponseBytes,
             stream,
           }),
-        replyText: (text, usage) =>
-          server.enqueue(
-            fakeChatText(text, {
-              usage: {
-                promptTokens: usage.inputTokens + usage.cacheReadTokens,
-                completionTokens: usage.outputTokens,
-                cachedTokens: usage.cacheReadTokens,
-              },
-            }),
-          ),
-        replyToolCall: ({ id, name, input }) =>
-          server.enqueue(fakeChatToolCall(name, input, { id })),
-        replyError: (status, options = {}) => server.enqueue(fakeChatError(status, options)),
-        replyDroppedConnection: () => server.enqueue(fakeChatDroppedConnection()),
-        replyHang: () => server.enqueue(fakeChatHang()),
-        replyEndless: () => server.enqueue(fakeChatEndless()),
-        endlessBytesSent: () =>
-          server.requests.reduce((sum, request) => sum + (request.endlessBytes ?? 0), 0),
-        requestCount: () => server.requests.length,
-        lastForcedTool() {
-          const body = server.requests.at(-1)?.body as
-            | { tool_choice?: { type?: string; function?: { name?: string } } }
-            | undefined;
-          const choice = body?.tool_choice;
-          return typeof choice === 'object' && choice.type === 'function'
-            ? choice.function?.name
-            : undefined;
-        },
+        ...fakeChatConformanceReplies(server),
         async close() {
           await server.close();
           // Every request took the path under test.

@@ -28,3 +28,4 @@ export {
   startFakeChatCompletionsServer,
 } from './fake-chat-completions-server.js';
 export { findChatRequestViolation } from './find-chat-request-violation.js';
+export { fakeChatConformanceReplies } from './fake-chat-conformance-replies.js';
