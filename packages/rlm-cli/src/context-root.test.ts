@@ -78,7 +78,7 @@ describe('ContextRoot', () => {
 
   test('refuses a FIFO, a directory for a file and a file for a directory, and a missing file', async () => {
     expect(await refusal(path.join(inside, 'pipe'))).toMatch(
-      /pipe is a FIFO, not a regular file: a job's context must be a regular file under the context root/,
+      /pipe is a FIFO, not a regular file: a context must be a regular file under the context root/,
     );
     expect(await refusal(path.join(inside, 'docs'))).toMatch(
       /docs is a directory, not a regular file/,

@@ -36,12 +36,17 @@ export class ContextRoot {
     try {
       real = await realpath(path.resolve(directory));
     } catch (error) {
-      throw fileSystemError(directory, error);
+      const reason = fileSystemError(directory, error).message.replace(`${directory} `, '');
+      throw new ContextLoadError(
+        `the context root ${directory} ${reason.startsWith('does not exist') ? reason : `cannot be opened (${reason})`}; name an existing directory`,
+        { path: directory, cause: error },
+      );
     }
     if (!(await stat(real)).isDirectory()) {
-      throw new ContextLoadError(`the context root ${directory} is not a directory`, {
-        path: directory,
-      });
+      throw new ContextLoadError(
+        `the context root ${directory} is not a directory; name an existing directory`,
+        { path: directory },
+      );
     }
     return new ContextRoot(directory, real);
   }
@@ -85,7 +90,7 @@ export class ContextRoot {
     const leadsTo = real === path.resolve(target) ? '' : ` (it leads to ${real})`;
     if (systemDirectory(real)) {
       throw new ContextLoadError(
-        `${target} is a system file${leadsTo}, not a context: a job's context must be a file under the context root ${this.given}`,
+        `${target} is a system file${leadsTo}, not a context: a context must be a file under the context root ${this.given}`,
         { path: target },
       );
     }
@@ -111,7 +116,7 @@ export class ContextRoot {
               : 'a special file';
     if (found !== `a ${kind}`) {
       throw new ContextLoadError(
-        `${target} is ${found}, not ${kind === 'file' ? 'a regular file' : 'a directory'}: a job's context must be ${kind === 'file' ? 'a regular file' : 'a directory'} under the context root ${this.given}`,
+        `${target} is ${found}, not ${kind === 'file' ? 'a regular file' : 'a directory'}: a context must be ${kind === 'file' ? 'a regular file' : 'a directory'} under the context root ${this.given}`,
         { path: target },
       );
     }
