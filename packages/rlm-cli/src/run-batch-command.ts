@@ -4,18 +4,14 @@ import { type ArtifactStore, emptyRunUsage, type RlmEvent, type RunUsage } from 
 import { addRunUsage } from './add-run-usage.js';
 import { BatchResultsFile } from './batch-results-file.js';
 import { checkQueueReachable } from './check-queue-reachable.js';
-import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { createCliModels, createCliRlmFactory } from './create-cli-rlm.js';
 import { describeJobId, describeJobIds } from './describe-job-id.js';
 import { disposeThenClose } from './dispose-then-close.js';
 import { formatBatchProgress } from './format-batch-progress.js';
 import { formatModelRetry } from './format-model-retry.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
-import { ContextRoot } from './context-root.js';
 import { formatDuration } from './format-runs-table.js';
-import { loadCliContext } from './load-cli-context.js';
-import { loadToolsModule } from './load-tools-module.js';
-import { openStore } from './open-store.js';
+import { openBatchResources } from './open-batch-resources.js';
 import {
   type BatchOptions,
   defaultBatchConcurrency,
@@ -161,17 +157,11 @@ export async function runBatchCommand(
         }),
       );
     }
-    // A bad root is a usage error before anything runs; each job's own context is confined to it.
-    const contextRoot = await ContextRoot.open(options.contextRoot);
-    const context = await loadCliContext(cli, io.stderr);
-    const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
-    store = cli.storePath
-      ? await openStore(cli.storePath, {
-          connectTimeoutMs: cli.connectTimeoutMs,
-          ...(options.artifactTtlMs === undefined ? {} : { ttlMs: options.artifactTtlMs }),
-        })
-      : undefined;
-    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
+    const { context, contextRoot, tools, ...resources } = await openBatchResources(
+      options,
+      io.stderr,
+    );
+    store = resources.store;
     const createRlm = createCliRlmFactory(cli, models!, { tools, persistent: false });
     const batchStore = store;
     return await output.consume(pending, (signal) =>

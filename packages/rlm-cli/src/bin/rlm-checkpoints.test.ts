@@ -148,7 +148,7 @@ test('--checkpoint-max-lag 0: every step waits for its snapshot, so the heavy st
   expect(await checkpointsWith([])).toBe(1);
 });
 
-test('a checkpoint row that lies (a page of a billion messages, an iteration past its transcript) makes --resume fail with one line naming the run; nothing is asked, and a fresh run works', {
+test('a checkpoint row that lies (a page of a billion messages, an iteration past its transcript) makes --resume fail with one line naming the run; nothing is asked or lost, and a fresh run works', {
   timeout: 120_000,
 }, async () => {
   const directory = await mkdtemp(path.join(root, 'tampered-'));
@@ -186,6 +186,12 @@ test('a checkpoint row that lies (a page of a billion messages, an iteration pas
   expect(await resume('"iteration":1,', '"iteration":1000000000,')).toMatch(
     /^rlm: checkpoint "[\w-]+" of run "[0-9a-f]+" does not hold together \(its iteration 1000000000 is not a count of the steps its \d+ messages record\); it cannot be resumed: run it again without --resume to start over$/,
   );
+  // The refused resumes lost nothing: with the rows as they were, the checkpoint resumes.
+  const intact = await serve([repl('print(kept.join("+"))'), fakeText('FINAL(resumed)')]);
+  const resumed = await spawnRlm([...args, '--resume'], intact, directory).done;
+  expect(resumed).toMatchObject({ code: 0, stdout: 'resumed\n' });
+  expect(JSON.stringify(intact.requests[0]!.body)).toContain('resumed after iteration 1');
+  expect(JSON.stringify(intact.requests[1]!.body)).toContain('1+2+3');
   const fresh = await serve([fakeText('FINAL(started over)')]);
   const again = await spawnRlm(args, fresh, directory).done;
   expect(again).toMatchObject({ code: 0, stdout: 'started over\n' });
