@@ -12,6 +12,7 @@ import {
   ModelCallError,
   type ModelRetry,
 } from '@rlm/core';
+import { measureSlowdown, timeScaled } from '@rlm/core/testing';
 import {
   type FakeMessagesServer,
   startFakeMessagesServer,
@@ -404,10 +405,9 @@ describe('createAnthropicModel', () => {
       [fakeDelay(30_000, fakeText('too late')), fakeDelay(30_000, fakeText('too late'))],
       { timeoutMs: 200, maxRetries: 1 },
     );
-    const started = Date.now();
-    const error = await rejection(model.generate(ask));
-    // Far below the replies' 30 s, whatever the machine's load.
-    expect(Date.now() - started).toBeLessThan(15_000);
+    const { value: error, scaledMs } = await timeScaled(() => rejection(model.generate(ask)));
+    // Far below the replies' 30 s, scaled by the machine's load.
+    expect(scaledMs).toBeLessThan(15_000);
     expect(error).toMatchObject({ name: 'ModelCallError', retryable: true, status: undefined });
     expect((error as Error).message).toMatch(
       /did not answer within timeoutMs \(200 ms\); gave up after 2 attempts over [\d.,]+ m?s\. Raise timeoutMs or maxRetries/,
@@ -416,8 +416,9 @@ describe('createAnthropicModel', () => {
   });
 
   test('a timed-out attempt is retried and a prompt answer wins', async () => {
-    const { model } = await setup([fakeDelay(2_000, fakeText('too late')), fakeText('in time')], {
-      timeoutMs: 200,
+    // A limit a loaded machine's prompt answer keeps to; the late one waits far past it.
+    const { model } = await setup([fakeDelay(30_000, fakeText('too late')), fakeText('in time')], {
+      timeoutMs: 1_000,
     });
     expect((await model.generate(ask)).text).toBe('in time');
   });
@@ -428,11 +429,12 @@ describe('createAnthropicModel', () => {
     const pending = rejection(model.generate(ask, { signal: controller.signal }));
     // Aborted while the server holds the request (not before it was sent).
     await vi.waitFor(() => expect(server!.requests).toHaveLength(1), { timeout: 30_000 });
-    const started = Date.now();
-    controller.abort();
-    const error = await pending;
-    // Far below the reply's 60 s, whatever the machine's load.
-    expect(Date.now() - started).toBeLessThan(15_000);
+    const { value: error, scaledMs } = await timeScaled(() => {
+      controller.abort();
+      return pending;
+    });
+    // Far below the reply's 60 s, scaled by the machine's load.
+    expect(scaledMs).toBeLessThan(15_000);
     expect(error).toBe(controller.signal.reason);
     expect((error as Error).name).toBe('AbortError');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -452,8 +454,8 @@ describe('createAnthropicModel', () => {
     expect(await rejection(model.generate(ask, { signal: controller.signal, onRetry }))).toBe(
       reason,
     );
-    // Far sooner than the wait (a bound with room for a loaded machine).
-    expect(Date.now() - abortedAt).toBeLessThan(10_000);
+    // Far sooner than the wait, scaled by the machine's load.
+    expect(Date.now() - abortedAt).toBeLessThan(10_000 * measureSlowdown());
     expect(await rejection(model.generate(ask, { signal: controller.signal }))).toBe(reason);
     expect(server!.requests).toHaveLength(1);
   });
@@ -504,9 +506,10 @@ describe('createAnthropicModel', () => {
       maxRetryAfterMs: 5_000,
     });
     const retries: ModelRetry[] = [];
-    const started = Date.now();
-    const error = await rejection(model.generate(ask, { onRetry: (retry) => retries.push(retry) }));
-    expect(Date.now() - started).toBeLessThan(3_000);
+    const { value: error, scaledMs } = await timeScaled(() =>
+      rejection(model.generate(ask, { onRetry: (retry) => retries.push(retry) })),
+    );
+    expect(scaledMs).toBeLessThan(3_000);
     expect(error).toMatchObject({
       status: 429,
       reason: 'rate-limited',
@@ -525,12 +528,16 @@ describe('createAnthropicModel', () => {
       maxRetries: 2,
     });
     const retries: ModelRetry[] = [];
-    const started = Date.now();
-    const error = await rejection(model.generate(ask, { onRetry: (retry) => retries.push(retry) }));
-    const elapsed = Date.now() - started;
-    // 3 x 300 ms + 0.5 s + 1 s of backoff, with slack for a loaded machine.
+    const {
+      value: error,
+      wallMs: elapsed,
+      slowdown,
+    } = await timeScaled(() =>
+      rejection(model.generate(ask, { onRetry: (retry) => retries.push(retry) })),
+    );
+    // 3 x 300 ms + 0.5 s + 1 s of backoff; the upper bound scaled by the machine's load.
     expect(elapsed).toBeGreaterThanOrEqual(2_300);
-    expect(elapsed).toBeLessThan(10_000);
+    expect(elapsed).toBeLessThan(10_000 * slowdown);
     expect(error).toMatchObject({
       reason: 'timeout',
       retryable: true,
@@ -541,7 +548,7 @@ describe('createAnthropicModel', () => {
       /did not answer within timeoutMs \(300 ms\); gave up after 3 attempts over \d+(\.\d)? s\./,
     );
     const seconds = Number(/over ([\d.]+) s/.exec(message)![1]);
-    expect(Math.abs(seconds * 1000 - elapsed)).toBeLessThan(1_000);
+    expect(Math.abs(seconds * 1000 - elapsed)).toBeLessThan(1_000 * slowdown);
     expect(retries.map((retry) => [retry.attempt, retry.reason, retry.detail])).toEqual([
       [2, 'timeout', 'did not answer within 300 ms'],
       [3, 'timeout', 'did not answer within 300 ms'],
@@ -551,8 +558,8 @@ describe('createAnthropicModel', () => {
 
   test('timeoutMs covers the body: headers at once and a late body is a timeout', async () => {
     const { model } = await setup(
-      [fakeText('late body', { bodyDelayMs: 5_000 }), fakeText('prompt')],
-      { timeoutMs: 300 },
+      [fakeText('late body', { bodyDelayMs: 30_000 }), fakeText('prompt')],
+      { timeoutMs: 1_000 },
     );
     const retries: ModelRetry[] = [];
     const result = await model.generate(ask, { onRetry: (retry) => retries.push(retry) });

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -329,6 +329,67 @@ setInterval(() => {}, 1000);`,
   expect(lease.tookOverFrom?.pid).toBe(child.pid);
   expect(lease.holder.pid).toBe(process.pid);
 });
+
+test.runIf(process.platform === 'linux')(
+  'a lease holder killed and left unreaped (a zombie, as under a PID 1 that does not reap) is taken over at once',
+  { timeout: 60_000 },
+  async () => {
+    const bundle = await bundlePackage();
+    const path = freshPath();
+    const script = join(childCacheDirectory, 'hold-lease-zombie.mjs');
+    await writeFile(
+      script,
+      `const { acquireRunLease, createSqliteArtifactStore } = await import(process.argv[2]);
+const store = await createSqliteArtifactStore({ path: process.argv[3] });
+await acquireRunLease(store, 'run-zombie');
+console.log('held');
+setInterval(() => {}, 1000);`,
+    );
+    // sh starts the holder in the background, prints its pid, then becomes a sleep that never
+    // reaps it.
+    const parent = spawn(
+      'sh',
+      [
+        '-c',
+        `"$0" "$1" "$2" "$3" & echo $!; exec sleep 60`,
+        process.execPath,
+        script,
+        bundle,
+        path,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      let output = '';
+      await new Promise<void>((resolve) =>
+        parent.stdout.setEncoding('utf8').on('data', (text: string) => {
+          output += text;
+          if (output.includes('held')) resolve();
+        }),
+      );
+      const pid = Number(output.split('\n')[0]);
+      await using store = await createSqliteArtifactStore({ path });
+      await expect(acquireRunLease(store, 'run-zombie')).rejects.toMatchObject({
+        name: 'RunLeaseHeldError',
+        holder: { pid },
+      });
+      process.kill(pid, 'SIGKILL');
+      const deadline = Date.now() + 20_000;
+      const stateOf = () => {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      };
+      while (stateOf() !== 'Z') {
+        if (Date.now() > deadline) throw new Error(`process ${pid} did not become a zombie`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await using lease = await acquireRunLease(store, 'run-zombie');
+      expect(lease.tookOverFrom?.pid).toBe(pid);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  },
+);
 
 test('a blob write the disk cannot take with its headroom is refused before anything is written', async () => {
   const path = freshPath();

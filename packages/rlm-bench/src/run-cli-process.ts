@@ -43,7 +43,7 @@ export async function runCliProcess(
   options: {
     readonly cwd: string;
     readonly env: Readonly<Record<string, string>>;
-    /** Called with the process id once it is spawned. */
+    /** Told the process id once it is spawned. */
     readonly onSpawn?: (pid: number) => void;
   },
 ): Promise<CliProcessResult> {

@@ -17,13 +17,13 @@ export interface ScriptedChatServer extends AsyncDisposable {
   /** The base URL to pass as `--base-url`. */
   readonly url: string;
   /**
-   * Replaces the script; arrivals start again from none. `onArrival` is called as each request
-   * arrives, with its index from 0, before it is answered.
+   * Replaces the script; arrivals start again from none. `onArrival` is told each request's
+   * index (from 0) as it arrives; `lastDelayMs` delays the last reply (default `delayMs`).
    */
   load(
     steps: readonly ScriptedChatStep[],
     delayMs: number,
-    onArrival?: (index: number) => void,
+    options?: { onArrival?: (index: number) => void; lastDelayMs?: number },
   ): void;
   /** When each request since the last `load` arrived (`performance.now()`), in order. */
   readonly arrivals: readonly number[];
@@ -35,21 +35,24 @@ export interface ScriptedChatServer extends AsyncDisposable {
 export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   let script: readonly ScriptedChatStep[] = [];
   let delay = 0;
+  let lastDelay = 0;
+  let onArrival: ((index: number) => void) | undefined;
   let arrivals: number[] = [];
   let firstMessages = '';
-  let arrived: ((index: number) => void) | undefined;
   const server = await startFakeChatCompletionsServer({
     apiKey: null,
     // The bench reads its own arrivals: hundreds of growing request bodies kept would grow the
     // server's heap, and its collections would slow what the bench measures.
     keepRequests: 1,
     handler: (request): FakeChatReply | undefined => {
-      const step = script[arrivals.length];
-      if (arrivals.length === 0) firstMessages = JSON.stringify(request.messages);
+      const index = arrivals.length;
+      const step = script[index];
+      if (index === 0) firstMessages = JSON.stringify(request.messages);
       arrivals.push(performance.now());
-      arrived?.(arrivals.length - 1);
+      onArrival?.(index);
       if (step === undefined) return undefined;
-      const timing = delay > 0 ? { delayMs: delay } : {};
+      const stepDelay = index === script.length - 1 ? lastDelay : delay;
+      const timing = stepDelay > 0 ? { delayMs: stepDelay } : {};
       return typeof step === 'string'
         ? fakeChatText(step, timing)
         : fakeChatError(step.errorStatus, timing);
@@ -57,10 +60,11 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   });
   return {
     url: server.url,
-    load(steps, delayMs, onArrival) {
+    load(steps, delayMs, options = {}) {
       script = steps;
-      arrived = onArrival;
       delay = delayMs;
+      lastDelay = options.lastDelayMs ?? delayMs;
+      onArrival = options.onArrival;
       arrivals = [];
       firstMessages = '';
     },

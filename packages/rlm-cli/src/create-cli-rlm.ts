@@ -99,6 +99,7 @@ export function cliRlmSettings(
       ...(cli.maxCostUsd === undefined ? {} : { maxCostUsd: cli.maxCostUsd }),
     },
     maxCodeBlocksPerResponse: cli.maxCodeBlocks,
+    maxConcurrency: cli.maxConcurrency,
     maxResponseChars: cli.maxResponseChars,
     quotas: cli.quotas,
     ...(cli.checkpointMaxLagMs === undefined ? {} : { checkpointMaxLagMs: cli.checkpointMaxLagMs }),

@@ -1,4 +1,5 @@
 import { defaultAnthropicModelId } from '@rlm/anthropic';
+import { defaultMaxConcurrency } from '@rlm/core';
 import { formatBytes } from './format-bytes.js';
 import {
   defaultMaxContextBytes,
@@ -58,6 +59,9 @@ Model:
                                (default 60000)
       --max-code-blocks <n>    code blocks run per model response; the model is told how
                                many others did not run (default 20)
+      --max-concurrency <n>    model calls in flight at once, llm_query included; halved
+                               while the API answers 429, raised again as calls succeed,
+                               never above n (default ${defaultMaxConcurrency})
       --max-response-chars <n> characters of one model response sent back to it: head and
                                tail, the true length stated (default 20000)
       --request-timeout <ms>   time a model call may wait for its answer to start, and

@@ -5,15 +5,17 @@ import type { CliOptions } from './parse-arguments.js';
 /**
  * Loads `--context` or `--context-dir` as the command line selects it, and reports on `stderr`
  * the binary files a directory skipped. `undefined` without either flag; rejects with
- * `ContextLoadError`.
+ * `ContextLoadError`. `utf8Text` is `loadContext`'s: a text file as a `Utf8Text`.
  */
 export async function loadCliContext(
   cli: CliOptions,
   stderr: NodeJS.WritableStream,
+  options: { readonly utf8Text?: boolean } = {},
 ): Promise<LoadedContext | undefined> {
   const context = await loadContext({
     file: cli.contextFile,
     directory: cli.contextDirectory,
+    utf8Text: options.utf8Text ?? false,
     concat: cli.concat,
     ...cli.contextSelection,
     maxBytes: cli.maxContextBytes,

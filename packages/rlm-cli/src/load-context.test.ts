@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Utf8Text } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
 import { ContextLoadError } from './context-load-error.js';
 import { type LoadContextOptions, loadContext } from './load-context.js';
@@ -133,6 +134,61 @@ describe('loadContext: one file', () => {
       `the context grew while reading ${fifo}, over the 1 KiB limit; raise it with --max-context-bytes <bytes>`,
     );
     await writer;
+  });
+});
+
+describe('loadContext: one file, utf8Text', () => {
+  test('a text file loads as its bytes in shared memory, undecoded; .json is parsed as before', async () => {
+    const directory = await makeTree('utf8', {
+      'notes.md': '# Title\nline é 😀\n',
+      'bom.txt': '\uFEFFhello',
+      'empty.txt': '',
+      'data.json': '{"a": 1}',
+    });
+    const loaded = await loadContext({
+      file: path.join(directory, 'notes.md'),
+      maxBytes,
+      utf8Text: true,
+    });
+    const value = loaded?.value;
+    if (!Utf8Text.isInstance(value)) throw new Error('expected a Utf8Text');
+    expect(value.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(value.text()).toBe('# Title\nline é 😀\n');
+    expect(value.length).toBe('# Title\nline é 😀\n'.length);
+    expect(loaded?.bytes).toBe(Buffer.byteLength('# Title\nline é 😀\n'));
+    const bom = await loadContext({
+      file: path.join(directory, 'bom.txt'),
+      maxBytes,
+      utf8Text: true,
+    });
+    expect(String(bom?.value)).toBe('hello');
+    const empty = await loadContext({
+      file: path.join(directory, 'empty.txt'),
+      maxBytes,
+      utf8Text: true,
+    });
+    expect(String(empty?.value)).toBe('');
+    const json = await loadContext({
+      file: path.join(directory, 'data.json'),
+      maxBytes,
+      utf8Text: true,
+    });
+    expect(json?.value).toEqual({ a: 1 });
+  });
+
+  test('invalid UTF-8 and the size limit fail as for a string', async () => {
+    const directory = await makeTree('utf8-bad', {
+      'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+      'big.txt': 'x'.repeat(3000),
+    });
+    const file = path.join(directory, 'latin1.txt');
+    expect(await loadError({ file, utf8Text: true })).toBe(
+      `${file} is not valid UTF-8 text; convert it to UTF-8 or leave it out of the context`,
+    );
+    const big = path.join(directory, 'big.txt');
+    expect(await loadError({ file: big, maxBytes: 2048, utf8Text: true })).toBe(
+      `the context is 2.9 KiB (${big}), over the 2 KiB limit; raise it with --max-context-bytes <bytes>`,
+    );
   });
 });
 

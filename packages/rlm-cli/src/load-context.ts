@@ -6,7 +6,12 @@ import type { ContextRoot } from './context-root.js';
 import { createContextPathFilter } from './context-path-filter.js';
 import { statPath } from './file-system-error.js';
 import { locateJsonError } from './locate-json-error.js';
-import { readContextFile, readWalkedFileSync, startsLikeBinarySync } from './read-context-file.js';
+import {
+  readContextFile,
+  readContextFileAsUtf8Text,
+  readWalkedFileSync,
+  startsLikeBinarySync,
+} from './read-context-file.js';
 import { TimeSlicer } from './time-slicer.js';
 import { type WalkResult, walkContextDirectory } from './walk-context-directory.js';
 
@@ -55,6 +60,11 @@ export interface LoadContextOptions {
    * left out like special files. Unset: any path (the operator's own `--context`).
    */
   readonly root?: ContextRoot;
+  /**
+   * With `file`: a text file (not `.json`) loads as a `Utf8Text`, its bytes in shared memory,
+   * never decoded on the host: the SES sandbox gets them shared and decodes them itself.
+   */
+  readonly utf8Text?: boolean;
   /** Upper bound on the bytes read, across all text files. */
   readonly maxBytes: number;
   /** The flag a user raises `maxBytes` with, named in the size error. */
@@ -63,7 +73,7 @@ export interface LoadContextOptions {
 
 /** A loaded context. */
 export interface LoadedContext {
-  /** The value the sandbox receives as `context`. */
+  /** The value the sandbox receives as `context` (a `Utf8Text` for a text file with `utf8Text`). */
   readonly value: unknown;
   /** Files read. */
   readonly files: number;
@@ -103,6 +113,10 @@ async function loadFile(given: string, options: LoadContextOptions): Promise<Loa
   const entry = { path: file, relativePath: path.basename(file), size: stats.size };
   const limit = byteLimit(options);
   limit.reserve([entry]);
+  if (options.utf8Text && path.extname(file).toLowerCase() !== '.json') {
+    const value = await readContextFileAsUtf8Text(entry, limit);
+    return { value, files: 1, bytes: limit.used, binaryFiles: [] };
+  }
   const text = await readContextFile(entry, limit);
   return { value: decodeContent(entry, text, ''), files: 1, bytes: limit.used, binaryFiles: [] };
 }

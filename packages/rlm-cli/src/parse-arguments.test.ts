@@ -47,6 +47,7 @@ describe('parseArguments', () => {
       budget: { maxModelCalls: 500, maxTokens: undefined, maxWallTimeMs: 1_800_000 },
       execTimeoutMs: undefined,
       maxCodeBlocks: undefined,
+      maxConcurrency: undefined,
       maxResponseChars: undefined,
       modelCalls: {
         timeoutMs: undefined,
@@ -101,6 +102,8 @@ describe('parseArguments', () => {
       '5m',
       '--max-code-blocks',
       '5',
+      '--max-concurrency',
+      '8',
       '--max-response-chars',
       '4000',
       '--request-timeout',
@@ -163,6 +166,7 @@ describe('parseArguments', () => {
       budget: { maxModelCalls: 40, maxTokens: 200_000, maxWallTimeMs: 300_000 },
       execTimeoutMs: 5000,
       maxCodeBlocks: 5,
+      maxConcurrency: 8,
       maxResponseChars: 4_000,
       modelCalls: {
         timeoutMs: 30_000,
@@ -312,6 +316,7 @@ describe('parseArguments', () => {
     [['--max-depth=-1'], '--max-depth needs a positive whole number (got "-1")'],
     [['--max-depth', '0'], '--max-depth needs a positive whole number (got "0")'],
     [['--max-iterations', '2.5'], '--max-iterations needs a positive whole number (got "2.5")'],
+    [['--max-concurrency', '0'], '--max-concurrency needs a positive whole number (got "0")'],
     [['--exec-timeout', '10s'], '--exec-timeout needs a positive whole number (got "10s")'],
     [['--request-timeout', '0'], '--request-timeout needs a positive whole number (got "0")'],
     [['--request-timeout', '60s'], '--request-timeout needs a positive whole number (got "60s")'],

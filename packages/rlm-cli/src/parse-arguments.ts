@@ -75,6 +75,11 @@ export interface CliOptions {
   /** `--max-code-blocks`: code blocks run per model response; `undefined` keeps the core's 20. */
   readonly maxCodeBlocks: number | undefined;
   /**
+   * `--max-concurrency`: the most model calls in flight at once (fewer after the API's 429s);
+   * `undefined` keeps the core's default (`defaultMaxConcurrency`).
+   */
+  readonly maxConcurrency: number | undefined;
+  /**
    * `--max-response-chars`: characters of one model response sent back to the model;
    * `undefined` keeps the core's 20,000.
    */
@@ -238,6 +243,7 @@ const optionDefinitions = {
   'max-tokens': { type: 'string' },
   'max-wall-time': { type: 'string' },
   'max-code-blocks': { type: 'string' },
+  'max-concurrency': { type: 'string' },
   'max-response-chars': { type: 'string' },
   'request-timeout': { type: 'string' },
   'max-response-bytes': { type: 'string' },
@@ -427,6 +433,7 @@ export function parseArguments(
       },
       execTimeoutMs: optionalInteger(values['exec-timeout'], '--exec-timeout'),
       maxCodeBlocks: optionalInteger(values['max-code-blocks'], '--max-code-blocks'),
+      maxConcurrency: optionalInteger(values['max-concurrency'], '--max-concurrency'),
       maxResponseChars: optionalInteger(values['max-response-chars'], '--max-response-chars'),
       modelCalls: {
         timeoutMs: optionalInteger(values['request-timeout'], '--request-timeout'),

@@ -1,5 +1,7 @@
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { constants } from 'node:buffer';
+import { closeSync, constants as fileConstants, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { Utf8Text } from '@rlm/core';
 import type { ByteLimit } from './byte-limit.js';
 import type { ContextFile } from './context-file.js';
 import { ContextLoadError } from './context-load-error.js';
@@ -23,14 +25,9 @@ export const binarySniffBytes = 8000;
 const maxChunkBytes = 1 << 20;
 const streamChunkBytes = 64 * 1024;
 
-/**
- * Reads one file named by the user (a regular file, a pipe, a device) as strict UTF-8 text,
- * counting its bytes against `limit` as they arrive. A leading byte order mark is dropped.
- * Invalid UTF-8 and every other failure reject with a one-line {@link ContextLoadError}.
- */
-export async function readContextFile(file: ContextFile, limit: ByteLimit): Promise<string> {
+/** The file's bytes, counted against `limit` as they arrive. */
+async function readBytes(file: ContextFile, limit: ByteLimit): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
-  let total = 0;
   try {
     const handle = await open(file.path, 'r');
     try {
@@ -39,7 +36,6 @@ export async function readContextFile(file: ContextFile, limit: ByteLimit): Prom
         const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
         if (bytesRead === 0) break;
         limit.add(bytesRead, file.path);
-        total += bytesRead;
         chunks.push(chunk.subarray(0, bytesRead));
       }
     } finally {
@@ -49,13 +45,55 @@ export async function readContextFile(file: ContextFile, limit: ByteLimit): Prom
     if (ContextLoadError.isInstance(error)) throw error;
     throw fileSystemError(file.path, error);
   }
-  const text = decodeUtf8(joinChunks(chunks, total), file);
-  if (text === undefined) {
-    throw new ContextLoadError(
-      `${file.path} is not valid UTF-8 text; convert it to UTF-8 or leave it out of the context`,
-      { path: file.path },
-    );
+  return chunks;
+}
+
+function notUtf8Error(file: ContextFile): ContextLoadError {
+  return new ContextLoadError(
+    `${file.path} is not valid UTF-8 text; convert it to UTF-8 or leave it out of the context`,
+    { path: file.path },
+  );
+}
+
+function tooLongError(file: ContextFile, cause?: unknown): ContextLoadError {
+  return new ContextLoadError(
+    `${file.path} is too large for one JavaScript string; split it into parts and load them with --context-dir`,
+    { path: file.path, cause },
+  );
+}
+
+/**
+ * Reads one file named by the user (a regular file, a pipe, a device) as strict UTF-8 text,
+ * counting its bytes against `limit` as they arrive. A leading byte order mark is dropped.
+ * Invalid UTF-8 and every other failure reject with a one-line {@link ContextLoadError}.
+ */
+export async function readContextFile(file: ContextFile, limit: ByteLimit): Promise<string> {
+  const chunks = await readBytes(file, limit);
+  const text = decodeUtf8(joinChunks(chunks), file);
+  if (text === undefined) throw notUtf8Error(file);
+  return text;
+}
+
+/**
+ * Reads one file as {@link readContextFile} does, but keeps it as its bytes, in shared memory,
+ * without decoding them: a `Utf8Text`, which the SES sandbox receives shared (not copied) and
+ * decodes itself.
+ */
+export async function readContextFileAsUtf8Text(
+  file: ContextFile,
+  limit: ByteLimit,
+): Promise<Utf8Text> {
+  const chunks = await readBytes(file, limit);
+  const total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  const bytes = new Uint8Array(new SharedArrayBuffer(total));
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
   }
+  const text = Utf8Text.fromBytes(bytes);
+  if (text === undefined) throw notUtf8Error(file);
+  if (text.length > constants.MAX_STRING_LENGTH) throw tooLongError(file);
   return text;
 }
 
@@ -74,7 +112,7 @@ export function readWalkedFileSync(file: ContextFile, limit: ByteLimit): Context
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    descriptor = openSync(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
+    descriptor = openSync(file.path, fileConstants.O_RDONLY | fileConstants.O_NONBLOCK);
     while (true) {
       const chunk = Buffer.allocUnsafe(chunkSize(file.size));
       const bytesRead = readSync(descriptor, chunk, 0, chunk.length, null);
@@ -109,7 +147,7 @@ export function readWalkedFileSync(file: ContextFile, limit: ByteLimit): Context
 export function startsLikeBinarySync(file: ContextFile): boolean {
   let descriptor: number | undefined;
   try {
-    descriptor = openSync(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
+    descriptor = openSync(file.path, fileConstants.O_RDONLY | fileConstants.O_NONBLOCK);
     const head = Buffer.allocUnsafe(binarySniffBytes);
     const bytesRead = readSync(descriptor, head, 0, head.length, null);
     return head.subarray(0, bytesRead).includes(0);
@@ -126,7 +164,7 @@ function chunkSize(size: number): number {
   return size > 0 ? Math.min(size + 1, maxChunkBytes) : streamChunkBytes;
 }
 
-function joinChunks(chunks: readonly Buffer[], total: number): Buffer {
+function joinChunks(chunks: readonly Buffer[], total?: number): Buffer {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
@@ -141,9 +179,6 @@ function decodeUtf8(bytes: Buffer, file: ContextFile): string | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
       return undefined;
     }
-    throw new ContextLoadError(
-      `${file.path} is too large for one JavaScript string; split it into parts and load them with --context-dir`,
-      { path: file.path, cause: error },
-    );
+    throw tooLongError(file, error);
   }
 }

@@ -385,6 +385,42 @@ describe('createEventRenderer', () => {
     );
   });
 
+  test('the concurrency level: on the status line during a fan-out, a line when 429s lower it', () => {
+    const statuses: (string | undefined)[] = [];
+    let text = '';
+    const renderEvent = createEventRenderer({
+      write: (chunk) => {
+        text += chunk;
+      },
+      color: false,
+      status: (status) => statuses.push(status),
+      maxConcurrency: 64,
+    });
+    renderEvent({ ...root, type: 'step-start', iteration: 1 });
+    renderEvent({ ...root, type: 'bridge-call', requestId: 'r1', name: 'llm_query' });
+    expect(statuses.at(-1)).toBe('llm_query 0/1 · 64 at once, max 64');
+    renderEvent({
+      ...root,
+      type: 'concurrency',
+      level: 32,
+      cap: 64,
+      reason: 'rate-limited',
+      pausedMs: 2_000,
+    });
+    expect(statuses.at(-1)).toBe('llm_query 0/1 · 32 at once, max 64');
+    renderEvent({ ...root, type: 'concurrency', level: 33, cap: 64, reason: 'raised' });
+    expect(statuses.at(-1)).toBe('llm_query 0/1 · 33 at once, max 64');
+    renderEvent({ ...root, type: 'concurrency', level: 64, cap: 64, reason: 'raised' });
+    expect(text).toBe(
+      [
+        '● step 1',
+        '⚠ rate-limited (429): 32 model calls at once now, max 64; none starts for 2.0 s',
+        '  model calls at once back to 64',
+        '',
+      ].join('\n'),
+    );
+  });
+
   describe('streamText: prose line by line as it streams in', () => {
     const texts = [
       'One line only.',

@@ -22,6 +22,12 @@ export interface EventRendererOptions {
    */
   readonly status?: (text: string | undefined) => void;
   /**
+   * The most model calls in flight at once (`--max-concurrency`, or the core's default): with
+   * the number allowed now, which the API's 429s lower, it shows on the status line while
+   * `llm_query` calls run (`llm_query 23/40 · 32 at once, max 64`). Unset: not shown.
+   */
+  readonly maxConcurrency?: number;
+  /**
    * Show a step's prose line by line as the model writes it (`text-delta` events from a
    * streaming model), instead of all at once when the step's text is complete: for a terminal.
    * The lines are the same either way. Default false.
@@ -107,6 +113,11 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
   const fanOuts = new Map<string, FanOut>();
   /** Durable-tool activity of each call's running block. */
   const toolTallies = new Map<string, ToolActivityTally>();
+  /** Model calls allowed at once now (`concurrency` events lower it after 429s), and the cap. */
+  let concurrency =
+    options.maxConcurrency === undefined
+      ? undefined
+      : { level: options.maxConcurrency, cap: options.maxConcurrency };
   let shownStatus: string | undefined;
   const updateStatus = () => {
     if (!options.status) return;
@@ -118,8 +129,10 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       settled += fanOut.settled;
     }
     const writing = [...toolTallies.values()].find((tally) => tally.writing)?.writing;
-    if (started > settled) text = `llm_query ${settled}/${started}`;
-    else if (writing) text = writing;
+    if (started > settled) {
+      const atOnce = concurrency ? ` · ${concurrency.level} at once, max ${concurrency.cap}` : '';
+      text = `llm_query ${settled}/${started}${atOnce}`;
+    } else if (writing) text = writing;
     else if (waiting.size > 0) {
       const [first] = waiting.values();
       text =
@@ -342,6 +355,21 @@ export function createEventRenderer(options: EventRendererOptions): (event: RlmE
       case 'model-retry':
         // Printed by the CLI as its own `rlm:` line, even with --quiet.
         return;
+      case 'concurrency': {
+        concurrency = { level: event.level, cap: event.cap };
+        if (event.reason === 'rate-limited') {
+          const paused =
+            event.pausedMs === undefined
+              ? ''
+              : `; none starts for ${(event.pausedMs / 1000).toFixed(1)} s`;
+          emit('yellow', '⚠ ', [
+            `rate-limited (429): ${plural(event.level, 'model call')} at once now, max ${event.cap}${paused}`,
+          ]);
+        } else if (event.level === event.cap) {
+          emit('dim', '  ', [`model calls at once back to ${event.cap}`]);
+        }
+        return;
+      }
       case 'checkpoint':
       case 'variables-updated':
         return;

@@ -8,6 +8,7 @@ import {
   fakeText,
   startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
+import { waitUntil } from '@rlm/core/testing';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type CliInput, runCli } from './run-cli.js';
 import { runCliPiped } from './test-support/run-cli-piped.js';
@@ -19,14 +20,6 @@ class FakeTerminal extends PassThrough {
   readonly isTTY = true;
   setRawMode(): this {
     return this;
-  }
-}
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -118,18 +111,18 @@ describe('runCli: interactive mode', () => {
       onInterrupt: () => () => {},
     });
 
-    await waitFor(() => stderr.text.includes('› '), 'the prompt');
+    await waitUntil(() => stderr.text.includes('› '), 'the prompt');
     stdin.write('How many lines?\r');
-    await waitFor(() => stdout.text === '4\n', 'the first answer');
+    await waitUntil(() => stdout.text === '4\n', 'the first answer');
 
     const requestsBefore = server.requests.length;
     stdin.write('A slow one\r');
-    await waitFor(() => server.requests.length > requestsBefore, 'the slow request');
+    await waitUntil(() => server.requests.length > requestsBefore, 'the slow request');
     stdin.write('\u0003');
-    await waitFor(() => stderr.text.includes('rlm: aborted\n'), 'the abort');
+    await waitUntil(() => stderr.text.includes('rlm: aborted\n'), 'the abort');
 
     stdin.write('One more than before?\r');
-    await waitFor(() => stdout.text === '4\n5\n', 'the third answer');
+    await waitUntil(() => stdout.text === '4\n5\n', 'the third answer');
     stdin.write('exit\r');
     expect(await exitCode).toBe(0);
     expect(stderr.text).toContain('rlm: aborting… (Ctrl-C again to quit at once)');
@@ -146,9 +139,9 @@ describe('runCli: interactive mode', () => {
       stderr,
       onInterrupt: () => () => {},
     });
-    await waitFor(() => stderr.text.includes('› '), 'the prompt');
+    await waitUntil(() => stderr.text.includes('› '), 'the prompt');
     stdin.write('\u0003');
-    await waitFor(() => stderr.text.includes('(type exit or press Ctrl-D to quit)'), 'the hint');
+    await waitUntil(() => stderr.text.includes('(type exit or press Ctrl-D to quit)'), 'the hint');
     stdin.write('\u0004');
     expect(await exitCode).toBe(0);
   });

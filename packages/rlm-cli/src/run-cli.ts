@@ -3,10 +3,12 @@ import { Writable } from 'node:stream';
 import {
   escapeControlCharacters,
   type ArtifactStore,
+  defaultMaxConcurrency,
   hashContext,
   type RLM,
   type RlmEvent,
   runKey,
+  Utf8Text,
 } from '@rlm/core';
 import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
 import { runToolsCommand } from '@rlm/toolstore';
@@ -150,7 +152,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       );
     }
     const answers = await AnswerSink.open({ ...cli, stdout, stderr });
-    const context = await loadCliContext(cli, stderr);
+    // A text file's bytes go to the sandbox as they are, shared, and are decoded there.
+    const context = await loadCliContext(cli, stderr, { utf8Text: true });
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
     store = cli.storePath
       ? await openStore(cli.storePath, { connectTimeoutMs: cli.connectTimeoutMs })
@@ -250,6 +253,7 @@ class Session {
       color,
       width,
       ...(live ? { status: (text: string | undefined) => live.set(text) } : {}),
+      maxConcurrency: cli.maxConcurrency ?? defaultMaxConcurrency,
       // On a terminal the model's prose shows as it streams in.
       streamText: Boolean(terminal.isTTY),
     });
@@ -529,7 +533,8 @@ function describeContext(context: LoadedContext | undefined, cli: CliOptions): s
   if (context === undefined) return 'no context';
   const size = formatBytes(context.bytes);
   if (cli.contextFile !== undefined) {
-    const kind = typeof context.value === 'string' ? 'text' : 'JSON';
+    const kind =
+      typeof context.value === 'string' || Utf8Text.isInstance(context.value) ? 'text' : 'JSON';
     return `context ${cli.contextFile} (${size}, ${kind})`;
   }
   const shape = cli.concat ? 'joined into one string' : 'as an array';

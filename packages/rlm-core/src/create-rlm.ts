@@ -7,7 +7,7 @@ import {
   type ResumeState,
   resumeStateOf,
 } from './checkpoints.js';
-import { ConcurrencyGate } from './concurrency-gate.js';
+import { ConcurrencyGate, defaultMaxConcurrency } from './concurrency-gate.js';
 import { defaultCheckpointMaxLagMs } from './checkpointer.js';
 import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
@@ -122,7 +122,10 @@ class RecursiveLanguageModel implements RLM {
       );
     }
     this.#session = new SessionMemory(settings.sessionMemory, settings.artifacts);
-    this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');
+    this.#maxConcurrency = positiveInteger(
+      settings.maxConcurrency ?? defaultMaxConcurrency,
+      'maxConcurrency',
+    );
     this.#budget = settings.budget;
     this.#prices = runPrices(settings);
     this.#artifacts = settings.artifacts;

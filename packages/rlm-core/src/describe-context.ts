@@ -1,4 +1,5 @@
 import { measurePlainData, type PlainDataLimits } from './bridge/measure-plain-data.js';
+import { Utf8Text } from './utf8-text.js';
 
 /** What the prompt says about a context, without including it. */
 export interface ContextDescription {
@@ -23,6 +24,9 @@ export function describeContext(context: unknown, previewChars = 300): ContextDe
   }
   if (typeof context === 'string') {
     return { type: 'string', totalChars: context.length, preview: context.slice(0, previewChars) };
+  }
+  if (Utf8Text.isInstance(context)) {
+    return { type: 'string', totalChars: context.length, preview: context.head(previewChars) };
   }
   if (Array.isArray(context)) {
     const lengths = measureItems(context);
@@ -60,7 +64,7 @@ const contextLimits: PlainDataLimits = {
  * a bigint, too many values).
  */
 export function measure(value: unknown): number {
-  if (typeof value === 'string') return value.length;
+  if (typeof value === 'string' || Utf8Text.isInstance(value)) return value.length;
   const measured = measurePlainData(value, contextLimits);
   return measured.ok ? measured.chars : 0;
 }

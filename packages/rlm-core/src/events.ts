@@ -203,6 +203,23 @@ export interface ModelRetryEvent extends EventBase, ModelRetry {
   readonly requestId?: string;
 }
 
+/**
+ * The number of model calls allowed at once in the run tree changed. It starts at the cap
+ * (`maxConcurrency`), halves when the API answers 429 (`rate-limited`, with the API's
+ * `retry-after` as `pausedMs`, during which no call starts), and rises by one for each call
+ * answered without a 429 (`raised`), never above the cap.
+ */
+export interface ConcurrencyEvent extends EventBase {
+  readonly type: 'concurrency';
+  /** Model calls allowed at once now. */
+  readonly level: number;
+  /** The most ever allowed at once: `maxConcurrency`. */
+  readonly cap: number;
+  readonly reason: 'rate-limited' | 'raised';
+  /** On `rate-limited`: how long no model call starts, in milliseconds, when the API said. */
+  readonly pausedMs?: number;
+}
+
 /** The sandbox's variables were listed (at call start, after each execution, before extract). */
 export interface VariablesUpdatedEvent extends EventBase {
   readonly type: 'variables-updated';
@@ -289,6 +306,7 @@ export type RlmEvent =
   | CallErrorEvent
   | UsageEvent
   | ModelRetryEvent
+  | ConcurrencyEvent
   | VariablesUpdatedEvent
   | VariableSyncFailedEvent
   | ResumedEvent

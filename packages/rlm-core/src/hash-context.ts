@@ -1,21 +1,30 @@
 import { createHash, type Hash } from 'node:crypto';
 import { textSlices } from './text-slices.js';
+import { Utf8Text } from './utf8-text.js';
 
 /** Small pieces are batched into one `update` call of about this many characters. */
 const batchChars = 64 * 1024;
 
+/** Digests of the `Utf8Text` contexts hashed so far: a context is hashed once per run. */
+const utf8TextDigests = new WeakMap<Utf8Text, string>();
+
 /**
- * The SHA-256 (64 hex characters) of a context: a string, a `Uint8Array`, or arrays and plain
- * objects of those, numbers, booleans, `null`, `undefined` and bigints. Streams through the
- * hash without serializing: a 256 MB string is read once and never copied whole. Types are
- * tagged and lengths prefixed, so `"1"` and `1`, or `["ab"]` and `["a", "b"]`, differ; object
- * keys are sorted, so key order does not matter. Throws for other values
- * and for cycles (`TypeError`).
+ * The SHA-256 (64 hex characters) of a context: a string, a `Utf8Text` (the same digest as
+ * its string), a `Uint8Array`, or arrays and plain objects of those, numbers, booleans, `null`,
+ * `undefined` and bigints. Streams through the hash without serializing: a 256 MB string is
+ * read once and never copied whole. Types are tagged and lengths prefixed, so `"1"` and `1`, or
+ * `["ab"]` and `["a", "b"]`, differ; object keys are sorted, so key order does not matter.
+ * Throws for other values and for cycles (`TypeError`).
  */
 export function hashContext(context: unknown): string {
+  const text = Utf8Text.isInstance(context) ? context : undefined;
+  const known = text && utf8TextDigests.get(text);
+  if (known !== undefined) return known;
   const writer = new HashWriter(createHash('sha256'));
   writer.value(context, new Set());
-  return writer.digest();
+  const digest = writer.digest();
+  if (text) utf8TextDigests.set(text, digest);
+  return digest;
 }
 
 class HashWriter {
@@ -62,6 +71,13 @@ class HashWriter {
   #object(value: object | null, ancestors: Set<object>): void {
     if (value === null) {
       this.#text('z;');
+      return;
+    }
+    if (Utf8Text.isInstance(value)) {
+      // As its string: the tag and length, then the string's UTF-8 bytes, which these are.
+      this.#text(`s${value.length}:`);
+      this.#flush();
+      this.#hash.update(value.bytes);
       return;
     }
     if (value instanceof Uint8Array) {

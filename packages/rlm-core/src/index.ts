@@ -71,4 +71,6 @@ export {
   retryModelCall,
 } from './retry-model-call.js';
 export { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
+export { defaultMaxConcurrency } from './concurrency-gate.js';
+export { Utf8Text } from './utf8-text.js';
 export { isToolsRefusal } from './is-tools-refusal.js';

@@ -132,9 +132,11 @@ export interface GenerateOptions {
   readonly onText?: (delta: string) => void;
   /**
    * Called before each wait for a retry, so the wait can be shown; adapters that retry call it
-   * once per retry, others never. A throw from the callback is ignored.
+   * once per retry, others never. A throw from the callback is ignored. When it returns a
+   * promise, the next attempt also waits for it (the loop queues a rate-limited call for a
+   * concurrency slot again); `retryModelCall` does so.
    */
-  readonly onRetry?: (retry: ModelRetry) => void;
+  readonly onRetry?: (retry: ModelRetry) => unknown;
 }
 
 /** A chat model the RLM loop drives. */

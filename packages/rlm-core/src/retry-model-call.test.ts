@@ -78,4 +78,49 @@ describe('retryModelCall', () => {
     await expect(pending).rejects.toThrow('stop');
     expect(attempts).toBe(1);
   });
+
+  test('the next attempt also waits for a promise onRetry returns; its rejection fails nothing', async () => {
+    const events: string[] = [];
+    let release!: () => void;
+    let attempts = 0;
+    const pending = retryModelCall({
+      attempt: async () => {
+        attempts += 1;
+        events.push(`attempt ${attempts}`);
+        if (attempts === 1) throw new Error('busy');
+        return 'done';
+      },
+      judge: () => transient,
+      giveUp: () => new Error('never'),
+      maxRetries: 2,
+      maxRetryAfterMs: 1_000,
+      onRetry: () =>
+        new Promise<void>((resolve) => {
+          release = () => {
+            events.push('slot again');
+            resolve();
+          };
+        }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['attempt 1']);
+    release();
+    await expect(pending).resolves.toBe('done');
+    expect(events).toEqual(['attempt 1', 'slot again', 'attempt 2']);
+    let rejectedAttempts = 0;
+    await expect(
+      retryModelCall({
+        attempt: async () => {
+          rejectedAttempts += 1;
+          if (rejectedAttempts === 1) throw new Error('busy');
+          return 'still done';
+        },
+        judge: () => transient,
+        giveUp: () => new Error('never'),
+        maxRetries: 1,
+        maxRetryAfterMs: 1_000,
+        onRetry: () => Promise.reject(new Error('ignored')),
+      }),
+    ).resolves.toBe('still done');
+  });
 });

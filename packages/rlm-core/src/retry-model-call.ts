@@ -1,3 +1,4 @@
+import { abortableWait } from './abortable-wait.js';
 import type { ModelRetry } from './language-model.js';
 import { backoffDelayMs } from './retry-timing.js';
 
@@ -35,15 +36,19 @@ export interface RetriedModelCall<Result, Verdict extends RetryVerdict> {
   readonly maxRetryAfterMs: number;
   /** Rejects at once with its reason, also during a wait; an attempt it ends is not retried. */
   readonly signal?: AbortSignal | undefined;
-  /** Told of each wait before it starts; a throw from it is ignored. */
-  readonly onRetry?: ((retry: ModelRetry) => void) | undefined;
+  /**
+   * Told of each wait before it starts; a throw from it is ignored. When it returns a promise,
+   * the next attempt waits for it too (the run's concurrency gate queues a rate-limited call
+   * for a slot again); only an abort of `signal` makes it fail the call.
+   */
+  readonly onRetry?: ((retry: ModelRetry) => unknown) | undefined;
 }
 
 /**
  * The retry policy every model adapter shares: runs `attempt` until it succeeds, the failure
  * is final, `maxRetries` are spent, or the API asks to wait longer than `maxRetryAfterMs`;
  * between attempts waits `retry-after` when the API gave one, else {@link backoffDelayMs}, and
- * reports each wait to `onRetry` first.
+ * reports each wait to `onRetry` first (and waits for the promise it returns, if any).
  */
 export async function retryModelCall<Result, Verdict extends RetryVerdict>(
   call: RetriedModelCall<Result, Verdict>,
@@ -73,36 +78,22 @@ export async function retryModelCall<Result, Verdict extends RetryVerdict>(
       throw giveUp({ retryAfterMs, maxRetryAfterMs });
     }
     const delayMs = retryAfterMs ?? backoffDelayMs(attempts);
+    let ready: Promise<unknown> | undefined;
     try {
-      onRetry?.({
+      const reported = onRetry?.({
         attempt: attempts + 1,
         maxAttempts,
         delayMs,
         requestedByApi: retryAfterMs !== undefined,
         ...verdict.retry,
       });
+      // Settled either way: only an abort of `signal` stops the retry.
+      ready = Promise.resolve(reported).catch(() => undefined);
     } catch {
       // Reporting a retry is best-effort.
     }
-    await wait(delayMs, signal);
+    await abortableWait(delayMs, signal);
+    await ready;
+    if (signal?.aborted) throw signal.reason;
   }
-}
-
-/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

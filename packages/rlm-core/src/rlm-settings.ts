@@ -197,7 +197,12 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   readonly redactionMinChars?: number;
   /** Fence languages whose blocks run. Default `['repl']`. */
   readonly codeLanguages?: readonly string[];
-  /** Model calls in flight at once, across the whole run tree. Default 16. */
+  /**
+   * The most model calls in flight at once, across the whole run tree. Default 64. The run
+   * starts at this cap, halves the number when the API answers 429 (and starts no call for its
+   * `retry-after`), and raises it again by one per call answered without 429, never above the
+   * cap; `concurrency` events show each change.
+   */
   readonly maxConcurrency?: number;
   /** Shared budgets. */
   readonly budget?: BudgetSettings;

@@ -169,6 +169,11 @@ export interface Sandbox extends AsyncDisposable {
    * not defined or the value cannot be cloned (functions, for example).
    */
   getVariable(name: string): Promise<unknown>;
+  /**
+   * Optional. True when `setVariables` takes `Utf8Text` values itself, defining the string each
+   * stands for from its bytes (without the host decoding them); other sandboxes get the string.
+   */
+  readonly acceptsUtf8Text?: boolean;
   /** Defines or replaces globals from plain data. */
   setVariables(
     values: Readonly<Record<string, unknown>>,

@@ -11,6 +11,7 @@ import type {
   LoadCheckpointOptions,
 } from './artifact-store.js';
 import type { SessionMemorySettings } from './rlm-settings.js';
+import { Utf8Text } from './utf8-text.js';
 
 export type { SessionMemorySettings };
 
@@ -378,7 +379,7 @@ function bound(value: number | undefined, name: string): number {
  * so the walk is linear in what the value holds, never in the paths to it.
  */
 export function valueChars(value: unknown): number {
-  if (typeof value === 'string') return value.length;
+  if (typeof value === 'string' || Utf8Text.isInstance(value)) return value.length;
   const seen = new Set<object>();
   const stack: unknown[] = [value];
   let chars = 0;

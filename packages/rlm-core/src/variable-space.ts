@@ -1,6 +1,7 @@
 import type { VariableSyncReason } from './events.js';
 import type { VariableSyncSettings } from './rlm-settings.js';
 import type { Sandbox, VariableInfo } from './sandbox.js';
+import { Utf8Text } from './utf8-text.js';
 
 export type { VariableSyncReason, VariableSyncSettings };
 
@@ -53,9 +54,21 @@ export class VariableSpace {
     return this.injectAll({ [name]: value }, readOnly);
   }
 
-  /** Sets several variables at once. */
+  /**
+   * Sets several variables at once. A `Utf8Text` value goes as it is to a sandbox that
+   * `acceptsUtf8Text`, as its string to others.
+   */
   injectAll(values: Readonly<Record<string, unknown>>, readOnly = false): Promise<void> {
-    return this.#sandbox.setVariables(values, { readOnly });
+    const sandbox = this.#sandbox;
+    const given = sandbox.acceptsUtf8Text
+      ? values
+      : Object.fromEntries(
+          Object.entries(values).map(([name, value]) => [
+            name,
+            Utf8Text.isInstance(value) ? value.text() : value,
+          ]),
+        );
+    return sandbox.setVariables(given, { readOnly });
   }
 
   /** A variable's value (a structured clone). Rejects when it is undefined or not cloneable. */

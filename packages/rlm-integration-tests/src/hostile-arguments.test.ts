@@ -12,7 +12,7 @@ import {
   type RLMSettings,
   runKey,
 } from '@rlm/core';
-import { createScriptedModel } from '@rlm/core/testing';
+import { createScriptedModel, timeScaled } from '@rlm/core/testing';
 import { createToolStore } from '@rlm/toolstore';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
@@ -283,7 +283,9 @@ describe('the host never walks a guest value path by path', () => {
 
 /**
  * Watches the host while `work` runs: its peak resident memory over the start, and the longest
- * time its event loop went without running a 20 ms timer (how long a SIGINT would wait).
+ * time its event loop went without running a 20 ms timer (how long a SIGINT would wait), in
+ * the reference machine's milliseconds (divided by the machine's slowdown around `work`, see
+ * `timeScaled`).
  */
 async function watchHost<T>(
   work: () => Promise<T>,
@@ -299,9 +301,13 @@ async function watchHost<T>(
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 20);
   try {
-    const result = await work();
+    const { value: result, slowdown } = await timeScaled(work);
     peak = Math.max(peak, process.memoryUsage.rss());
-    return { result, rssGrowthMb: (peak - before) / 2 ** 20, longestStallMs };
+    return {
+      result,
+      rssGrowthMb: (peak - before) / 2 ** 20,
+      longestStallMs: longestStallMs / slowdown,
+    };
   } finally {
     clearInterval(sampler);
   }

@@ -7,7 +7,7 @@ import {
   type Sandbox,
   type SandboxFactory,
 } from '@rlm/core';
-import { createScriptedModel } from '@rlm/core/testing';
+import { createScriptedModel, waitUntil } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
 
@@ -203,7 +203,11 @@ describe('scheduler hardening', () => {
     expect(first.value).toMatchObject({ type: 'call-start' });
     // The consumer reads nothing more while the run goes on: the run must reach its end
     // (every sub-call and the final model call made) without it.
-    await waitFor(() => subLlm.requests.length === 200 && llm.requests.length === 2, 20_000);
+    await waitUntil(
+      () => subLlm.requests.length === 200 && llm.requests.length === 2,
+      'the 200 sub-calls and the second step',
+      20_000,
+    );
     const rest: RlmEvent[] = [];
     for (let next = await stream.next(); !next.done; next = await stream.next())
       rest.push(next.value);
@@ -243,13 +247,13 @@ describe('scheduler hardening', () => {
     const run = rlm
       .query('root', 'ctx', { signal: abort.signal })
       .catch((caught: unknown) => caught);
-    await waitFor(() => model.signals.length === 3);
+    await waitUntil(() => model.signals.length === 3, 'three model calls');
     expect(counter.created()).toBe(3);
     abort.abort();
     const error = await run;
     expect(AbortedError.isInstance(error)).toBe(true);
     expect(model.signals.every((signal) => signal.aborted)).toBe(true);
-    await waitFor(() => counter.open() === 1);
+    await waitUntil(() => counter.open() === 1, 'one open call');
     expect(counter.open()).toBe(1); // only the persistent root sandbox stays, for the next query
   });
 
@@ -273,7 +277,10 @@ describe('scheduler hardening', () => {
         events.push(event);
       }
     })().catch((caught: unknown) => caught);
-    await waitFor(() => events.filter((event) => event.type === 'bridge-call').length === 1000);
+    await waitUntil(
+      () => events.filter((event) => event.type === 'bridge-call').length === 1000,
+      '1,000 bridge calls',
+    );
     expect(model.signals).toHaveLength(64);
     abort.abort();
     expect(AbortedError.isInstance(await run)).toBe(true);
@@ -305,7 +312,7 @@ describe('scheduler hardening', () => {
     });
     await using rlm = createRLM({ llm, sandbox: counter.factory, persistent: false });
     expect((await rlm.query('root', 'c')).answer).toBe('root done');
-    await waitFor(() => counter.open() === 0);
+    await waitUntil(() => counter.open() === 0, 'no open call');
     expect(counter.created()).toBe(3);
   });
 
@@ -330,11 +337,3 @@ describe('scheduler hardening', () => {
     expect((error as { partialAnswer: string }).partialAnswer).toContain('Partial idea.');
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRLM, type GenerateRequest } from '@rlm/core';
-import { createScriptedModel } from '@rlm/core/testing';
+import { createScriptedModel, timeScaled } from '@rlm/core/testing';
 import { createTraceRecorder, renderTraceHtml, type TraceDocument } from '@rlm/trace';
 import { syntheticRunEvents } from '@rlm/trace/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -167,7 +167,7 @@ describe('the HTML trace in a real browser', () => {
     expect(requests.every((url) => url.startsWith('file://'))).toBe(true);
   }, 60_000);
 
-  test('a trace of 2,000 steps opens in under 2 s (bound here: 10 s on a loaded machine)', async () => {
+  test("a trace of 2,000 steps opens in under 2 s (bound here: 10 s, scaled by the machine's load)", async () => {
     const recorder = createTraceRecorder();
     for (const event of syntheticRunEvents(2000)) recorder.record(event);
     const file = path.join(directory, 'long.html');
@@ -175,15 +175,15 @@ describe('the HTML trace in a real browser', () => {
 
     await using browser = await launchChromium();
     const page = await browser.newPage();
-    const started = performance.now();
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready="true"]');
-    const openMs = performance.now() - started;
+    const { wallMs: openMs, scaledMs } = await timeScaled(async () => {
+      await page.goto(pathToFileURL(file).href);
+      await page.waitForSelector('body[data-ready="true"]');
+    });
     const renderMs = Number(await page.locator('body').getAttribute('data-render-ms'));
     console.log(
       `2,000-step trace: opened in ${Math.round(openMs)} ms (page script ${Math.round(renderMs)} ms)`,
     );
-    expect(openMs).toBeLessThan(10_000);
+    expect(scaledMs).toBeLessThan(10_000);
     // Steps render a page at a time; search reaches the last ones.
     const steps = page.locator('details.call[data-depth="0"] > .body > .steps > details.step');
     await expect(steps.count()).resolves.toBe(100);

@@ -181,16 +181,19 @@ describe('String.prototype.split after lockdown', () => {
   });
 
   test('is much faster than the frozen intrinsic it stands in for', async () => {
-    // The shim is spec-exact, so only speed tells it is there. Both run back to back in the
-    // same worker; without the shim they take the same time, with it the intrinsic is >10x slower.
+    // The shim is spec-exact, so only speed tells it is there. Both run in turn in the same
+    // worker; without the shim they take the same time, with it the intrinsic is >10x slower.
+    // The fastest of three runs each: a busy machine may pause any one run, not all three.
     const [shim, intrinsic] = JSON.parse(
       await run(`
         const text = 'word '.repeat(100000);
         const timed = (split) => { const start = Date.now(); split(); return Date.now() - start; };
-        JSON.stringify([
-          timed(() => text.split(/\\s+/)),
-          timed(() => RegExp.prototype[Symbol.split].call(/\\s+/, text)),
-        ])
+        const fastest = [Infinity, Infinity];
+        for (let round = 0; round < 3; round++) {
+          fastest[0] = Math.min(fastest[0], timed(() => text.split(/\\s+/)));
+          fastest[1] = Math.min(fastest[1], timed(() => RegExp.prototype[Symbol.split].call(/\\s+/, text)));
+        }
+        JSON.stringify(fastest)
       `),
     ) as [number, number];
     expect(intrinsic).toBeGreaterThan(3 * Math.max(shim, 1));

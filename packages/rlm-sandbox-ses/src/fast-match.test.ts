@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { makeCodeUnitPatterns } from './code-unit-class.js';
 import { makeFastMatch } from './fast-match.js';
 import { makeRegExpToolkit } from './regexp-toolkit.js';
 import { copyPattern, sampleTexts } from './string-method-samples.js';
@@ -6,7 +7,12 @@ import { copyPattern, sampleTexts } from './string-method-samples.js';
 type Match = (this: unknown, regexp: unknown) => unknown;
 
 const nativeMatch = String.prototype.match as Match;
-const fastMatch = makeFastMatch(makeRegExpToolkit(), String.prototype.match) as Match;
+const toolkit = makeRegExpToolkit();
+const fastMatch = makeFastMatch(
+  toolkit,
+  makeCodeUnitPatterns(toolkit),
+  String.prototype.match,
+) as Match;
 
 function outcome(method: Match, receiver: unknown, args: unknown[]): unknown {
   try {

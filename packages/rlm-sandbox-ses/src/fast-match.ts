@@ -1,22 +1,34 @@
 /**
  * A spec-exact `String.prototype.match` that stays fast after SES `lockdown()` (where V8's own
  * `match(/re/g)` runs ~1.5x slower). A pristine RegExp argument (see
- * `RegExpToolkit.isPristine`) is matched with a private copy through `exec`, with the same
+ * `RegExpToolkit.isPristine`) is matched with a private copy through `exec` (a global run of one
+ * character class, `/\w+/g`, by one scan of the text: see `split-on-code-units.ts`), with the same
  * effects on its `lastIndex` as ECMA-262's `RegExp.prototype[@@match]`; every other argument
  * takes the spec's path. Install before `lockdown()`.
  */
+import type { CodeUnitPatterns } from './code-unit-class.js';
 import { isUnicodeFlags, type RegExpToolkit } from './regexp-toolkit.js';
+import { matchCodeUnitRuns } from './split-on-code-units.js';
 
 type Match = (this: unknown, regexp: unknown) => RegExpMatchArray | null;
 
 /** `RegExp.prototype[@@match]` for a pristine `regExp`. */
 function matchByRegExp(
   toolkit: RegExpToolkit,
+  codeUnitPatterns: CodeUnitPatterns,
   regExp: RegExp,
   value: unknown,
 ): RegExpMatchArray | null {
   const text = `${value}`;
   const flags = regExp.flags;
+  if (flags.includes('g') && !flags.includes('y')) {
+    // A run of one class (`/\w+/g`, `/\S+/g`): the maximal runs, found by one scan.
+    const pattern = codeUnitPatterns(regExp.source, flags);
+    if (pattern?.repeated === true) {
+      regExp.lastIndex = 0;
+      return matchCodeUnitRuns(text, pattern.members) as RegExpMatchArray | null;
+    }
+  }
   const matcher = toolkit.matcher(regExp.source, flags);
   if (!flags.includes('g')) {
     const sticky = flags.includes('y');
@@ -43,6 +55,7 @@ function matchByRegExp(
  */
 export function makeFastMatch(
   toolkit: RegExpToolkit,
+  codeUnitPatterns: CodeUnitPatterns,
   nativeMatch: typeof String.prototype.match,
 ): Match {
   // A concise method: named `match`, length 1, no `prototype`, not a constructor.
@@ -58,7 +71,7 @@ export function makeFastMatch(
             throw new TypeError(`${String(matcher)} is not a function`);
           }
           if (matcher === toolkit.match && toolkit.isPristine(regexp as object)) {
-            return matchByRegExp(toolkit, regexp as RegExp, this);
+            return matchByRegExp(toolkit, codeUnitPatterns, regexp as RegExp, this);
           }
           return Reflect.apply(matcher, regexp, [this]);
         }

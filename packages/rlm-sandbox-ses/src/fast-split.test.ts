@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest';
+import { makeCodeUnitPatterns } from './code-unit-class.js';
 import { makeFastSplit } from './fast-split.js';
 import { makeRegExpToolkit } from './regexp-toolkit.js';
 
 const nativeSplit = String.prototype.split;
-const fastSplit = makeFastSplit(makeRegExpToolkit(), nativeSplit);
+const toolkit = makeRegExpToolkit();
+const fastSplit = makeFastSplit(toolkit, makeCodeUnitPatterns(toolkit), nativeSplit);
 
 /** Runs `split` and captures either its result or the error's constructor name. */
 function outcome(

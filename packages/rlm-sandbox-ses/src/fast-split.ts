@@ -7,13 +7,22 @@
  *
  * - a separator that matches one fixed string (`/\n/`, `/,/`, `/ \| /`) splits on that string,
  *   with the native string `split`, which lockdown does not slow;
- * - `/\s+/` and `/\s/` split with a scan for ECMAScript white space and line terminators;
+ * - a separator that is one character class, alone or repeated (`/\s+/`, `/\W+/`, `/[,;]/`),
+ *   splits by one scan of the text with a table of the class (see `code-unit-class.ts`),
+ *   handing out one string per distinct piece;
  * - any other pattern loops over `RegExp.prototype.exec` of a private global copy.
  *
  * Everything else follows ECMA-262 (`String.prototype.split`, `RegExp.prototype[@@split]`)
  * step by step. A vetted shim: install before `lockdown()`, which then freezes it.
  */
-import { isUnicodeFlags, type RegExpToolkit } from './regexp-toolkit.js';
+import { type CodeUnitPattern, type CodeUnitPatterns, inClass } from './code-unit-class.js';
+import {
+  controlEscapes,
+  isUnicodeFlags,
+  type RegExpToolkit,
+  syntaxCharacters,
+} from './regexp-toolkit.js';
+import { splitOnCodeUnits } from './split-on-code-units.js';
 
 const maxArrayLength = 2 ** 32 - 1;
 const maxCachedPlans = 256;
@@ -21,17 +30,8 @@ const maxCachedPlans = 256;
 /** How a pristine separator splits, decided once per source and flags. */
 type SplitPlan =
   | { readonly kind: 'literal'; readonly literal: string }
-  | { readonly kind: 'whitespace'; readonly run: boolean }
+  | { readonly kind: 'class'; readonly pattern: CodeUnitPattern }
   | { readonly kind: 'general'; readonly matcher: RegExp; readonly unicode: boolean };
-
-const syntaxCharacters = '^$\\.*+?()[]{}|/';
-const controlEscapes: Readonly<Record<string, string>> = {
-  n: '\n',
-  t: '\t',
-  r: '\r',
-  f: '\f',
-  v: '\v',
-};
 
 /**
  * The one string a pattern matches, when its source is only plain characters, escaped syntax
@@ -67,52 +67,13 @@ function literalOf(source: string, flags: string): string | undefined {
   return literal;
 }
 
-/** `\s`: ECMAScript WhiteSpace and LineTerminator code units. */
-function isWhiteSpace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  if (code < 0xa0) return false;
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
-/** `text.split(/\s+/, lim)` (`run`) or `text.split(/\s/, lim)`, by scanning. */
-function splitByWhiteSpace(text: string, lim: number, run: boolean): string[] {
-  const result: string[] = [];
-  if (lim === 0) return result;
-  const size = text.length;
-  let start = 0;
-  let index = 0;
-  while (index < size) {
-    if (!isWhiteSpace(text.charCodeAt(index))) {
-      index++;
-      continue;
-    }
-    let end = index + 1;
-    if (run) while (end < size && isWhiteSpace(text.charCodeAt(end))) end++;
-    result.push(text.slice(start, index));
-    if (result.length === lim) return result;
-    start = end;
-    index = end;
-  }
-  result.push(text.slice(start));
-  return result;
-}
-
 /**
  * Builds the replacement from the intrinsics it relies on, captured once.
  * `nativeSplit` is the original `String.prototype.split`.
  */
 export function makeFastSplit(
   toolkit: RegExpToolkit,
+  codeUnitPatterns: CodeUnitPatterns,
   nativeSplit: typeof String.prototype.split,
 ): typeof String.prototype.split {
   const plans = new Map<string, SplitPlan>();
@@ -122,10 +83,10 @@ export function makeFastSplit(
     let plan = plans.get(key);
     if (plan !== undefined) return plan;
     const literal = literalOf(source, flags);
+    const pattern = literal === undefined ? codeUnitPatterns(source, flags) : undefined;
     if (literal !== undefined) plan = { kind: 'literal', literal };
-    else if (source === '\\s+' || source === '\\s') {
-      plan = { kind: 'whitespace', run: source === '\\s+' };
-    } else {
+    else if (pattern !== undefined) plan = { kind: 'class', pattern };
+    else {
       // `d`, `g` and `y` do not change the result: the matcher is always global.
       const kept = [...flags].filter((flag) => !'dgy'.includes(flag)).join('');
       const matcher = toolkit.matcher(source, `${kept}g`);
@@ -141,7 +102,10 @@ export function makeFastSplit(
     const plan = planFor(separator);
     const lim = limit === undefined ? maxArrayLength : (limit as number) >>> 0;
     if (plan.kind === 'literal') return Reflect.apply(nativeSplit, text, [plan.literal, lim]);
-    if (plan.kind === 'whitespace') return splitByWhiteSpace(text, lim, plan.run);
+    if (plan.kind === 'class') {
+      const { members, repeated } = plan.pattern;
+      return splitOnCodeUnits(text, members, inClass, repeated, lim);
+    }
     // A global matcher searching from `q` finds the same first match as the spec's sticky
     // matcher tried at q, q + 1, ..., advancing by code points in unicode mode.
     const { matcher, unicode } = plan;

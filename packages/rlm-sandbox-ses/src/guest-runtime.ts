@@ -12,6 +12,7 @@ import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
+import { PendingTexts } from './pending-texts.js';
 import { deserializeCheckpointBytes, readCheckpointBytes } from './serialize-in-pieces.js';
 import { ownsBuffer, serializeValue } from './serialize-value.js';
 import { TransferTooLargeError } from './transfer-too-large-error.js';
@@ -75,6 +76,11 @@ const changesVariables = new Set<HostMessage['type']>([
   'snapshot-variables',
   'restore-variables',
 ]);
+/**
+ * Messages that read no variable's value: texts the host set as bytes may stay undecoded while
+ * they come (a listing shows a pending text without decoding it).
+ */
+const readsNoVariable = new Set<HostMessage['type']>(['list', 'probe', 'set', 'restore']);
 /** How long a checkpoint snapshot or restore works before letting waiting messages in. */
 const snapshotSliceMs = 2;
 /** How often a checkpoint snapshot or restore under way tells the host it is alive. */
@@ -138,6 +144,8 @@ export class GuestRuntime {
   readonly #reach = new ReachTracker();
   readonly #checkpoints = new CheckpointVariables(this.#reach);
   readonly #readVariable = (name: string): unknown => this.#cells.get(name)?.v;
+  /** Texts the host set as bytes, decoded when first read or once the worker idles. */
+  readonly #pendingTexts = new PendingTexts();
   /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
   readonly #captured = new Set<string>();
   #capturesDynamically = false;
@@ -289,6 +297,9 @@ export class GuestRuntime {
 
   /** Handles one message from the host. */
   handle(message: HostMessage): void {
+    // A text the host set as bytes is decoded before anything but a listing reads variables.
+    if (readsNoVariable.has(message.type)) this.#pendingTexts.scheduleIdleDecode();
+    else this.#pendingTexts.decodeAll();
     // While variables are restored (in slices), what reads them is answered and what may change
     // them waits, in order.
     if (this.#restoring && changesVariables.has(message.type)) {
@@ -442,12 +453,19 @@ export class GuestRuntime {
         owner === 'host'
           ? { owner, readOnly, isConst: false, hostValue: stored }
           : { owner, readOnly: false, isConst };
-      const cell = this.#cells.get(name);
+      let cell = this.#cells.get(name);
       if (cell === undefined) {
-        this.#createVariable(name, meta, stored);
+        cell = this.#createVariable(name, meta, stored);
       } else {
         this.#meta.set(name, meta);
         cell.v = stored;
+      }
+      this.#pendingTexts.forget(cell);
+      if (record.utf8 !== undefined) {
+        const { bytes, length } = record.utf8;
+        this.#pendingTexts.define(cell, bytes, length, (text) => {
+          meta.hostValue = text;
+        });
       }
       this.#copied.delete(name);
       if (owner === 'model' && (value === null || typeof value !== 'object')) {
@@ -469,7 +487,13 @@ export class GuestRuntime {
     const reuse = !this.#executing;
     for (const [name, meta] of this.#meta) {
       if (meta.owner === 'fixed') continue;
-      const value = this.#cells.get(name)?.v;
+      const cell = this.#cells.get(name);
+      const pending = cell && this.#pendingTexts.peek(cell);
+      if (pending !== undefined) {
+        infos.push(this.#describeVariable(name, pending.head, pending.length));
+        continue;
+      }
+      const value = cell?.v;
       const listed = this.#listed.get(name);
       if (
         reuse &&
@@ -491,12 +515,13 @@ export class GuestRuntime {
     return infos;
   }
 
-  #describeVariable(name: string, value: unknown): VariableInfo {
+  /** `length`: a string's own, when `value` is only its head (a text not decoded yet). */
+  #describeVariable(name: string, value: unknown, length?: number): VariableInfo {
     let type: string = typeof value;
     let size = 0;
     try {
       if (value === null) type = 'null';
-      else if (typeof value === 'string') size = value.length;
+      else if (typeof value === 'string') size = length ?? value.length;
       else if (Array.isArray(value)) {
         type = 'array';
         size = value.length;
@@ -569,7 +594,10 @@ export class GuestRuntime {
     this.#copiedGeneration = this.#reach.generation;
     for (const [name, meta] of this.#meta) {
       if (meta.owner === 'fixed') continue;
-      const value = this.#cells.get(name)?.v;
+      const cell = this.#cells.get(name);
+      // A text the host set, not even decoded yet: the host restores it itself.
+      if (cell !== undefined && this.#pendingTexts.has(cell)) continue;
+      const value = cell?.v;
       const primitive = isPrimitive(value);
       // What the host set and nothing changed since (read-only values are hardened).
       const unchangedHostValue =

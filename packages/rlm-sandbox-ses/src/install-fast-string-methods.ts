@@ -1,3 +1,4 @@
+import { makeCodeUnitPatterns } from './code-unit-class.js';
 import { makeFastMatch } from './fast-match.js';
 import { makeFastReplace } from './fast-replace.js';
 import { makeFastSplit } from './fast-split.js';
@@ -11,13 +12,14 @@ import { makeRegExpToolkit } from './regexp-toolkit.js';
  */
 export function installFastStringMethods(): void {
   const toolkit = makeRegExpToolkit();
+  const codeUnitPatterns = makeCodeUnitPatterns(toolkit);
   const { prototype } = String;
   const { replace, replaceAll } = makeFastReplace(toolkit, prototype.replace, prototype.replaceAll);
   const methods = {
-    split: makeFastSplit(toolkit, prototype.split),
+    split: makeFastSplit(toolkit, codeUnitPatterns, prototype.split),
     replace,
     replaceAll,
-    match: makeFastMatch(toolkit, prototype.match),
+    match: makeFastMatch(toolkit, codeUnitPatterns, prototype.match),
   };
   for (const [name, value] of Object.entries(methods)) {
     Object.defineProperty(prototype, name, {

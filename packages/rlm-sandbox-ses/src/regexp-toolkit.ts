@@ -94,3 +94,15 @@ export function makeRegExpToolkit(): RegExpToolkit {
 export function isUnicodeFlags(flags: string): boolean {
   return flags.includes('u') || flags.includes('v');
 }
+
+/** ECMA-262's SyntaxCharacter, and `/`: the characters a pattern escapes to match them. */
+export const syntaxCharacters = '^$\\.*+?()[]{}|/';
+
+/** ECMA-262's ControlEscape: the letter after `\` and the code unit it stands for. */
+export const controlEscapes: Readonly<Record<string, string>> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  f: '\f',
+  v: '\v',
+};

@@ -23,6 +23,7 @@ import {
 } from '@rlm/core/sandbox-support';
 import { compareNames } from './compare-names.js';
 import { describeBytes } from './describe-bytes.js';
+import { hostVariableRecord } from './host-variable-record.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { deserializeValue } from './serialize-value.js';
 import type {
@@ -140,6 +141,8 @@ function disposedError(): SandboxError {
  * it with `createSesSandbox()`; see the package README for the guarantees.
  */
 export class SesSandbox implements Sandbox {
+  /** `Utf8Text` values cross to the worker as their bytes, shared, and are decoded there. */
+  readonly acceptsUtf8Text = true;
   readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
   /** Host functions only guest helpers hold (see `SandboxOptions.internalHostFunctions`). */
   readonly #internalHostFunctions: Readonly<Record<string, HostFunction>>;
@@ -262,15 +265,11 @@ export class SesSandbox implements Sandbox {
         );
       }
     }
-    const variables: VariableRecord[] = Object.entries(values).map(([name, value]) => ({
-      name,
-      value,
-      owner: 'host',
-      readOnly,
-      isConst: false,
-    }));
+    const variables = Object.entries(values).map(([name, value]) =>
+      hostVariableRecord(name, value, readOnly),
+    );
     await this.#request({ type: 'set', variables });
-    for (const { name, value } of variables) {
+    for (const [name, value] of Object.entries(values)) {
       this.#hostVariables.set(name, { value, readOnly });
       this.#snapshot.delete(name);
     }
@@ -528,7 +527,7 @@ export class SesSandbox implements Sandbox {
   #restoreRecords(): VariableRecord[] {
     const records: VariableRecord[] = [];
     for (const [name, { value, readOnly }] of this.#hostVariables) {
-      records.push({ name, value, owner: 'host', readOnly, isConst: false });
+      records.push(hostVariableRecord(name, value, readOnly));
     }
     for (const [name, { bytes, isConst }] of this.#snapshot) {
       records.push({

@@ -52,6 +52,11 @@ export interface VariableRecord {
   readonly isConst: boolean;
   /** `value` is a snapshot copy's bytes (see `serializeValue`), decoded by the worker. */
   readonly serialized?: boolean;
+  /**
+   * The value is the text of these UTF-8 `bytes` (shared memory), `length` UTF-16 code units
+   * long, decoded by the worker.
+   */
+  readonly utf8?: { readonly bytes: Uint8Array; readonly length: number };
 }
 
 export type HostMessage =

@@ -264,6 +264,7 @@ export class TraceBuilder {
       case 'variables-updated':
       // Durable-tool activity is progress for the terminal; the trace keeps the host calls.
       case 'durable-tool':
+      case 'concurrency':
         return;
     }
   }

@@ -156,8 +156,10 @@ async function cliRun(server: ScriptedChatServer, options: BenchOptions): Promis
   return withTemporaryDirectory(async (directory) => {
     let pid: number | undefined;
     const cpuAt: number[] = [];
-    server.load([`\`\`\`repl\n${code}\n\`\`\``, 'FINAL(done)'], 0, () => {
-      cpuAt.push((pid === undefined ? undefined : mainThreadCpuMs(pid)) ?? Number.NaN);
+    server.load([`\`\`\`repl\n${code}\n\`\`\``, 'FINAL(done)'], 0, {
+      onArrival: () => {
+        cpuAt.push((pid === undefined ? undefined : mainThreadCpuMs(pid)) ?? Number.NaN);
+      },
     });
     const result = await runCliProcess(
       ['Host calls?', '--model', 'openai:bench', '--base-url', server.url, '--quiet'],

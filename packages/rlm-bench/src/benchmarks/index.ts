@@ -6,15 +6,19 @@ import { checkpointCliBenchmark } from './checkpoint-cli-benchmark.js';
 import { checkpointSaveBenchmark } from './checkpoint-save-benchmark.js';
 import { coldStartBenchmark } from './cold-start-benchmark.js';
 import { computeBenchmark } from './compute-benchmark.js';
+import { contextCliBenchmark } from './context-cli-benchmark.js';
 import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
 import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
+import { fanOutBenchmark } from './fan-out-benchmark.js';
 import { hostCallsBenchmark } from './host-calls-benchmark.js';
 import { largeCheckpointBenchmark } from './large-checkpoint-benchmark.js';
+import { memoryAtRestBenchmark } from './memory-at-rest-benchmark.js';
 import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
 import { quickjsBenchmark } from './quickjs-benchmark.js';
 import { serveBenchmark } from './serve-benchmark.js';
+import { stepCostBenchmark } from './step-cost-benchmark.js';
 import { traceViewerBenchmark } from './trace-viewer-benchmark.js';
 
 /** Every benchmark, in the order the table shows them. */
@@ -24,14 +28,18 @@ export const benchmarks: readonly Benchmark[] = [
   checkpointSaveBenchmark,
   largeCheckpointBenchmark,
   checkpointCliBenchmark,
+  memoryAtRestBenchmark,
   promptGrowthBenchmark,
   promptCachingBenchmark,
   coldStartBenchmark,
   executeBenchmark,
+  stepCostBenchmark,
   computeBenchmark,
   contextHandOverBenchmark,
+  contextCliBenchmark,
   contextDirectoryBenchmark,
   bridgeBenchmark,
+  fanOutBenchmark,
   hostCallsBenchmark,
   quickjsBenchmark,
   traceViewerBenchmark,

@@ -8,6 +8,7 @@ import {
   fakeText,
   fakeToolUse,
 } from '@rlm/anthropic/testing';
+import { timeScaled } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { type BuiltRlmResult, rlmLines, runBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
@@ -22,15 +23,18 @@ const { root, serve } = useBuiltRlmWorkspace('rlm-cli-api-faults-');
 
 interface RunResult extends BuiltRlmResult {
   readonly elapsedMs: number;
+  /** `elapsedMs` scaled by the machine's load (`timeScaled`). */
+  readonly scaledMs: number;
   readonly server: FakeMessagesServer;
 }
 
 /** Runs the bin once against a fake API serving `replies`; `--no-store` unless told. */
 async function rlm(args: readonly string[], replies: readonly FakeReply[]): Promise<RunResult> {
   const server = await serve(replies);
-  const started = Date.now();
-  const result = await runBuiltRlm([...args, '--no-store'], { cwd: root, baseURL: server.url });
-  return { ...result, elapsedMs: Date.now() - started, server };
+  const { value, wallMs, scaledMs } = await timeScaled(() =>
+    runBuiltRlm([...args, '--no-store'], { cwd: root, baseURL: server.url }),
+  );
+  return { ...value, elapsedMs: wallMs, scaledMs, server };
 }
 
 const answer = fakeText('FINAL(42)');
@@ -111,7 +115,7 @@ describe('a model API that misbehaves', () => {
       [fakeError(429, { retryAfterSeconds: 3600 }), answer],
     );
     expect(result.code).toBe(1);
-    expect(result.elapsedMs).toBeLessThan(30_000);
+    expect(result.scaledMs).toBeLessThan(30_000);
     expect(rlmLines(result.stderr)).toEqual([
       expect.stringMatching(
         /^rlm: the model call failed: the Messages API answered 429 rate_limit_error: .*, and asked to wait 60 min before a retry, longer than --max-retry-wait \(60,000 ms\) allows\. Try again later or raise --max-retry-wait\. \(request-id req_fake_1\)$/,

@@ -44,7 +44,12 @@ function questionOf(request: FakeMessagesRequest): string | undefined {
  * the requests in flight; `reply` may script other answers.
  */
 async function startAnsweringServer(
-  options: { delayMs?: number; reply?: (question: string) => FakeReply | undefined } = {},
+  options: {
+    delayMs?: number;
+    /** Every answer waits for it first. */
+    hold?: Promise<void>;
+    reply?: (question: string) => FakeReply | undefined;
+  } = {},
 ) {
   const inFlight = { now: 0, max: 0 };
   server = await serve({
@@ -52,6 +57,7 @@ async function startAnsweringServer(
       inFlight.now++;
       inFlight.max = Math.max(inFlight.max, inFlight.now);
       try {
+        await options.hold;
         await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
         const question = questionOf(request) ?? 'none';
         return options.reply?.(question) ?? fakeText(`FINAL(answer ${question})`);
@@ -414,7 +420,13 @@ describe('rlm batch (built bin)', () => {
   });
 
   test('one batch per --out: a second one is refused naming the first, which writes every id once', async () => {
-    await startAnsweringServer({ delayMs: 400 });
+    // The first batch's answers wait until the second batch has been refused: on a loaded
+    // machine the second process may take longer to start than the first takes to finish.
+    let releaseAnswers!: () => void;
+    const secondRefused = new Promise<void>((resolve) => {
+      releaseAnswers = resolve;
+    });
+    await startAnsweringServer({ hold: secondRefused });
     const directory = await makeBatch(
       'locked',
       Array.from({ length: 4 }, (_, index) => jobLine(index + 1)),
@@ -431,7 +443,7 @@ describe('rlm batch (built bin)', () => {
     const first = startBuiltRlm(args, { cwd: directory, baseURL: server!.url });
     const lock = path.join(directory, 'results.jsonl.lock');
     while (!existsSync(lock)) await new Promise((resolve) => setTimeout(resolve, 20));
-    const second = await runRlm(args, directory);
+    const second = await runRlm(args, directory).finally(releaseAnswers);
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(
       new RegExp(

@@ -1,12 +1,13 @@
 import type { BridgeRequest } from '../bridge/bridge-router.js';
 import type { Budget } from '../budget.js';
-import type { ConcurrencyGate } from '../concurrency-gate.js';
+import type { ConcurrencyGate, GateSlot } from '../concurrency-gate.js';
 import type { CallUsageLedger } from '../cost/call-usage-ledger.js';
 import { ModelCallError } from '../errors/model-call-error.js';
 import type {
   GenerateRequest,
   GenerateResult,
   LanguageModel,
+  ModelRetry,
   ToolDefinition,
 } from '../language-model.js';
 import { buildSubmitTool } from '../submit-tool.js';
@@ -42,9 +43,12 @@ export class ModelGateway {
   readonly #options: ModelGatewayOptions;
   #toolsDisabled = false;
   #submitTool: ToolDefinition | undefined;
+  /** The gate's level the events last showed (it starts at the cap). */
+  #shownLevel: number;
 
   constructor(options: ModelGatewayOptions) {
     this.#options = options;
+    this.#shownLevel = options.gate.cap;
   }
 
   /** Whether steps offer the SUBMIT tool now. */
@@ -100,29 +104,40 @@ export class ModelGateway {
     const { budget, gate, ledger, maxResponseTokens, emit } = this.#options;
     const signal = bridgeRequest ? bridgeRequest.signal : call.abort.signal;
     const usageEntry = this.#usageEntryOf(call, bridgeRequest);
-    const result = await gate.run(() => {
+    const result = await gate.run(async (slot) => {
       if (bridgeRequest) bridgeRequest.waiting = false;
       budget.reserveModelCall();
-      return model.generate(
-        maxResponseTokens === undefined ? request : { ...request, maxTokens: maxResponseTokens },
-        {
-          signal,
-          // A loop step's text as it streams in; a host call's (llm_query) is not shown.
-          ...(bridgeRequest
-            ? {}
-            : {
-                onText: (delta: string) =>
-                  emit(call, { type: 'text-delta', iteration: call.iteration, text: delta }),
-              }),
-          onRetry: (retry) =>
-            emit(call, {
-              type: 'model-retry',
-              ...retry,
-              ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
-            }),
-        },
-      );
+      try {
+        return await model.generate(
+          maxResponseTokens === undefined ? request : { ...request, maxTokens: maxResponseTokens },
+          {
+            signal,
+            // A loop step's text as it streams in; a host call's (llm_query) is not shown.
+            ...(bridgeRequest
+              ? {}
+              : {
+                  onText: (delta: string) =>
+                    emit(call, { type: 'text-delta', iteration: call.iteration, text: delta }),
+                }),
+            onRetry: (retry) => {
+              emit(call, {
+                type: 'model-retry',
+                ...retry,
+                ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
+              });
+              return this.#rateLimited(call, slot, retry);
+            },
+          },
+        );
+      } catch (error) {
+        if (ModelCallError.isInstance(error) && error.reason === 'rate-limited') {
+          slot.rateLimited(undefined);
+          this.#showConcurrency(call);
+        }
+        throw error;
+      }
     }, signal);
+    this.#showConcurrency(call);
     const costUsd = budget.record(result.usage, model.modelId);
     ledger.add(usageEntry, result.usage, costUsd);
     emit(call, {
@@ -134,6 +149,36 @@ export class ModelGateway {
       ...(bridgeRequest ? { requestId: bridgeRequest.id } : {}),
     });
     return result;
+  }
+
+  /**
+   * A retry after a 429: the gate halves its level and holds new starts for the API's
+   * `retry-after`, and this call gives its slot up while it waits, then queues for one again.
+   */
+  #rateLimited(call: CallState, slot: GateSlot, retry: ModelRetry): Promise<void> | undefined {
+    if (retry.reason !== 'rate-limited') return undefined;
+    const pausedMs = retry.requestedByApi ? retry.delayMs : undefined;
+    slot.rateLimited(pausedMs);
+    this.#showConcurrency(call, pausedMs);
+    return slot.pauseFor(retry.delayMs);
+  }
+
+  /**
+   * A `concurrency` event when the gate's level is not the one shown last. `pausedMs`: how long
+   * a 429's `retry-after` holds new calls.
+   */
+  #showConcurrency(call: CallState, pausedMs?: number): void {
+    const { gate, emit } = this.#options;
+    const shown = this.#shownLevel;
+    if (shown === gate.level) return;
+    this.#shownLevel = gate.level;
+    emit(call, {
+      type: 'concurrency',
+      level: gate.level,
+      cap: gate.cap,
+      reason: gate.level < shown ? 'rate-limited' : 'raised',
+      ...(pausedMs === undefined || gate.level > shown ? {} : { pausedMs }),
+    });
   }
 
   #usageEntryOf(call: CallState, bridgeRequest: BridgeRequest | undefined): string {

@@ -34,4 +34,12 @@ export {
   type ScriptedScope,
   type ScriptedVariables,
 } from './scripted-sandbox.js';
+export {
+  cpuMsSince,
+  measureSlowdown,
+  type ScaledTiming,
+  sleepScaled,
+  timeScaled,
+} from './measure-slowdown.js';
+export { waitUntil } from './wait-until.js';
 export { writeEndlessly } from './write-endlessly.js';

@@ -29,3 +29,8 @@ export {
 } from './fake-chat-completions-server.js';
 export { findChatRequestViolation } from './find-chat-request-violation.js';
 export { fakeChatConformanceReplies } from './fake-chat-conformance-replies.js';
+export {
+  type InFlightLimit,
+  type InFlightLimitedHandler,
+  limitInFlight,
+} from './limit-in-flight.js';

@@ -1,0 +1,140 @@
+import { join } from 'node:path';
+import { createSqliteArtifactStore } from '@rlm/artifacts';
+import { type ArtifactStore, createRLM } from '@rlm/core';
+import { createOpenAIModel } from '@rlm/openai';
+import { fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testing';
+import { createSesSandbox } from '@rlm/sandbox-ses';
+import OpenAI from 'openai';
+import type { Benchmark } from '../benchmark.js';
+import { collectRunEvents } from '../collect-run-events.js';
+import { median } from '../median.js';
+import { withTemporaryDirectory } from '../with-temporary-directory.js';
+
+const steps = 30;
+/** The first gaps are left out: the JIT, the worker and the store warm up. */
+const warmUpSteps = 5;
+
+/** Medians of the gaps between successive arrivals, after the warm-up. */
+function stepGap(arrivals: readonly number[]): number {
+  const gaps = arrivals.slice(1).map((at, index) => at - (arrivals[index] as number));
+  return median(gaps.slice(warmUpSteps));
+}
+
+/** A loopback fake Chat Completions API that answers at once and notes each arrival. */
+async function startServer(reply: (index: number) => string) {
+  let arrivals: number[] = [];
+  const server = await startFakeChatCompletionsServer({
+    apiKey: null,
+    keepRequests: 1,
+    handler: () => {
+      arrivals.push(performance.now());
+      return fakeChatText(reply(arrivals.length - 1));
+    },
+  });
+  return {
+    url: server.url,
+    /** The arrivals since the last call, and starts afresh. */
+    take(): number[] {
+      const taken = arrivals;
+      arrivals = [];
+      return taken;
+    },
+    [Symbol.asyncDispose]: () => server[Symbol.asyncDispose](),
+  };
+}
+
+/** A `createRLM` run of 30 trivial steps (`print(1)`); the step gap at the server. */
+async function rlmRun(url: string, artifacts: ArtifactStore | undefined): Promise<void> {
+  await using rlm = createRLM({
+    llm: createOpenAIModel({ model: 'bench', apiKey: 'bench', baseURL: url, maxRetries: 0 }),
+    sandbox: createSesSandbox(),
+    maxIterations: steps + 5,
+    ...(artifacts ? { artifacts } : {}),
+  });
+  const events = await collectRunEvents(rlm, 'Step cost benchmark', 'a small context');
+  const final = events.find(({ event }) => event.type === 'final');
+  if (final === undefined) throw new Error('@rlm/bench: the step-cost run gave no answer');
+}
+
+/** The same number of requests by a bare official SDK client, one after another, streamed. */
+async function bareSdkRun(client: OpenAI): Promise<void> {
+  for (let request = 0; request <= steps; request++) {
+    const stream = await client.chat.completions.create({
+      model: 'bench',
+      messages: [{ role: 'user', content: 'Step cost benchmark' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    for await (const _chunk of stream) {
+      // Read to the end, as the adapter does.
+    }
+  }
+}
+
+/**
+ * Issue 31's per-step cost: the gap between two model requests of a trivial step (`print(1)`)
+ * of a `createRLM` run through the OpenAI adapter, the SES sandbox and a SQLite store, at a
+ * loopback fake API answering at once; against the gap between two requests of a bare official
+ * OpenAI SDK client (streamed, as the adapter asks) to the same server, alternating. Also the
+ * same run without the store.
+ */
+export const stepCostBenchmark: Benchmark = {
+  name: 'step',
+  description: 'per-step cost of a trivial step vs a bare OpenAI SDK round trip',
+  async run(options) {
+    const runs = options.runs;
+    await using server = await startServer((index) =>
+      index < steps ? '```repl\nprint(1)\n```' : 'FINAL(done)',
+    );
+    await using bare = await startServer(() => 'an answer');
+    const client = new OpenAI({ apiKey: 'bench', baseURL: bare.url, maxRetries: 0 });
+    return await withTemporaryDirectory(async (directory) => {
+      const store = await createSqliteArtifactStore({ path: join(directory, 'bench.sqlite') });
+      try {
+        const stored: number[] = [];
+        const unstored: number[] = [];
+        const sdk: number[] = [];
+        await rlmRun(server.url, store.scoped('warm-up'));
+        server.take();
+        await bareSdkRun(client);
+        bare.take();
+        for (let run = 0; run < runs; run++) {
+          options.log(`  step: run ${run + 1} of ${runs}`);
+          await rlmRun(server.url, store.scoped(`run-${run}`));
+          stored.push(stepGap(server.take()));
+          await bareSdkRun(client);
+          sdk.push(stepGap(bare.take()));
+          await rlmRun(server.url, undefined);
+          unstored.push(stepGap(server.take()));
+        }
+        const storedMs = median(stored);
+        const sdkMs = median(sdk);
+        const unstoredMs = median(unstored);
+        const note = `median gap of steps ${warmUpSteps + 1}-${steps} per run; OpenAI SDK, loopback fake API answering at once`;
+        return [
+          {
+            benchmark: 'step',
+            figure: 'trivial step (print(1)), SQLite store: request to next request',
+            result: { value: storedMs, unit: 'ms' },
+            baseline: { value: sdkMs, unit: 'ms', label: 'bare OpenAI SDK, request to request' },
+            ratio: { value: storedMs / sdkMs, unit: 'x' },
+            target: { text: '<= 1x', met: storedMs <= sdkMs },
+            runs,
+            note,
+          },
+          {
+            benchmark: 'step',
+            figure: 'trivial step (print(1)), no store: request to next request',
+            result: { value: unstoredMs, unit: 'ms' },
+            baseline: { value: sdkMs, unit: 'ms', label: 'bare OpenAI SDK, request to request' },
+            ratio: { value: unstoredMs / sdkMs, unit: 'x' },
+            runs,
+            note,
+          },
+        ];
+      } finally {
+        await store[Symbol.asyncDispose]();
+      }
+    });
+  },
+};
