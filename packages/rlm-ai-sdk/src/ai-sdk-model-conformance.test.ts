@@ -1,11 +1,9 @@
 import { createOpenAI } from '@ai-sdk/openai';
+import { limitFetchResponses } from '@rlm/core';
 import { runModelConformance } from '@rlm/core/testing';
 import {
-  fakeChatDroppedConnection,
-  fakeChatError,
-  fakeChatHang,
+  fakeChatConformanceReplies,
   fakeChatText,
-  fakeChatToolCall,
   startFakeChatCompletionsServer,
 } from '@rlm/openai/testing';
 import { describe, expect, test } from 'vitest';
@@ -13,45 +11,41 @@ import { createAISDKModel } from './ai-sdk-model.js';
 
 const secret = 'sk-proj-ai-sdk-conformance-SECRET-0123456789';
 
-// @ai-sdk/openai's Chat Completions model against the strict fake Chat Completions server.
-runModelConformance({
-  name: 'ai-sdk',
-  api: { describe, expect, test },
-  async create() {
-    const server = await startFakeChatCompletionsServer({ apiKey: secret });
-    const provider = createOpenAI({ apiKey: secret, baseURL: server.url });
-    return {
-      secret,
-      createModel: ({ maxRetries }) =>
-        createAISDKModel(provider.chat('gpt-4.1'), { maxRetries, secrets: [secret] }),
-      replyText: (text, usage) =>
-        server.enqueue(
-          fakeChatText(text, {
-            usage: {
-              promptTokens: usage.inputTokens + usage.cacheReadTokens,
-              completionTokens: usage.outputTokens,
-              cachedTokens: usage.cacheReadTokens,
-            },
-          }),
-        ),
-      replyToolCall: ({ id, name, input }) => server.enqueue(fakeChatToolCall(name, input, { id })),
-      replyError: (status, options = {}) => server.enqueue(fakeChatError(status, options)),
-      replyDroppedConnection: () => server.enqueue(fakeChatDroppedConnection()),
-      replyHang: () => server.enqueue(fakeChatHang()),
-      requestCount: () => server.requests.length,
-      lastForcedTool() {
-        const body = server.requests.at(-1)?.body as
-          | { tool_choice?: { type?: string; function?: { name?: string } } }
-          | undefined;
-        const choice = body?.tool_choice;
-        return typeof choice === 'object' && choice.type === 'function'
-          ? choice.function?.name
-          : undefined;
-      },
-      close: () => server.close(),
-    };
-  },
-});
+/**
+ * @ai-sdk/openai's Chat Completions model against the strict fake Chat Completions server,
+ * through `doStream` (the default) or `doGenerate`. Unstreamed, the provider reads the body
+ * itself: it is given a `fetch` from `limitFetchResponses`, as the README says to.
+ */
+function conformance(stream: boolean): void {
+  runModelConformance({
+    name: stream ? 'ai-sdk, streamed (the default)' : 'ai-sdk, unstreamed (stream: false)',
+    api: { describe, expect, test },
+    async create() {
+      const server = await startFakeChatCompletionsServer({ apiKey: secret });
+      return {
+        secret,
+        createModel: ({ maxRetries, maxResponseBytes }) => {
+          const limited =
+            maxResponseBytes === undefined || stream
+              ? {}
+              : { fetch: limitFetchResponses(fetch, maxResponseBytes) };
+          const provider = createOpenAI({ apiKey: secret, baseURL: server.url, ...limited });
+          return createAISDKModel(provider.chat('gpt-4.1'), {
+            maxRetries,
+            maxResponseBytes,
+            stream,
+            secrets: [secret],
+          });
+        },
+        ...fakeChatConformanceReplies(server),
+        close: () => server.close(),
+      };
+    },
+  });
+}
+
+conformance(true);
+conformance(false);
 
 describe('@rlm/ai-sdk through @ai-sdk/openai: streams', () => {
   test('a stream cut mid-answer is retried as a network fault', async () => {

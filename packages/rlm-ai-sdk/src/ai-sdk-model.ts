@@ -5,11 +5,14 @@ import {
   UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
 import {
+  defaultMaxResponseBytes,
   formatDuration,
   isToolsRefusal,
   type LanguageModel,
   ModelCallError,
   type ModelCallErrorReason,
+  ResponseByteLimit,
+  ResponseTooLargeError,
   readRetryAfterMs,
   retryModelCall,
   scrubSecrets,
@@ -17,6 +20,7 @@ import {
 import {
   type CollectedStream,
   collectAISDKStream,
+  jsonBytes,
   StreamCutError,
 } from './collect-ai-sdk-stream.js';
 import { fromAISDKResult } from './from-ai-sdk-result.js';
@@ -55,6 +59,15 @@ export interface AISDKModelSettings {
    * arrives and long answers never meet a provider's limits on non-streamed ones.
    */
   readonly stream?: boolean;
+  /**
+   * The most bytes of one answer taken, counted as its parts arrive (each part's JSON): past it
+   * the attempt is cut (the provider's request aborted) and retried like a server fault, and
+   * once retries run out the call fails saying so. With `stream: false` the provider has read
+   * the whole body before it is counted: to cut a body that never ends there, give the provider
+   * a `fetch` made by `limitFetchResponses` of `@rlm/core`. Defaults to `defaultMaxResponseBytes`
+   * (8 MiB) of `@rlm/core`.
+   */
+  readonly maxResponseBytes?: number;
   /** Whether the model takes tools (default true; a refusal still falls back to text). */
   readonly supportsTools?: boolean;
   /**
@@ -105,6 +118,15 @@ function reasonForStatus(status: number, message: string): ModelCallErrorReason 
 }
 
 function classify(error: unknown): Failure {
+  if (error instanceof ResponseTooLargeError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      reason: 'server',
+      status: undefined,
+      detail: error.retryDetail,
+    };
+  }
   if (error instanceof AttemptTimeout) {
     return {
       retryable: true,
@@ -201,6 +223,8 @@ export function createAISDKModel(
   checkSetting('timeoutMs', settings.timeoutMs, 1);
   checkSetting('maxRetryAfterMs', settings.maxRetryAfterMs, 0);
   checkSetting('maxTokens', settings.maxTokens, 1);
+  checkSetting('maxResponseBytes', settings.maxResponseBytes, 1);
+  const maxResponseBytes = settings.maxResponseBytes ?? defaultMaxResponseBytes;
   const maxRetries = settings.maxRetries ?? defaultAISDKMaxRetries;
   const timeoutMs = settings.timeoutMs ?? defaultAISDKTimeoutMs;
   const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultAISDKMaxRetryAfterMs;
@@ -217,11 +241,13 @@ export function createAISDKModel(
     onText: ((delta: string) => void) | undefined,
     onPart: () => void,
   ): Promise<CollectedStream> {
+    const limit = new ResponseByteLimit(maxResponseBytes);
     if (streaming) {
       const { stream } = await model.doStream(options);
-      return collectAISDKStream(stream, onText, onPart);
+      return collectAISDKStream(stream, onText, onPart, limit);
     }
     const result = await model.doGenerate(options);
+    limit.count(jsonBytes(result.content));
     const text = result.content
       .flatMap((part) => (part.type === 'text' ? [part.text] : []))
       .join('');
@@ -272,6 +298,13 @@ export function createAISDKModel(
       ]);
       return fromAISDKResult(result, inputIncludesCached);
     } catch (error) {
+      // Past the cap (counted here, or by a provider's limited fetch, which wraps it), the
+      // provider's request is aborted too: nothing more is read.
+      const tooLarge = ResponseTooLargeError.findIn(error);
+      if (tooLarge) {
+        controller.abort(tooLarge);
+        throw tooLarge;
+      }
       const reason: unknown = controller.signal.reason;
       throw reason instanceof AttemptTimeout ? reason : error;
     } finally {
@@ -301,7 +334,7 @@ export function createAISDKModel(
             },
           };
         },
-        giveUp: (_error, { failure }, { attempts, elapsedMs, refusedWait }) => {
+        giveUp: (error, { failure }, { attempts, elapsedMs, refusedWait }) => {
           const fail = (
             message: string,
             extra: Partial<ConstructorParameters<typeof ModelCallError>[1]> = {},
@@ -323,6 +356,14 @@ export function createAISDKModel(
             attempts === 1
               ? `gave up after 1 attempt (${formatDuration(elapsedMs)})`
               : `gave up after ${attempts} attempts over ${formatDuration(elapsedMs)}`;
+          if (error instanceof ResponseTooLargeError) {
+            return fail(
+              `${error.failureDetail}; ${tried}. Raise maxResponseBytes, or check the provider's base URL (an answer that never ends is cut at the cap).`,
+              {
+                settings: ['maxResponseBytes'],
+              },
+            );
+          }
           const timedOut = failure.reason === 'timeout';
           const advice = timedOut
             ? 'Raise timeoutMs or maxRetries, or try again later.'

@@ -4,6 +4,7 @@ import type {
   LanguageModelV2StreamPart,
   LanguageModelV2Usage,
 } from '@ai-sdk/provider';
+import type { ResponseByteLimit } from '@rlm/core';
 
 /** A stream failed before its end (the connection was lost mid-answer). */
 export class StreamCutError extends Error {
@@ -22,18 +23,29 @@ export interface CollectedStream {
   readonly usage: LanguageModelV2Usage;
 }
 
+/** The size of a stream part or a result's content: the UTF-8 bytes of its JSON form. */
+export function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '');
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Reads an AI SDK (spec v2) stream to its end: text deltas joined into one text part (each
  * passed to `onText` as it arrives; a throwing `onText` is ignored), complete `tool-call` parts,
  * the finish reason and usage of the `finish` part; `onPart` is called on every part (the
- * stream is alive). An `error` part rejects with its error; a stream that fails to read (a
- * connection lost mid-answer) or that ends before its `finish` part (an answer that may be cut
- * short) rejects with a `StreamCutError`.
+ * stream is alive), and `limit` counts each part's size (its JSON). An `error` part rejects with
+ * its error; a stream that fails to read (a connection lost mid-answer) or that ends before its
+ * `finish` part (an answer that may be cut short) rejects with a `StreamCutError`; parts past
+ * the limit reject with its `ResponseTooLargeError`, and the stream is cancelled.
  */
 export async function collectAISDKStream(
   stream: ReadableStream<LanguageModelV2StreamPart>,
   onText: ((delta: string) => void) | undefined,
   onPart?: () => void,
+  limit?: ResponseByteLimit,
 ): Promise<CollectedStream> {
   let text = '';
   const calls: LanguageModelV2Content[] = [];
@@ -55,6 +67,12 @@ export async function collectAISDKStream(
       const { done, value: part } = read;
       if (done) break;
       onPart?.();
+      try {
+        limit?.count(jsonBytes(part));
+      } catch (error) {
+        await reader.cancel(error).catch(() => {});
+        throw error;
+      }
       switch (part.type) {
         case 'text-delta':
           text += part.delta;

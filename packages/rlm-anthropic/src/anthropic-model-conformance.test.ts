@@ -4,6 +4,7 @@ import { createAnthropicModel } from './anthropic-model.js';
 import { startFakeMessagesServer } from './testing/fake-messages-server.js';
 import {
   fakeDroppedConnection,
+  fakeEndless,
   fakeError,
   fakeHang,
   fakeText,
@@ -21,8 +22,14 @@ function conformance(stream: boolean): void {
       const server = await startFakeMessagesServer({ apiKey: secret, streaming: stream });
       return {
         secret,
-        createModel: ({ maxRetries }) =>
-          createAnthropicModel({ apiKey: secret, baseURL: server.url, maxRetries, stream }),
+        createModel: ({ maxRetries, maxResponseBytes }) =>
+          createAnthropicModel({
+            apiKey: secret,
+            baseURL: server.url,
+            maxRetries,
+            maxResponseBytes,
+            stream,
+          }),
         replyText: (text, usage) =>
           server.enqueue(fakeText(text, { usage, stream: { deltaChars: 3 } })),
         replyToolCall: ({ id, name, input }) =>
@@ -30,6 +37,9 @@ function conformance(stream: boolean): void {
         replyError: (status, options = {}) => server.enqueue(fakeError(status, options)),
         replyDroppedConnection: () => server.enqueue(fakeDroppedConnection()),
         replyHang: () => server.enqueue(fakeHang()),
+        replyEndless: () => server.enqueue(fakeEndless()),
+        endlessBytesSent: () =>
+          server.requests.reduce((sum, request) => sum + (request.endlessBytes ?? 0), 0),
         requestCount: () => server.requests.length,
         lastForcedTool() {
           const body = server.requests.at(-1)?.body as

@@ -1,10 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
   AttemptTimeoutError,
+  defaultMaxResponseBytes,
   type GenerateResult,
   isRetryableStatus,
   type LanguageModel,
+  limitResponseBytes,
   ModelCallError,
+  ResponseTooLargeError,
   readRetryAfterMs,
   retryModelCall,
   type RetryVerdict,
@@ -79,6 +82,12 @@ export interface AnthropicModelSettings {
    */
   readonly maxRetryAfterMs?: number;
   /**
+   * The most bytes of one response read (streamed or not), counted as they arrive: past it the
+   * attempt is cut and retried like a server fault, and once retries run out the call fails
+   * saying so. Defaults to `defaultMaxResponseBytes` (8 MiB) of `@rlm/core`.
+   */
+  readonly maxResponseBytes?: number;
+  /**
    * Marks each request's stable prefix for the API's prompt cache (see `withCacheBreakpoints`):
    * each step then reads the earlier steps from the cache, billed at a tenth of the input price
    * (writes cost 1.25x). Requests marked `singleUse` are sent unmarked. Default true.
@@ -98,6 +107,13 @@ export interface AnthropicModelSettings {
 const sdkTimeoutSlackMs = 1_000;
 
 function judge(error: unknown): RetryVerdict {
+  if (error instanceof ResponseTooLargeError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: { reason: 'server', detail: error.retryDetail },
+    };
+  }
   if (
     error instanceof AttemptTimeoutError ||
     error instanceof Anthropic.APIConnectionTimeoutError
@@ -206,6 +222,8 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
   checkSetting('maxRetries', settings.maxRetries, 0);
   checkSetting('timeoutMs', settings.timeoutMs, 1);
   checkSetting('maxRetryAfterMs', settings.maxRetryAfterMs, 0);
+  checkSetting('maxResponseBytes', settings.maxResponseBytes, 1);
+  const maxResponseBytes = settings.maxResponseBytes ?? defaultMaxResponseBytes;
   const client =
     settings.client ??
     new Anthropic({
@@ -247,13 +265,16 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
     try {
       // The SDK's own timer (headers only) is a backstop a little later than ours, which also
       // covers the body. An explicit timeout keeps the SDK from refusing large max_tokens.
-      const response = await client.messages
+      const answered = await client.messages
         .create(stream ? { ...body, stream: true } : body, {
           maxRetries: 0,
           timeout: timeoutMs + sdkTimeoutSlackMs,
           signal: controller.signal,
         })
         .asResponse();
+      const response = limitResponseBytes(answered, maxResponseBytes, (error) =>
+        controller.abort(error),
+      );
       const eventStream = /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
       if (stream && eventStream) {
         const message = await readMessageStream(response, {
@@ -278,7 +299,9 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
       return result;
     } catch (error) {
       const reason: unknown = controller.signal.reason;
-      throw reason instanceof AttemptTimeoutError ? reason : error;
+      throw reason instanceof AttemptTimeoutError || reason instanceof ResponseTooLargeError
+        ? reason
+        : error;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

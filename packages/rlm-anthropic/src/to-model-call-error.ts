@@ -6,7 +6,9 @@ import {
   ModelCallError,
   type ModelCallErrorReason,
   type ModelFailureContext,
+  ResponseTooLargeError,
   refusedWaitError,
+  responseTooLargeError,
   scrubModelCallError,
 } from '@rlm/core';
 import { MalformedBodyError } from './malformed-body-error.js';
@@ -67,6 +69,9 @@ function count(value: number): string {
 }
 
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  if (error instanceof ResponseTooLargeError) {
+    return responseTooLargeError(prefix, 'the Messages API', error, context);
+  }
   if (
     (error instanceof AttemptTimeoutError && error.received === 0) ||
     error instanceof Anthropic.APIConnectionTimeoutError

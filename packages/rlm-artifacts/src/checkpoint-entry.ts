@@ -175,6 +175,9 @@ function expectTranscriptParts(entry: Record<string, unknown>, field: string): T
       const start = expectCount(part, 'start');
       const count = expectCount(part, 'count');
       if (count === 0) throw new TypeError(`${at} should hold at least one message`);
+      if (!Number.isSafeInteger(start + count)) {
+        throw new TypeError(`${at} should end at a safe integer, not ${start} + ${count}`);
+      }
       return { page: expectString(part, 'page'), start, count };
     }
     const message = part.message;

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { CheckpointInput, SerializedVariableInput } from '@rlm/core';
 import { Keyv } from 'keyv';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createArtifactStore } from './create-artifact-store.js';
 import { maxDeltaChain } from './checkpoint-store.js';
 import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
 import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
 import { ArtifactValueError } from './errors/artifact-value-error.js';
+import { rewriteSqliteRows } from './testing/rewrite-sqlite-rows.js';
 
 let directory: string;
 
@@ -455,9 +456,99 @@ test('a transcript part that points past its page, or a kept message that is not
   };
   const past = await damage('"start":0,"count":1', '"start":1,"count":1');
   expect(ArtifactCorruptError.isInstance(past)).toBe(true);
-  expect(past.message).toMatch(/keyv:checkpoint:.* refers to message 1 of blob [0-9a-f]{12}/);
+  expect(past.message).toMatch(
+    /keyv:checkpoint:.* takes messages 1 to 1 of blob [0-9a-f]{12}, which holds 1/,
+  );
   const kept = await damage('"role":"assistant"', '"role":"system"');
   expect(ArtifactCorruptError.isInstance(kept)).toBe(true);
   expect(kept.message).toMatch(/refers to a message of its own, which is not a transcript message/);
   expect((await store.latestCheckpoint('run'))!.transcript).toHaveLength(2);
+});
+
+describe('a checkpoint row that lies about what is stored', () => {
+  const first: CheckpointInput['transcript'] = [
+    { role: 'user', content: 'query' },
+    { role: 'assistant', content: 'code 1' },
+    { role: 'user', content: 'output 1' },
+  ];
+
+  /**
+   * A SQLite file holding a whole checkpoint (its 3 messages in one page) and, unless `whole`, a
+   * delta after it, closed, then `from` replaced by `to` in the stored checkpoint rows (through
+   * the SQLite driver); resolves what loading the newest checkpoint then gives, and the heap it
+   * took.
+   */
+  async function tampered(name: string, from: string, to: string, whole = false) {
+    const path = join(directory, `${name}.sqlite`);
+    {
+      await using store = await createSqliteArtifactStore({ path });
+      await store.saveCheckpoint({ ...checkpoint(1, {}), transcript: first });
+      if (!whole) {
+        await store.saveCheckpoint({
+          ...checkpoint(2, {}),
+          transcript: [...first, { role: 'assistant', content: 'code 2' }],
+        });
+      }
+    }
+    expect(await rewriteSqliteRows(path, 'rlm:checkpoint:%', from, to)).toBe(1);
+    await using reopened = await createSqliteArtifactStore({ path });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const error = await reopened.latestCheckpoint('run').catch((caught: unknown) => caught);
+    const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
+    return { error: error as Error, heapGrowth };
+  }
+
+  function expectDamage(error: Error, problem: RegExp): void {
+    expect(ArtifactCorruptError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/^@rlm\/artifacts: a checkpoint of run "run" is damaged \(/);
+    expect(error.message).toMatch(problem);
+    expect(error.message).toMatch(/start the run again without resuming it$/);
+    expect(error.message).not.toContain('\n');
+  }
+
+  test('a page said to hold a billion messages: one error naming the run, nothing allocated for them', async () => {
+    const { error, heapGrowth } = await tampered(
+      'billion',
+      '"count":3}',
+      '"count":1000000000}',
+      true,
+    );
+    expectDamage(error, /takes messages 0 to 999999999 of blob [0-9a-f]{12}, which holds 3/);
+    expect(heapGrowth).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  test('a delta taking more messages of its base than the base has', async () => {
+    const { error } = await tampered(
+      'base-length',
+      '"transcriptBaseLength":3',
+      '"transcriptBaseLength":1000000000',
+    );
+    expectDamage(error, /takes 1000000000 messages of checkpoint [\w-]+, which has 3/);
+  });
+
+  test('a range starting past its page, a range that does not end, a chain that skips', async () => {
+    expectDamage(
+      (await tampered('past', '"start":0,"count":3', '"start":2,"count":3', true)).error,
+      /takes messages 2 to 4 of blob [0-9a-f]{12}, which holds 3/,
+    );
+    expectDamage(
+      (await tampered('unsafe', '"start":0,"count":3', '"start":9007199254740991,"count":3')).error,
+      /should end at a safe integer/,
+    );
+    expectDamage(
+      (await tampered('chain', '"chain":1', '"chain":7')).error,
+      /is not the delta before it/,
+    );
+  });
+
+  test('a page range taken twice (no writer does) is damage, not twice the messages', async () => {
+    const index = new Map<string, unknown>();
+    await using store = createArtifactStore({ keyv: new Keyv({ store: index }) });
+    await store.saveCheckpoint({ ...checkpoint(1, {}), transcript: first });
+    const [key, value] = [...index].find(([, stored]) => String(stored).includes('"page"'))!;
+    const part = /\{"page":"[0-9a-f]{12}","start":0,"count":3\}/.exec(String(value))![0];
+    index.set(key, String(value).replace(part, `${part},${part}`));
+    const error = await store.latestCheckpoint('run').catch((caught: unknown) => caught);
+    expectDamage(error as Error, /takes message 0 of blob [0-9a-f]{12} more than once/);
+  });
 });

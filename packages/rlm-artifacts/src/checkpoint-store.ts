@@ -16,6 +16,7 @@ import {
   type SerializedBlob,
   summarizeCheckpoint,
   type TranscriptPart,
+  transcriptPartsLength,
 } from './checkpoint-entry.js';
 import { entryVersion } from './entry-fields.js';
 import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
@@ -51,12 +52,18 @@ export const maxDeltaChain = 16;
 /** Where a saved transcript message is stored: its own blob (version 1), or a page's item. */
 type MessageRef = string | { readonly page: string; readonly index: number };
 
-/** Where a message of a resolved transcript is: stored apart, or in its entry. */
+/** Where a message of a transcript being written is: stored apart, or in its entry. */
 type MessageSource = MessageRef | { readonly message: Readonly<Record<string, unknown>> };
 
-/** A checkpoint's transcript and serialised variables, its base entries applied. */
+/**
+ * A checkpoint's transcript and serialised variables, its base entries applied. The transcript
+ * stays in parts (a page's messages as one range) until its pages are read and the ranges
+ * checked against them: a damaged entry claiming a billion messages allocates nothing.
+ */
 interface ResolvedCheckpoint {
-  readonly transcript: readonly MessageSource[];
+  readonly transcript: readonly TranscriptPart[];
+  /** How many messages `transcript` claims. */
+  readonly length: number;
   readonly serialized: Readonly<Record<string, SerializedBlob>>;
 }
 
@@ -274,21 +281,25 @@ export class CheckpointStore {
     runKey: string,
     options: LoadCheckpointOptions = {},
   ): Promise<Checkpoint | undefined> {
-    const headKey = this.#headKey(runKey);
-    const head = await this.#index.read(headKey, decodeCheckpointHead);
-    if (head === undefined) return undefined;
-    return this.#materialize(await this.#linked(runKey, head.id, headKey), options);
+    return namingRun(runKey, async () => {
+      const headKey = this.#headKey(runKey);
+      const head = await this.#index.read(headKey, decodeCheckpointHead);
+      if (head === undefined) return undefined;
+      return this.#materialize(await this.#linked(runKey, head.id, headKey), options);
+    });
   }
 
   async load(runKey: string, id: string, options: LoadCheckpointOptions = {}): Promise<Checkpoint> {
-    const entry = await this.#entry(runKey, id);
-    if (entry === undefined) {
-      throw new ArtifactNotFoundError(
-        `@rlm/artifacts: run ${JSON.stringify(runKey)} has no checkpoint ${JSON.stringify(id)}`,
-        { kind: 'checkpoint', names: [id] },
-      );
-    }
-    return this.#materialize(entry, options);
+    return namingRun(runKey, async () => {
+      const entry = await this.#entry(runKey, id);
+      if (entry === undefined) {
+        throw new ArtifactNotFoundError(
+          `@rlm/artifacts: run ${JSON.stringify(runKey)} has no checkpoint ${JSON.stringify(id)}`,
+          { kind: 'checkpoint', names: [id] },
+        );
+      }
+      return this.#materialize(entry, options);
+    });
   }
 
   async list(runKey: string): Promise<CheckpointSummary[]> {
@@ -343,39 +354,15 @@ export class CheckpointStore {
 
   async #materialize(entry: CheckpointEntry, options: LoadCheckpointOptions): Promise<Checkpoint> {
     const key = this.#entryKey(entry.runKey, entry.id);
+    const damaged = (problem: string, cause?: unknown) => {
+      const storedKey = this.#index.storedKey(key);
+      return new ArtifactCorruptError(
+        `@rlm/artifacts: the checkpoint at key "${storedKey}" ${problem}`,
+        { key: storedKey, cause },
+      );
+    };
     const resolved = await this.#resolve(entry);
-    /** Each page read once, however many of its messages the transcript has. */
-    const pages = new Map<string, Promise<unknown>>();
-    const transcript = await Promise.all(
-      resolved.transcript.map(async (source) => {
-        let message: unknown;
-        let where: string;
-        if (typeof source === 'string') {
-          message = await this.#blobs.loadJson(source, key);
-          where = `blob ${source}`;
-        } else if ('page' in source) {
-          let page = pages.get(source.page);
-          if (page === undefined) {
-            page = this.#blobs.loadJson(source.page, key);
-            pages.set(source.page, page);
-          }
-          const items = await page;
-          message = Array.isArray(items) ? items[source.index] : undefined;
-          where = `message ${source.index} of blob ${source.page}`;
-        } else {
-          message = source.message;
-          where = 'a message of its own';
-        }
-        if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
-          const storedKey = this.#index.storedKey(key);
-          throw new ArtifactCorruptError(
-            `@rlm/artifacts: the checkpoint at key "${storedKey}" refers to ${where}, which is not a transcript message`,
-            { key: storedKey },
-          );
-        }
-        return message as unknown as Message;
-      }),
-    );
+    const transcript = await this.#readTranscript(resolved.transcript, key, damaged);
     const variables: Record<string, unknown> = {};
     for (const [name, id] of Object.entries(entry.variables)) {
       variables[name] = await this.#blobs.loadJson(id, key);
@@ -401,11 +388,7 @@ export class CheckpointStore {
         serializedVariables[name] = await this.#blobs.loadBytes(blob);
       } catch (error) {
         if (!ArtifactNotFoundError.isInstance(error)) throw error;
-        const storedKey = this.#index.storedKey(key);
-        throw new ArtifactCorruptError(
-          `@rlm/artifacts: the checkpoint at key "${storedKey}" refers to blob ${blob}, which is missing`,
-          { key: storedKey, cause: error },
-        );
+        throw damaged(`refers to blob ${blob}, which is missing`, error);
       }
     }
     return {
@@ -420,10 +403,75 @@ export class CheckpointStore {
     };
   }
 
+  /**
+   * The messages of a resolved transcript. Every page is read once and every range taken from
+   * it checked first: it must lie inside the page, and no message of a page may be taken twice
+   * (no writer does), so the messages returned are at most those stored.
+   */
+  async #readTranscript(
+    parts: readonly TranscriptPart[],
+    key: string,
+    damaged: (problem: string) => ArtifactCorruptError,
+  ): Promise<Message[]> {
+    const pages = new Map<string, Promise<unknown>>();
+    const readPage = (id: string) => {
+      let page = pages.get(id);
+      if (page === undefined) {
+        page = this.#blobs.loadJson(id, key);
+        pages.set(id, page);
+      }
+      return page;
+    };
+    const ranges = new Map<string, { start: number; end: number }[]>();
+    for (const part of parts) {
+      if (typeof part !== 'object' || !('page' in part)) continue;
+      const items = await readPage(part.page);
+      const held = Array.isArray(items) ? items.length : 0;
+      const end = part.start + part.count;
+      if (end > held) {
+        throw damaged(
+          `takes messages ${part.start} to ${end - 1} of blob ${part.page}, which holds ${held}`,
+        );
+      }
+      const taken = ranges.get(part.page) ?? [];
+      taken.push({ start: part.start, end });
+      ranges.set(part.page, taken);
+    }
+    for (const [page, taken] of ranges) {
+      taken.sort((a, b) => a.start - b.start);
+      for (let index = 1; index < taken.length; index++) {
+        if (taken[index]!.start < taken[index - 1]!.end) {
+          throw damaged(`takes message ${taken[index]!.start} of blob ${page} more than once`);
+        }
+      }
+    }
+    const messages: Message[] = [];
+    const add = (message: unknown, where: string) => {
+      if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
+        throw damaged(`refers to ${where}, which is not a transcript message`);
+      }
+      messages.push(message as unknown as Message);
+    };
+    for (const part of parts) {
+      if (typeof part === 'string') add(await this.#blobs.loadJson(part, key), `blob ${part}`);
+      else if ('page' in part) {
+        const items = (await readPage(part.page)) as unknown[];
+        for (let index = part.start; index < part.start + part.count; index++) {
+          add(items[index], `message ${index} of blob ${part.page}`);
+        }
+      } else add(part.message, 'a message of its own');
+    }
+    return messages;
+  }
+
   /** The entry's transcript and serialised variables, its chain of bases applied. */
   async #resolve(entry: CheckpointEntry): Promise<ResolvedCheckpoint> {
     if (entry.base === undefined) {
-      return { transcript: messageSources(entry.transcript), serialized: entry.serialized ?? {} };
+      return {
+        transcript: entry.transcript,
+        length: transcriptPartsLength(entry.transcript),
+        serialized: entry.serialized ?? {},
+      };
     }
     const key = this.#entryKey(entry.runKey, entry.id);
     const base = await this.#linked(entry.runKey, entry.base, key);
@@ -437,10 +485,10 @@ export class CheckpointStore {
       );
     }
     const resolved = await this.#resolve(base);
-    if (resolved.transcript.length < baseLength) {
+    if (resolved.length < baseLength) {
       const storedKey = this.#index.storedKey(key);
       throw new ArtifactCorruptError(
-        `@rlm/artifacts: the checkpoint at key "${storedKey}" takes ${baseLength} messages of checkpoint ${entry.base}, which has ${resolved.transcript.length}`,
+        `@rlm/artifacts: the checkpoint at key "${storedKey}" takes ${baseLength} messages of checkpoint ${entry.base}, which has ${resolved.length}`,
         { key: storedKey },
       );
     }
@@ -450,10 +498,8 @@ export class CheckpointStore {
     };
     for (const name of entry.serializedRemoved ?? []) delete serialized[name];
     return {
-      transcript: [
-        ...resolved.transcript.slice(0, baseLength),
-        ...messageSources(entry.transcript),
-      ],
+      transcript: [...firstMessages(resolved.transcript, baseLength), ...entry.transcript],
+      length: baseLength + transcriptPartsLength(entry.transcript),
       serialized,
     };
   }
@@ -666,19 +712,39 @@ function appendPart(parts: TranscriptPart[], item: MessageSource): void {
   parts.push({ page: item.page, start: item.index, count: 1 });
 }
 
-/** Where each message of `parts` is, one item a message. */
-function messageSources(parts: readonly TranscriptPart[]): MessageSource[] {
-  const sources: MessageSource[] = [];
+/** The parts that hold the first `count` messages of `parts` (a page's range cut short). */
+function firstMessages(parts: readonly TranscriptPart[], count: number): TranscriptPart[] {
+  const first: TranscriptPart[] = [];
+  let left = count;
   for (const part of parts) {
-    if (typeof part === 'string' || !('page' in part)) {
-      sources.push(part);
-      continue;
-    }
-    for (let index = part.start; index < part.start + part.count; index++) {
-      sources.push({ page: part.page, index });
+    if (left === 0) break;
+    if (typeof part === 'object' && 'page' in part) {
+      const taken = Math.min(part.count, left);
+      first.push(taken === part.count ? part : { ...part, count: taken });
+      left -= taken;
+    } else {
+      first.push(part);
+      left -= 1;
     }
   }
-  return sources;
+  return first;
+}
+
+/**
+ * Runs a load of run `runKey`'s checkpoints; damage it finds is reported naming the run, with
+ * what to do.
+ */
+async function namingRun<T>(runKey: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (!ArtifactCorruptError.isInstance(error)) throw error;
+    const problem = error.message.replace(/^@rlm\/artifacts: /, '');
+    throw new ArtifactCorruptError(
+      `@rlm/artifacts: a checkpoint of run ${JSON.stringify(runKey)} is damaged (${problem}); it cannot be resumed: start the run again without resuming it`,
+      { key: error.key, cause: error },
+    );
+  }
 }
 
 /** The serialised-variable fields of a delta: what changed since `base`, and what went. */

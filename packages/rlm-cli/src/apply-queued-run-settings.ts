@@ -73,6 +73,8 @@ export function applyQueuedRunSettings(
       maxRetries: lower(settings.maxRetries, calls.maxRetries, '--max-retries'),
       maxRetryAfterMs: lower(settings.maxRetryWaitMs, calls.maxRetryAfterMs, '--max-retry-wait'),
       stream: settings.stream === false || calls.stream === false ? false : undefined,
+      // The worker's own bound on a model response: a job cannot raise it.
+      maxResponseBytes: calls.maxResponseBytes,
     },
     sandbox: settings.sandbox ?? worker.sandbox,
   };

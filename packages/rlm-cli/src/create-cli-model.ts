@@ -15,6 +15,8 @@ export interface CliModelCallSettings {
   readonly maxRetryAfterMs?: number | undefined;
   /** `false` asks every model for one JSON body instead of a stream. */
   readonly stream?: boolean | undefined;
+  /** The most bytes of one response read. */
+  readonly maxResponseBytes?: number | undefined;
 }
 
 function definedFields<Fields extends object>(record: Fields): Partial<Fields> {

@@ -23,6 +23,7 @@ export const modelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
   timeoutMs: '--request-timeout',
   maxRetries: '--max-retries',
   maxRetryAfterMs: '--max-retry-wait',
+  maxResponseBytes: '--max-response-bytes',
   baseURL: '--base-url',
 };
 
@@ -44,7 +45,13 @@ const budgetNames = {
  * answer if any. Package prefixes (`@rlm/core: `) are dropped; the line never spans lines.
  */
 export function describeRunError(error: unknown): RunFailure {
-  const detail = oneLine(error instanceof Error ? error.message : String(error));
+  // A checkpoint that cannot be resumed says to start again without resuming: here, a flag.
+  const detail = oneLine(
+    (error instanceof Error ? error.message : String(error)).replace(
+      /start the run again without resuming it$/,
+      'run it again without --resume to start over',
+    ),
+  );
   if (AbortedError.isInstance(error)) {
     return { message: 'aborted', exitCode: 130, partialAnswer: undefined };
   }

@@ -76,6 +76,9 @@ Model:
                                on stderr. Worst case with the defaults: about 3 minutes
       --max-retry-wait <ms>    longest retry-after wait honoured; an API asking for more
                                fails the call at once (default 60000)
+      --max-response-bytes <n> most bytes of one model response read; past it the call is
+                               cut and retried like a server fault; suffixes K, M, G
+                               (default 8M)
       --no-stream              ask models for one answer body instead of a stream (for a
                                proxy or server that cannot stream); prose then shows at once
       --max-cost <usd>         budget in US dollars for the whole run; when it is spent the

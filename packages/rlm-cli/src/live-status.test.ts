@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { LiveStatus } from './live-status.js';
 
 function terminal() {
@@ -34,4 +34,20 @@ describe('LiveStatus', () => {
     expect(writes[1]).toBe('\r\u001b[2K⠙ llm_query 23/40 · a …');
     expect(writes[1]!.length - '\r\u001b[2K'.length).toBeLessThanOrEqual(23);
   });
+
+  test('a text changing on every host call is drawn once a frame, not once a change', () => {
+    vi.useFakeTimers();
+    const { writes, output } = terminal();
+    const live = new LiveStatus(output, { width: 60, now: () => 0 });
+    for (let settled = 0; settled <= 20_000; settled++) live.set(`llm_query ${settled}/20000`);
+    expect(writes).toEqual(['\r\u001b[2K⠙ llm_query 0/20000 · 0.0 s']);
+    vi.advanceTimersByTime(100);
+    expect(writes.at(-1)).toBe('\r\u001b[2K⠹ llm_query 20000/20000 · 0.0 s');
+    expect(writes).toHaveLength(2);
+    live.stop();
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });

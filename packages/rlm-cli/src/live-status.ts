@@ -30,16 +30,22 @@ export class LiveStatus {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Shows `text` (its clock restarts when the text changes), or clears the line. */
+  /**
+   * Shows `text`, or clears the line. A line newly shown is drawn at once; a changed text at the
+   * next frame (a tenth of a second), so that a run changing it on every host call costs one
+   * write a frame, not one per change.
+   */
   set(text: string | undefined): void {
     if (text === this.#text) return;
-    if (text !== undefined && this.#text === undefined) this.#since = this.#now();
+    const shown = this.#text !== undefined;
     this.#text = text;
     if (text === undefined) {
       this.#erase();
       this.#stopTimer();
       return;
     }
+    if (shown) return;
+    this.#since = this.#now();
     this.#draw();
     this.#timer ??= setInterval(() => this.#draw(), 1000 / framesPerSecond).unref();
   }

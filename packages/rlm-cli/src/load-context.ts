@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ByteLimit } from './byte-limit.js';
 import type { ContextFile } from './context-file.js';
 import { ContextLoadError } from './context-load-error.js';
+import type { ContextRoot } from './context-root.js';
 import { createContextPathFilter } from './context-path-filter.js';
 import { statPath } from './file-system-error.js';
 import { locateJsonError } from './locate-json-error.js';
@@ -55,6 +56,13 @@ export interface LoadContextOptions {
    * `jsonReadAsText`.
    */
   readonly strict?: boolean;
+  /**
+   * Confines the load to this directory (a batch's or a queue's `--context-root`): `file` must
+   * be a regular file and `directory` a directory under it once symbolic links are resolved,
+   * never in `/proc`, `/sys` or `/dev`; links found in the directory that lead out of it are
+   * left out like special files. Unset: any path (the operator's own `--context`).
+   */
+  readonly root?: ContextRoot;
   /**
    * With `file`: a text file (not `.json`) loads as a `Utf8Text`, its bytes in shared memory,
    * never decoded on the host: the SES sandbox gets them shared and decodes them itself.
@@ -122,7 +130,8 @@ export async function loadContext(options: LoadContextOptions): Promise<LoadedCo
   return undefined;
 }
 
-async function loadFile(file: string, options: LoadContextOptions): Promise<LoadedContext> {
+async function loadFile(given: string, options: LoadContextOptions): Promise<LoadedContext> {
+  const file = options.root ? await options.root.confine(given, 'file') : given;
   const stats = await statPath(file);
   if (stats.isDirectory()) {
     const message = `${file} is a directory; use --context-dir ${file} to load its files`;
@@ -146,10 +155,8 @@ async function loadFile(file: string, options: LoadContextOptions): Promise<Load
   };
 }
 
-async function loadDirectory(
-  directory: string,
-  options: LoadContextOptions,
-): Promise<LoadedContext> {
+async function loadDirectory(given: string, options: LoadContextOptions): Promise<LoadedContext> {
+  const directory = options.root ? await options.root.confine(given, 'directory') : given;
   const stats = await statPath(directory);
   if (!stats.isDirectory()) {
     const message = `${directory} is not a directory; use --context ${directory} to load one file`;
@@ -159,6 +166,7 @@ async function loadDirectory(
     filter: pathFilter(directory, options),
     gitignore: options.gitignore ?? true,
     defaultExcludes: options.defaultExcludes ?? true,
+    ...(options.root ? { within: options.root } : {}),
   });
   const limit = byteLimit(options);
   await reserveText(walk.files, limit);

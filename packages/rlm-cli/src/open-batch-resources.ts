@@ -1,13 +1,16 @@
 import type { ArtifactStore, createRLM } from '@rlm/core';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
+import { ContextRoot } from './context-root.js';
 import { loadCliContext } from './load-cli-context.js';
 import type { LoadedContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { openStore } from './open-store.js';
 import type { BatchOptions } from './parse-batch-arguments.js';
 
-/** What a batch of jobs run here (`rlm eval`) opens before they run. */
+/** What a batch of jobs run here (`rlm batch`, `rlm eval`) opens before they run. */
 export interface BatchResources {
+  /** `--context-root`: where a job's own context file or directory must lie. */
+  readonly contextRoot: ContextRoot;
   /** `--context` or `--context-dir`: the context of every job without its own. */
   readonly context: LoadedContext | undefined;
   /** Host tools from `--tools`. */
@@ -17,7 +20,7 @@ export interface BatchResources {
 }
 
 /**
- * Loads the batch's context and tools, opens the store (`--artifact-ttl` for Redis) and checks
+ * Opens the context root (a bad one rejects before anything else), loads the batch's context and tools, opens the store (`--artifact-ttl` for Redis) and checks
  * the tool store, reporting skipped binary files on `stderr`. Rejects like each step does; the
  * store is closed again when a later step fails.
  */
@@ -26,6 +29,7 @@ export async function openBatchResources(
   stderr: NodeJS.WritableStream,
 ): Promise<BatchResources> {
   const cli = options.run;
+  const contextRoot = await ContextRoot.open(options.contextRoot);
   const context = await loadCliContext(cli, stderr);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   const store = cli.storePath
@@ -40,5 +44,5 @@ export async function openBatchResources(
     await store?.close().catch(() => {});
     throw error;
   }
-  return { context, tools, store };
+  return { contextRoot, context, tools, store };
 }

@@ -54,6 +54,7 @@ describe('parseArguments', () => {
         maxRetries: undefined,
         maxRetryAfterMs: undefined,
         stream: undefined,
+        maxResponseBytes: undefined,
       },
       quotas: { artifactBytes: undefined, artifactCount: undefined },
       json: false,
@@ -112,6 +113,8 @@ describe('parseArguments', () => {
       '--max-retry-wait',
       '10000',
       '--no-stream',
+      '--max-response-bytes',
+      '2M',
       '--max-artifact-bytes',
       '64M',
       '--max-artifacts',
@@ -165,7 +168,13 @@ describe('parseArguments', () => {
       maxCodeBlocks: 5,
       maxConcurrency: 8,
       maxResponseChars: 4_000,
-      modelCalls: { timeoutMs: 30_000, maxRetries: 0, maxRetryAfterMs: 10_000, stream: false },
+      modelCalls: {
+        timeoutMs: 30_000,
+        maxRetries: 0,
+        maxRetryAfterMs: 10_000,
+        stream: false,
+        maxResponseBytes: 2 * 1024 ** 2,
+      },
       quotas: { artifactBytes: 64 * 1024 ** 2, artifactCount: 50 },
       checkpointMaxVariableBytes: 1024 ** 3,
       checkpointMaxLagMs: 0,
@@ -336,6 +345,10 @@ describe('parseArguments', () => {
     [
       ['--max-context-bytes', 'lots'],
       '--max-context-bytes needs a size in bytes such as 536870912, 512M or 1GiB (got "lots")',
+    ],
+    [
+      ['--max-response-bytes', '0'],
+      '--max-response-bytes needs a size in bytes such as 536870912, 512M or 1GiB (got "0")',
     ],
     [
       ['--max-context-bytes', '0M'],

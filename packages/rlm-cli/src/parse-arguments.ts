@@ -106,6 +106,8 @@ export interface CliOptions {
     readonly maxRetryAfterMs: number | undefined;
     /** `false` with `--no-stream` (answers in one body, for gateways that cannot stream). */
     readonly stream: false | undefined;
+    /** `--max-response-bytes` (byte suffixes allowed): the most bytes of one response read. */
+    readonly maxResponseBytes: number | undefined;
   };
   /**
    * `--max-artifact-bytes` (byte suffixes allowed) and `--max-artifacts`: the run's artifact
@@ -253,6 +255,7 @@ const optionDefinitions = {
   'max-concurrency': { type: 'string' },
   'max-response-chars': { type: 'string' },
   'request-timeout': { type: 'string' },
+  'max-response-bytes': { type: 'string' },
   'max-retries': { type: 'string' },
   'max-retry-wait': { type: 'string' },
   'no-stream': { type: 'boolean' },
@@ -450,6 +453,10 @@ export function parseArguments(
         maxRetries: optionalCount(values['max-retries'], '--max-retries'),
         maxRetryAfterMs: optionalCount(values['max-retry-wait'], '--max-retry-wait'),
         stream: values['no-stream'] ? false : undefined,
+        maxResponseBytes:
+          values['max-response-bytes'] === undefined
+            ? undefined
+            : parseByteCount(values['max-response-bytes'], '--max-response-bytes'),
       },
       quotas: {
         artifactBytes:

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseBatchArguments } from './parse-batch-arguments.js';
 import { UsageError } from './usage-error.js';
@@ -39,8 +40,8 @@ describe('parseBatchArguments', () => {
     });
   });
 
-  test('defaults: 4 at once, results on stdout, no cap, 100k characters a query, 1 GiB of artifacts, 5 min without progress', () => {
-    expect(options(['queries.jsonl'])).toMatchObject({
+  test('defaults: 4 at once, results on stdout, no cap, 100k characters a query, 1 GiB of artifacts, 5 min without progress, contexts under the JSONL file directory', () => {
+    expect(options(['jobs/queries.jsonl'])).toMatchObject({
       concurrency: 4,
       outFile: undefined,
       maxBatchCostUsd: undefined,
@@ -48,7 +49,9 @@ describe('parseBatchArguments', () => {
       maxBatchArtifactBytes: 1024 ** 3,
       stallTimeoutMs: 300_000,
       artifactTtlMs: undefined,
+      contextRoot: path.resolve('jobs'),
     });
+    expect(options(['jobs/queries.jsonl', '--context-root', 'data']).contextRoot).toBe('data');
   });
 
   test('durability flags: --stall-timeout with --queue, --artifact-ttl with a Redis store (7 days by default)', () => {
@@ -84,6 +87,10 @@ describe('parseBatchArguments', () => {
     [['q.jsonl', '--concurrency', '0'], /--concurrency needs a positive whole number/],
     [['q.jsonl', '--concurrency', '2.5'], /--concurrency needs a positive whole number/],
     [['q.jsonl', '--concurrency'], /--concurrency needs a value/],
+    [
+      ['q.jsonl', '--queue', 'redis://localhost:6379', '--context-root', 'data'],
+      /rlm batch --queue reads no context: the workers do, each under its own --context-root; pass it to rlm worker/,
+    ],
     [['q.jsonl', '--out', '--quiet'], /--out needs a value/],
     [['q.jsonl', '--max-batch-cost', '-1'], /--max-batch-cost needs a value/],
     [['q.jsonl', '--max-batch-cost', 'lots'], /--max-batch-cost needs a positive number/],

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defaultModelPrices, findModelPrice } from '@rlm/core';
 import { isRedisUrl } from './open-store.js';
 import {
@@ -28,6 +29,11 @@ export interface BatchOptions {
   readonly queue: string | undefined;
   /** `--out`: the results file (JSON lines, appended); `undefined` prints them on stdout. */
   readonly outFile: string | undefined;
+  /**
+   * `--context-root`: the directory the jobs' own context files must lie in (symbolic links
+   * resolved); default the JSONL file's directory. Not with `--queue`: workers have their own.
+   */
+  readonly contextRoot: string;
   /**
    * `--max-batch-cost`: US dollars for the whole batch. Once spent, no job starts; running ones
    * finish. `undefined` for no cap.
@@ -73,6 +79,7 @@ export const defaultArtifactTtlMs = 7 * 86_400_000;
 /** The flags only `rlm batch` has, and `--out`, which means the results file there. */
 const batchFlags = new Map([
   ['--concurrency', 'concurrency'],
+  ['--context-root', 'context-root'],
   ['--max-batch-cost', 'max-batch-cost'],
   ['--out', 'out'],
   ['--queue', 'queue'],
@@ -151,6 +158,11 @@ export function parseBatchArguments(
   }
   // Checked here, so that a malformed URL is a usage error before anything is read.
   if (own.queue !== undefined) parseQueueUrl(own.queue);
+  if (own.queue !== undefined && own['context-root'] !== undefined) {
+    throw new UsageError(
+      'rlm batch --queue reads no context: the workers do, each under its own --context-root; pass it to rlm worker',
+    );
+  }
   if (own['stall-timeout'] !== undefined && own.queue === undefined) {
     throw new UsageError(
       '--stall-timeout applies to --queue batches (jobs on this machine have --max-wall-time)',
@@ -171,6 +183,7 @@ export function parseBatchArguments(
       concurrency,
       queue: own.queue,
       outFile: own.out,
+      contextRoot: own['context-root'] ?? path.dirname(path.resolve(run.query)),
       maxBatchCostUsd,
       maxQueryChars:
         own['max-query-chars'] === undefined

@@ -4,7 +4,6 @@ import { type ArtifactStore, emptyRunUsage, type RlmEvent, type RunUsage } from 
 import { addRunUsage } from './add-run-usage.js';
 import { BatchResultsFile } from './batch-results-file.js';
 import { checkQueueReachable } from './check-queue-reachable.js';
-import { checkToolStoreDirectory } from './check-tool-store-directory.js';
 import { createCliModels, createCliRlmFactory } from './create-cli-rlm.js';
 import { describeJobId, describeJobIds } from './describe-job-id.js';
 import { disposeThenClose } from './dispose-then-close.js';
@@ -12,10 +11,8 @@ import { formatBatchProgress } from './format-batch-progress.js';
 import { formatModelRetry } from './format-model-retry.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
 import { formatDuration } from './format-runs-table.js';
-import { loadCliContext } from './load-cli-context.js';
-import { loadToolsModule } from './load-tools-module.js';
 import { ModelCallNames } from './model-call-names.js';
-import { openStore } from './open-store.js';
+import { openBatchResources } from './open-batch-resources.js';
 import {
   type BatchOptions,
   defaultBatchConcurrency,
@@ -53,7 +50,8 @@ export interface BatchCommandIo {
 }
 
 const batchHelp = `Usage: rlm batch <queries.jsonl> [--context <file> | --context-dir <dir>]
-                 [--concurrency <n>] [--out <results.jsonl>] [--max-batch-cost <usd>] [run flags]
+                 [--concurrency <n>] [--out <results.jsonl>] [--max-batch-cost <usd>]
+                 [--context-root <dir>] [run flags]
 
 Runs every query of a JSONL file, one {"id": ..., "query": "...", "context"?: "<file>"} a line,
 several at once in this process. A line's own context (relative to the JSONL file's directory)
@@ -61,6 +59,10 @@ replaces the batch's --context or --context-dir. Ids are compared as strings (1 
 the same id).
 
       --concurrency <n>        jobs run at once (default ${defaultBatchConcurrency})
+      --context-root <dir>     the directory a line's own context must be a regular file in,
+                               symbolic links resolved (default: the JSONL file's directory);
+                               a job whose context is outside it, a device, a FIFO or a
+                               /proc file fails saying so, and the batch goes on
   -o, --out <file>             append results here, one JSON line per job as it ends:
                                {id, answer, usage, costUsd, durationMs} or {id, error, usage,
                                durationMs}; rerunning the same command skips the ids answered
@@ -156,15 +158,11 @@ export async function runBatchCommand(
         }),
       );
     }
-    const context = await loadCliContext(cli, io.stderr);
-    const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
-    store = cli.storePath
-      ? await openStore(cli.storePath, {
-          connectTimeoutMs: cli.connectTimeoutMs,
-          ...(options.artifactTtlMs === undefined ? {} : { ttlMs: options.artifactTtlMs }),
-        })
-      : undefined;
-    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
+    const { context, contextRoot, tools, ...resources } = await openBatchResources(
+      options,
+      io.stderr,
+    );
+    store = resources.store;
     const createRlm = createCliRlmFactory(cli, models!, { tools, persistent: false });
     const batchStore = store;
     return await output.consume(pending, (signal) =>
@@ -176,6 +174,7 @@ export async function runBatchCommand(
         maxArtifactBytes: options.maxBatchArtifactBytes,
         context: context?.value,
         directoryContext: { concat: cli.concat, ...cli.contextSelection },
+        contextRoot,
         maxContextBytes: cli.maxContextBytes,
         model: cli.model,
         subModel: cli.subModel,

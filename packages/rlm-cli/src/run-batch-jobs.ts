@@ -7,6 +7,7 @@ import {
 } from '@rlm/core';
 import { addRunUsage } from './add-run-usage.js';
 import { limitBatchArtifacts, memoryArtifactCounter } from './batch-artifact-quota.js';
+import type { ContextRoot } from './context-root.js';
 import { type LoadContextOptions, loadContext } from './load-context.js';
 import type { ModelSpec } from './parse-arguments.js';
 import type { BatchJob } from './parse-batch-jobs.js';
@@ -49,6 +50,11 @@ export interface BatchJobsOptions {
   readonly context: unknown;
   /** Bytes a job's own context file may have. */
   readonly maxContextBytes: number;
+  /**
+   * Where a job's own context file or directory must lie (`--context-root`): see
+   * {@link LoadContextOptions.root}. Unset: anywhere.
+   */
+  readonly contextRoot?: ContextRoot;
   /** Kept in each job's trace. */
   readonly model: ModelSpec;
   readonly subModel: ModelSpec | undefined;
@@ -81,7 +87,10 @@ export interface BatchJobIo {
 }
 
 /** How a context directory is walked: the flags of `--context-dir`. */
-export type DirectoryContextSelection = Omit<LoadContextOptions, 'file' | 'directory' | 'maxBytes'>;
+export type DirectoryContextSelection = Omit<
+  LoadContextOptions,
+  'file' | 'directory' | 'maxBytes' | 'root'
+>;
 
 /**
  * Runs `jobs` in this process, at most `concurrency` at once, each on its own RLM and sandbox,
@@ -98,7 +107,11 @@ export async function* runBatchJobs(
   const signal = options.signal
     ? AbortSignal.any([options.signal, stopped.signal])
     : stopped.signal;
-  const contexts = new JobContexts(jobs, options.maxContextBytes, options.directoryContext ?? {});
+  const contexts = new JobContexts(jobs, {
+    ...options.directoryContext,
+    maxBytes: options.maxContextBytes,
+    ...(options.contextRoot ? { root: options.contextRoot } : {}),
+  });
   const counter = memoryArtifactCounter();
   const running = new Set<RunTally>();
   let finishedUsage: RunUsage = emptyRunUsage();
@@ -221,15 +234,16 @@ function contextSource(job: BatchJob): string | undefined {
   return job.contextFile ?? job.contextDirectory;
 }
 
+/** How a job's own context is read: the directory selection, the byte bound and the root. */
+type JobContextSettings = Omit<LoadContextOptions, 'file' | 'directory'>;
+
 /** The jobs' own context files and directories, each loaded once while jobs still need it. */
 class JobContexts {
-  readonly #maxBytes: number;
-  readonly #selection: DirectoryContextSelection;
+  readonly #load: JobContextSettings;
   readonly #files = new Map<string, { value: Promise<unknown> | undefined; uses: number }>();
 
-  constructor(jobs: readonly BatchJob[], maxBytes: number, selection: DirectoryContextSelection) {
-    this.#maxBytes = maxBytes;
-    this.#selection = selection;
+  constructor(jobs: readonly BatchJob[], load: JobContextSettings) {
+    this.#load = load;
     for (const job of jobs) {
       const source = contextSource(job);
       if (source === undefined) continue;
@@ -244,10 +258,16 @@ class JobContexts {
     const entry = this.#files.get(contextSource(job)!)!;
     if (entry.value === undefined) {
       const directory = job.contextDirectory;
+      const { maxBytes, root } = this.#load;
       entry.value = loadContext(
         directory === undefined
-          ? { file: job.contextFile, strict: this.#selection.strict, maxBytes: this.#maxBytes }
-          : { ...this.#selection, directory, maxBytes: this.#maxBytes },
+          ? {
+              file: job.contextFile,
+              strict: this.#load.strict,
+              maxBytes,
+              ...(root ? { root } : {}),
+            }
+          : { ...this.#load, directory },
       ).then((loaded) => loaded?.value);
       // A failure reaches every job that awaits it; none is left unhandled.
       entry.value.catch(() => {});

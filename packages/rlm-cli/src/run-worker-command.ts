@@ -29,6 +29,7 @@ import { disposeThenClose } from './dispose-then-close.js';
 import { formatModelRetry } from './format-model-retry.js';
 import { ModelCallNames } from './model-call-names.js';
 import { formatDuration } from './format-runs-table.js';
+import { ContextRoot } from './context-root.js';
 import { loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { isRedisUrl, openStore } from './open-store.js';
@@ -55,13 +56,17 @@ export interface WorkerCommandIo {
 }
 
 const workerHelp = `Usage: rlm worker --queue redis://host:port [--concurrency <n>] [--lock-duration <time>]
-                  [--store redis://host:port] [run flags]
+                  [--context-root <dir>] [--store redis://host:port] [run flags]
 
 Runs the jobs rlm batch --queue puts on the queue, until stopped (Ctrl-C or SIGTERM: the
 running jobs finish first; a second signal quits at once). Start any number, on any machine
 that sees the same context files at the same paths.
 
       --queue <url>            the Redis server of the queue (required)
+      --context-root <dir>     the directory every job's context must lie in, symbolic links
+                               resolved (default: the working directory); a job whose
+                               context is outside it, a device, a FIFO or a /proc file fails
+                               saying so, and the worker goes on
       --concurrency <n>        jobs run at once by this worker (default 2)
       --lock-duration <time>   how long a job stays claimed without news from its worker
                                (default 30s); a killed worker's job goes to another after it
@@ -80,7 +85,8 @@ kept and written again when Redis refuses it, so a Redis restart loses no answer
 `;
 
 /** The flags only `rlm worker` has. */
-const workerFlags = /^--(queue|concurrency|lock-duration|artifact-ttl|max-query-chars)(?:=(.*))?$/;
+const workerFlags =
+  /^--(queue|concurrency|lock-duration|artifact-ttl|max-query-chars|context-root)(?:=(.*))?$/;
 
 /**
  * `rlm worker`: takes jobs from the BullMQ queue of `rlm batch --queue` and returns their result
@@ -136,6 +142,7 @@ export async function runWorkerCommand(
       own['max-query-chars'] ?? String(defaultMaxQueryChars),
       '--max-query-chars',
     ),
+    contextRoot: await ContextRoot.open(own['context-root'] ?? process.cwd()),
     cli,
   };
   if (settings.lockDurationMs < 1000) {
@@ -226,6 +233,8 @@ interface WorkerSettings {
   readonly lockDurationMs: number;
   readonly artifactTtlMs: number;
   readonly maxQueryChars: number;
+  /** `--context-root`: every job's context is read from under it only. */
+  readonly contextRoot: ContextRoot;
   readonly cli: CliOptions;
 }
 
@@ -459,7 +468,11 @@ class WorkerJobs {
     const { cli, bounded } = plan;
     let contextChars: number | undefined;
     const loadJobContext = async () => {
-      const value = await loadQueuedContext(context, cli.maxContextBytes);
+      const value = await loadQueuedContext(
+        context,
+        cli.maxContextBytes,
+        this.#settings.contextRoot,
+      );
       // Measured for an eval only: the text of a large directory is not free.
       if (plan.kind !== 'own' && value !== undefined) contextChars = contextAsText(value).length;
       return value;
@@ -705,13 +718,17 @@ function readKeptResult(text: string | null): BatchResult | undefined {
   }
 }
 
-/** Loads a queued job's context on this machine. */
+/**
+ * Loads a queued job's context on this machine, only from under `root`: the queue names the
+ * paths, and whoever can write to it must not make the worker read its secrets.
+ */
 async function loadQueuedContext(
   context: QueuedContext | undefined,
   maxBytes: number,
+  root: ContextRoot,
 ): Promise<unknown> {
   if (context === undefined) return undefined;
-  const loaded = await loadContext({ ...context, maxBytes });
+  const loaded = await loadContext({ ...context, root, maxBytes });
   return loaded?.value;
 }
 

@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ContextFile } from './context-file.js';
+import type { ContextRoot } from './context-root.js';
 import type { ContextPathFilter } from './context-path-filter.js';
 import { fileSystemError } from './file-system-error.js';
 import { GitignoreRules, readGitignore } from './gitignore-rules.js';
@@ -14,6 +15,8 @@ export interface WalkOptions {
   readonly gitignore: boolean;
   /** Leave out hidden entries (names starting with `.`) and `node_modules` directories. */
   readonly defaultExcludes: boolean;
+  /** Leave out symbolic links that lead out of this root, like special files. */
+  readonly within?: ContextRoot;
 }
 
 /** What a walk found. */
@@ -78,7 +81,7 @@ export async function walkContextDirectory(
       }
       const relativePath = current.relativePath === '' ? name : `${current.relativePath}/${name}`;
       const entryPath = path.join(directory, relativePath);
-      const kind = kindOf(entry, entryPath);
+      const kind = kindOf(entry, entryPath, options.within);
       if (kind === 'other') {
         skipped.special++;
       } else if (options.gitignore && rules.ignores(relativePath, kind === 'directory')) {
@@ -111,11 +114,15 @@ function listDirectory(absolute: string): Dirent[] {
   }
 }
 
-/** A directory entry's kind, following a symbolic link to a file (not to a directory). */
-function kindOf(entry: Dirent, entryPath: string): Kind {
+/**
+ * A directory entry's kind, following a symbolic link to a file (not to a directory); a link
+ * out of `within` is `other`.
+ */
+function kindOf(entry: Dirent, entryPath: string, within: ContextRoot | undefined): Kind {
   if (entry.isDirectory()) return 'directory';
   if (entry.isFile()) return 'file';
   if (!entry.isSymbolicLink()) return 'other';
+  if (within && !within.holdsSync(entryPath)) return 'other';
   try {
     return statSync(entryPath).isFile() ? 'file' : 'other';
   } catch (error) {

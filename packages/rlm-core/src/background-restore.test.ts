@@ -11,9 +11,14 @@ const checkpoint: Checkpoint = {
   callId: 'root',
   iteration: 2,
   timestamp: 0,
-  transcriptLength: 0,
+  transcriptLength: 4,
   variableNames: ['counts', 'rows', 'helper'],
-  transcript: [],
+  transcript: [
+    { role: 'user', content: 'query' },
+    { role: 'assistant', content: 'step 1' },
+    { role: 'user', content: 'output 1' },
+    { role: 'assistant', content: 'step 2' },
+  ],
   variables: { rows: [1] },
   serializedVariables: {},
   serializedDigests: { counts: 'd'.repeat(64) },
@@ -61,6 +66,7 @@ test('a sandbox without restoreVariables loses the serialised variables at once,
 test('a blob that cannot be read is lost with its reason; the others are restored in one call', async () => {
   const state = resumeStateOf({
     ...checkpoint,
+    variableNames: [...checkpoint.variableNames, 'words'],
     serializedDigests: { counts: 'd'.repeat(64), words: 'e'.repeat(64) },
     serializedBlobs: { counts: 'dddddddddddd', words: 'eeeeeeeeeeee' },
   });

@@ -65,7 +65,8 @@ export async function restoreInBackground(
   options: BackgroundRestoreOptions,
 ): Promise<UnrestoredVariable[]> {
   const { sandbox, artifacts, state } = options;
-  const names = Object.keys(state.serializedDigests).filter((name) => !state.lost.includes(name));
+  const lostAlready = new Set(state.lost);
+  const names = Object.keys(state.serializedDigests).filter((name) => !lostAlready.has(name));
   if (names.length === 0) return [];
   if (!sandbox.restoreVariables) return names.map((name) => ({ name, reason: refused }));
   const lost: UnrestoredVariable[] = [];

@@ -8,6 +8,7 @@ import type {
 import type { Budget } from './budget.js';
 import type { RunningCall } from './loop/call-state.js';
 import { measurePlainData, type PlainDataLimits } from './bridge/measure-plain-data.js';
+import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import type { Message } from './language-model.js';
 
 /** What one variable may be to be saved in a checkpoint; a larger one is reported lost. */
@@ -175,8 +176,29 @@ export async function takeCheckpoint(
   return options.artifacts.saveCheckpoint(prepared.input);
 }
 
-/** Reads what a checkpoint restores. */
+/**
+ * Reads what a checkpoint restores, after checking that it holds together (whatever store it
+ * came from): its iteration and transcript length against the messages it holds, each message's
+ * role and content, its variable names (each named once, every saved value among them), the
+ * types of its values and its budget's counts. Throws `CheckpointCorruptError` naming the run
+ * and what is wrong; nothing of such a checkpoint is used.
+ */
 export function resumeStateOf(checkpoint: Checkpoint): ResumeState {
+  const problem = checkpointProblem(checkpoint);
+  if (problem !== undefined) {
+    throw new CheckpointCorruptError(
+      `@rlm/core: checkpoint ${JSON.stringify(checkpoint.id)} of run ${JSON.stringify(checkpoint.runKey)} does not hold together (${problem}); it cannot be resumed: start the run again without resuming it`,
+      { runKey: String(checkpoint.runKey), checkpointId: String(checkpoint.id) },
+    );
+  }
+  const lost = new Set(
+    checkpoint.variableNames.filter(
+      (name) =>
+        !Object.hasOwn(checkpoint.variables, name) &&
+        !Object.hasOwn(checkpoint.serializedDigests, name) &&
+        !Object.hasOwn(checkpoint.serializedVariables, name),
+    ),
+  );
   return {
     iteration: checkpoint.iteration,
     transcript: checkpoint.transcript,
@@ -184,15 +206,70 @@ export function resumeStateOf(checkpoint: Checkpoint): ResumeState {
     serializedVariables: checkpoint.serializedVariables,
     serializedDigests: checkpoint.serializedDigests,
     serializedBlobs: checkpoint.serializedBlobs,
-    lost: checkpoint.variableNames.filter(
-      (name) =>
-        !Object.hasOwn(checkpoint.variables, name) &&
-        !Object.hasOwn(checkpoint.serializedDigests, name) &&
-        !Object.hasOwn(checkpoint.serializedVariables, name),
-    ),
+    lost: [...lost],
     lostReasons: skippedReasons(checkpoint.metadata.skipped),
     checkpoint,
   };
+}
+
+/** What is wrong with a loaded checkpoint, or `undefined` when it holds together. */
+function checkpointProblem(checkpoint: Checkpoint): string | undefined {
+  const { transcript, variableNames, iteration, budget } = checkpoint;
+  if (!Array.isArray(transcript)) return 'its transcript is not a list of messages';
+  if (checkpoint.transcriptLength !== transcript.length) {
+    return `it claims ${String(checkpoint.transcriptLength)} transcript messages but holds ${transcript.length}`;
+  }
+  if (!Number.isSafeInteger(iteration) || iteration < 0 || iteration > transcript.length) {
+    return `its iteration ${String(iteration)} is not a count of the steps its ${transcript.length} messages record`;
+  }
+  const badMessage = transcript.findIndex(
+    (message: unknown) =>
+      typeof message !== 'object' ||
+      message === null ||
+      !['user', 'assistant'].includes((message as Message).role) ||
+      !(
+        typeof (message as Message).content === 'string' ||
+        Array.isArray((message as Message).content)
+      ),
+  );
+  if (badMessage >= 0) return `transcript message ${badMessage} is not a user or assistant message`;
+  if (!Array.isArray(variableNames) || !variableNames.every((name) => typeof name === 'string')) {
+    return 'its variable names are not a list of strings';
+  }
+  const names = new Set(variableNames);
+  if (names.size !== variableNames.length) return 'it names a variable twice';
+  const kept: readonly [string, unknown, (value: unknown) => boolean][] = [
+    ['variables', checkpoint.variables, () => true],
+    ['serializedVariables', checkpoint.serializedVariables, (value) => value instanceof Uint8Array],
+    ['serializedDigests', checkpoint.serializedDigests, (value) => typeof value === 'string'],
+    ['serializedBlobs', checkpoint.serializedBlobs, (value) => typeof value === 'string'],
+  ];
+  for (const [field, record, isValue] of kept) {
+    if (typeof record !== 'object' || record === null) return `its ${field} is not an object`;
+    for (const [name, value] of Object.entries(record)) {
+      if (!names.has(name))
+        return `its ${field} hold ${JSON.stringify(name)}, which it does not name`;
+      if (!isValue(value))
+        return `its ${field} hold a wrong kind of value for ${JSON.stringify(name)}`;
+    }
+  }
+  if (typeof budget !== 'object' || budget === null) return 'it has no budget';
+  for (const field of ['inputTokens', 'outputTokens', 'modelCalls'] as const) {
+    if (!Number.isSafeInteger(budget[field]) || budget[field] < 0) {
+      return `its budget's ${field} is not a count`;
+    }
+  }
+  for (const field of ['cacheReadTokens', 'cacheWriteTokens', 'unpricedModelCalls'] as const) {
+    const count = budget[field];
+    if (count !== undefined && (!Number.isSafeInteger(count) || count < 0)) {
+      return `its budget's ${field} is not a count`;
+    }
+  }
+  const { costUsd } = budget;
+  if (costUsd !== undefined && (!Number.isFinite(costUsd) || costUsd < 0)) {
+    return "its budget's costUsd is not an amount";
+  }
+  return undefined;
 }
 
 /** The `skipped` metadata of a checkpoint: name -> reason; anything else is ignored. */
@@ -215,7 +292,8 @@ export function restoredNames(state: ResumeState): string[] {
     ...Object.keys(state.serializedDigests),
     ...Object.keys(state.serializedVariables),
   ]);
-  return [...names].filter((name) => !state.lost.includes(name)).sort();
+  const lost = new Set(state.lost);
+  return [...names].filter((name) => !lost.has(name)).sort();
 }
 
 /** The note the model reads after a resume. */

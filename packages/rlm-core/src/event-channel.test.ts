@@ -36,6 +36,32 @@ describe('EventChannel', () => {
     expect(channel.dropped).toBe(2);
   });
 
+  test('a full buffer costs O(1) a push: the droppable check runs about once per event', async () => {
+    let checks = 0;
+    const channel = new EventChannel<string>({
+      capacity: 10_000,
+      isDroppable: (event) => {
+        checks += 1;
+        return !event.startsWith('final');
+      },
+    });
+    const pushed = 200_000;
+    for (let index = 0; index < pushed; index++) {
+      channel.push(index % 1000 === 0 ? `final ${index}` : `event ${index}`);
+    }
+    expect(checks).toBeLessThan(2 * pushed);
+    expect(channel.dropped).toBe(pushed - 10_000);
+    const seen: string[] = [];
+    channel.close();
+    for await (const event of channel) seen.push(event);
+    expect(seen).toHaveLength(10_000);
+    // Every non-droppable event is kept, in order, before the newest droppable ones.
+    expect(seen.filter((event) => event.startsWith('final'))).toHaveLength(200);
+    expect(seen.at(-1)).toBe(`event ${pushed - 1}`);
+    const numbers = seen.map((event) => Number(event.split(' ')[1]));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+  });
+
   test('breaking out of the loop calls onReturn', async () => {
     let returned = 0;
     const channel = new EventChannel<number>({ onReturn: () => (returned += 1) });

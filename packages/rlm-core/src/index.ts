@@ -36,8 +36,16 @@ export {
   isRetryableStatus,
   type ModelFailureContext,
   refusedWaitError,
+  responseTooLargeError,
   scrubModelCallError,
 } from './model-failure-text.js';
+export {
+  defaultMaxResponseBytes,
+  limitFetchResponses,
+  limitResponseBytes,
+  ResponseByteLimit,
+} from './response-byte-limit.js';
+export { ResponseTooLargeError } from './response-too-large-error.js';
 export { scrubSecrets } from './scrub-secrets.js';
 export { textSlices } from './text-slices.js';
 export type * from './events.js';

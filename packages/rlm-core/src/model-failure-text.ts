@@ -1,5 +1,6 @@
 import { ModelCallError, type ModelCallErrorReason } from './errors/model-call-error.js';
 import { formatDuration } from './format-duration.js';
+import type { ResponseTooLargeError } from './response-too-large-error.js';
 import { scrubSecrets } from './scrub-secrets.js';
 
 /** What a provider adapter's error message may mention about a failed model call. */
@@ -55,6 +56,22 @@ export function refusedWaitError(
       reason: options.reason,
       settings: ['maxRetryAfterMs'],
     },
+  );
+}
+
+/**
+ * The error for a response past `maxResponseBytes` once its retries ran out. `api` names what
+ * answered, as the adapter's messages do: `the Messages API`.
+ */
+export function responseTooLargeError(
+  prefix: string,
+  api: string,
+  error: ResponseTooLargeError,
+  context: ModelFailureContext,
+): ModelCallError {
+  return new ModelCallError(
+    `${prefix} ${api} ${error.failureDetail}; ${describeAttempts(context)}. Raise maxResponseBytes, or check that the baseURL setting is the API (an answer that never ends is cut at the cap).`,
+    { retryable: true, reason: 'server', settings: ['maxResponseBytes', 'baseURL'] },
   );
 }
 

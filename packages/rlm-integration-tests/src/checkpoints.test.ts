@@ -1,7 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deserialize } from 'node:v8';
-import { createMemoryArtifactStore } from '@rlm/artifacts';
+import {
+  ArtifactCorruptError,
+  createMemoryArtifactStore,
+  createSqliteArtifactStore,
+} from '@rlm/artifacts';
+import { rewriteSqliteRows } from '@rlm/artifacts/testing';
 import {
   type ArtifactStore,
+  CheckpointCorruptError,
   type CheckpointInput,
   createRLM,
   type LanguageModel,
@@ -353,4 +362,53 @@ test('checkpointMaxLagMs: 0 — every step waits for its snapshot: the heavy ste
   expect(() => createRLM({ llm, sandbox: sandboxFactory, checkpointMaxLagMs: -1 })).toThrow(
     /checkpointMaxLagMs must be a whole number of 0 or more, got -1/,
   );
+});
+
+test('a SQLite checkpoint row that lies fails a resume with one error naming the run, before any model call; a fresh run still works', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'rlm-tampered-'));
+  try {
+    const path = join(directory, 'rlm.sqlite');
+    {
+      await using artifacts = await createSqliteArtifactStore({ path });
+      const crashing = createScriptedModel([
+        repl('var kept = [1, 2, 3];'),
+        { error: new Error('process crashed') },
+      ]);
+      await using rlm = createRLM({ llm: crashing, sandbox: sandboxFactory, artifacts });
+      await expect(rlm.query('Tamper', 'ctx')).rejects.toThrow('process crashed');
+    }
+    const resume = async (from: string, to: string) => {
+      expect(await rewriteSqliteRows(path, 'rlm:checkpoint:%', from, to)).toBe(1);
+      await using artifacts = await createSqliteArtifactStore({ path });
+      const llm = createScriptedModel(['FINAL(resumed)']);
+      await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+      const error = await rlm
+        .query('Tamper', 'ctx', { resume: true })
+        .catch((caught: unknown) => caught as Error);
+      expect(llm.requests).toHaveLength(0);
+      expect(await rewriteSqliteRows(path, 'rlm:checkpoint:%', to, from)).toBe(1);
+      return error as Error;
+    };
+    const billion = await resume('"start":0,"count":', '"start":0,"count":99999999');
+    expect(ArtifactCorruptError.isInstance(billion)).toBe(true);
+    expect(billion.message).toMatch(
+      /^@rlm\/artifacts: a checkpoint of run "[0-9a-f]+" is damaged \(.* takes messages 0 to 9{8}\d of blob [0-9a-f]{12}, which holds \d\)/,
+    );
+    const iteration = await resume('"iteration":1,', '"iteration":1000000000,');
+    expect(CheckpointCorruptError.isInstance(iteration)).toBe(true);
+    expect(iteration.message).toMatch(/its iteration 1000000000 is not a count of the steps/);
+    const names = await resume('"variableNames":["kept"]', '"variableNames":[]');
+    expect(CheckpointCorruptError.isInstance(names)).toBe(true);
+    expect(names.message).toMatch(/hold "kept", which it does not name/);
+
+    await using artifacts = await createSqliteArtifactStore({ path });
+    await using rlm = createRLM({
+      llm: createScriptedModel(['FINAL(started over)']),
+      sandbox: sandboxFactory,
+      artifacts,
+    });
+    expect((await rlm.query('Tamper', 'ctx')).answer).toBe('started over');
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
 });

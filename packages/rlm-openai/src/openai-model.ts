@@ -1,9 +1,12 @@
 import {
   AttemptTimeoutError,
+  defaultMaxResponseBytes,
   type GenerateResult,
   isRetryableStatus,
   type LanguageModel,
+  limitFetchResponses,
   ModelCallError,
+  ResponseTooLargeError,
   readRetryAfterMs,
   retryModelCall,
   type RetryVerdict,
@@ -79,6 +82,12 @@ export interface OpenAIModelSettings {
    */
   readonly maxRetryAfterMs?: number;
   /**
+   * The most bytes of one response read (streamed or not), counted as they arrive: past it the
+   * attempt is cut and retried like a server fault, and once retries run out the call fails
+   * saying so. Defaults to `defaultMaxResponseBytes` (8 MiB) of `@rlm/core`.
+   */
+  readonly maxResponseBytes?: number;
+  /**
    * Whether the model takes tools (default true). Leave it on even for servers that refuse
    * them: their refusal is classified `tools-unsupported` and the loop falls back to its text
    * protocol once; set false to skip that first refused request.
@@ -100,6 +109,13 @@ export interface OpenAIModelSettings {
 }
 
 function judge(error: unknown): RetryVerdict {
+  if (error instanceof ResponseTooLargeError) {
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      retry: { reason: 'server', detail: error.retryDetail },
+    };
+  }
   if (error instanceof AttemptTimeoutError || error instanceof OpenAI.APIConnectionTimeoutError) {
     const detail =
       error instanceof AttemptTimeoutError ? error.retryDetail : 'did not answer in time';
@@ -226,6 +242,15 @@ function checkSetting(name: string, value: number | undefined, minimum: number):
   );
 }
 
+/**
+ * The `fetch` a client sends with: its `fetch` option (an injected client may have its own),
+ * else the global one. The SDK keeps it on the instance without a public accessor.
+ */
+function fetchOf(client: OpenAI): typeof fetch {
+  const own: unknown = Reflect.get(client, 'fetch');
+  return typeof own === 'function' ? (own as typeof fetch) : fetch;
+}
+
 function isOpenAIHost(baseURL: string): boolean {
   try {
     return new URL(baseURL).hostname === 'api.openai.com';
@@ -261,6 +286,8 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
   checkSetting('timeoutMs', settings.timeoutMs, 1);
   checkSetting('maxRetryAfterMs', settings.maxRetryAfterMs, 0);
   checkSetting('maxTokens', settings.maxTokens, 1);
+  checkSetting('maxResponseBytes', settings.maxResponseBytes, 1);
+  const maxResponseBytes = settings.maxResponseBytes ?? defaultMaxResponseBytes;
   const baseURL = settings.client
     ? settings.client.baseURL
     : settings.baseURL || process.env.OPENAI_BASE_URL || openAIBaseURL;
@@ -273,7 +300,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
     );
   }
   const timeoutMs = settings.timeoutMs ?? defaultOpenAITimeoutMs;
-  const client =
+  const sdkClient =
     settings.client ??
     new OpenAI({
       apiKey: givenKey ?? keylessPlaceholder,
@@ -285,7 +312,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
   const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultOpenAIMaxRetryAfterMs;
   const maxTokensParameter =
     settings.maxTokensParameter ?? (toOpenAI ? 'max_completion_tokens' : 'max_tokens');
-  const secrets = [givenKey, client.apiKey];
+  const secrets = [givenKey, sdkClient.apiKey];
 
   const stream = settings.stream ?? true;
 
@@ -308,6 +335,13 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
       );
     };
     arm();
+    // Every byte of the answer is counted as it arrives: past maxResponseBytes the attempt is
+    // aborted with that error and the connection dropped.
+    const client = sdkClient.withOptions({
+      fetch: limitFetchResponses(fetchOf(sdkClient), maxResponseBytes, (error) =>
+        controller.abort(error),
+      ),
+    });
     try {
       // The SDK's own timer is a backstop a little later than ours, which also covers the body.
       const requestOptions = {
@@ -338,7 +372,9 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
       return fromChatCompletion(collected);
     } catch (error) {
       const reason: unknown = controller.signal.reason;
-      throw reason instanceof AttemptTimeoutError ? reason : error;
+      throw reason instanceof AttemptTimeoutError || reason instanceof ResponseTooLargeError
+        ? reason
+        : error;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -361,7 +397,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
         giveUp: (failure, _verdict, tried) =>
           toModelCallError(failure, {
             secrets,
-            baseURL: client.baseURL,
+            baseURL: sdkClient.baseURL,
             timeoutMs,
             ...tried,
             ...(settings.baseURL ? { baseURLSource: 'the baseURL setting' } : {}),

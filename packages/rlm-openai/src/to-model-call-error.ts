@@ -6,7 +6,9 @@ import {
   ModelCallError,
   type ModelCallErrorReason,
   type ModelFailureContext,
+  ResponseTooLargeError,
   refusedWaitError,
+  responseTooLargeError,
   scrubModelCallError,
 } from '@rlm/core';
 import OpenAI from 'openai';
@@ -81,6 +83,14 @@ function count(value: number): string {
 }
 
 function describeFailure(error: unknown, context: ModelCallErrorContext): ModelCallError {
+  if (error instanceof ResponseTooLargeError) {
+    return responseTooLargeError(
+      prefix,
+      `the Chat Completions API at ${context.baseURL}`,
+      error,
+      context,
+    );
+  }
   if (error instanceof AttemptTimeoutError && error.received > 0) {
     return new ModelCallError(
       `${prefix} the Chat Completions API at ${context.baseURL} went silent for timeoutMs (${count(context.timeoutMs)} ms) mid-answer, after ${count(error.received)} chunks; ${describeAttempts(context)}. Raise timeoutMs or maxRetries, or check the server.`,

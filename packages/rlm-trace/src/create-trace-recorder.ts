@@ -1,6 +1,6 @@
 import type { RlmEvent } from '@rlm/core';
 import { createRunId } from './create-run-id.js';
-import { createTrace, finishTrace, reduceTrace } from './reduce-trace.js';
+import { TraceBuilder } from './trace-builder.js';
 import type { TraceDocument } from './trace-document.js';
 
 /** Settings of {@link createTraceRecorder}. */
@@ -16,9 +16,13 @@ export interface TraceRecorderSettings {
 /** Builds a run's trace from its events as they arrive. */
 export interface TraceRecorder {
   readonly runId: string;
-  /** The trace so far; a new object after every recorded event. */
+  /**
+   * The trace so far, as a document that later events leave as it is. Built when read
+   * (O(size of the trace), then kept until the next event): read it when needed, not after
+   * every event.
+   */
   readonly trace: TraceDocument;
-  /** Adds one `queryStream` event. Never throws. */
+  /** Adds one `queryStream` event in O(1) amortised, however long the run. Never throws. */
   record(event: RlmEvent): void;
   /**
    * Marks the run as ended (failed with `error` when the root never answered or failed) and
@@ -27,30 +31,40 @@ export interface TraceRecorder {
   finish(error?: unknown): TraceDocument;
 }
 
-/** A recorder over {@link reduceTrace}: pass every event of one run to `record`. */
+/**
+ * A recorder that builds the trace as `reduceTrace` would, in place: pass every event of one
+ * run to `record`.
+ */
 export function createTraceRecorder(settings: TraceRecorderSettings = {}): TraceRecorder {
   const now = settings.now ?? Date.now;
   const runId = settings.runId ?? createRunId(now());
-  let trace = createTrace({
+  const builder = new TraceBuilder({
     runId,
     startedAt: now(),
     ...(settings.metadata ? { metadata: settings.metadata } : {}),
   });
+  let latest: TraceDocument | undefined;
+  const trace = () => {
+    latest ??= builder.toDocument();
+    return latest;
+  };
   return {
     runId,
     get trace() {
-      return trace;
+      return trace();
     },
     record(event) {
+      latest = undefined;
       try {
-        trace = reduceTrace(trace, event, now());
+        builder.record(event, now());
       } catch {
         // A trace is telemetry: a malformed event never breaks the run.
       }
     },
     finish(error) {
-      trace = finishTrace(trace, error === undefined ? {} : { error: describeError(error) }, now());
-      return trace;
+      latest = undefined;
+      builder.finish(error === undefined ? {} : { error: describeError(error) }, now());
+      return trace();
     },
   };
 }

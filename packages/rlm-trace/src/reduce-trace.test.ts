@@ -1,5 +1,6 @@
 import type { Message, RlmEvent } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
+import { createTraceRecorder } from './create-trace-recorder.js';
 import { expandModelCalls } from './expand-model-calls.js';
 import { createTrace, findCall, finishTrace, reduceTrace } from './reduce-trace.js';
 import { sampleRunEvents } from './testing/sample-run-events.js';
@@ -341,7 +342,9 @@ describe('finishTrace', () => {
 describe('a long run', () => {
   test('2,000 root steps with a child every tenth step reduce to one tree', async () => {
     const { syntheticRunEvents } = await import('./testing/synthetic-run-events.js');
-    const trace = replay(syntheticRunEvents(2000));
+    const recorder = createTraceRecorder({ runId: 'run-1', now: () => 0 });
+    for (const event of syntheticRunEvents(2000)) recorder.record(event);
+    const trace = recorder.trace;
     expect(trace.steps).toBe(2000 + 200 * 2);
     expect(trace.calls).toHaveLength(201);
     const root = findCall(trace, 'root')!;

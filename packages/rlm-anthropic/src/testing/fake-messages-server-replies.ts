@@ -122,13 +122,22 @@ export interface FakeHangReply {
   readonly kind: 'hang';
 }
 
+/**
+ * Answer 200 and never finish, as fast as the client reads: streamed, a text block whose deltas
+ * never stop; unstreamed, a message body that never closes. For a client's cap on what it reads.
+ */
+export interface FakeEndlessReply {
+  readonly kind: 'endless';
+}
+
 /** One scripted answer of the fake server. */
 export type FakeReply =
   | FakeMessageReply
   | FakeErrorReply
   | FakeDroppedConnectionReply
   | FakeRawReply
-  | FakeHangReply;
+  | FakeHangReply
+  | FakeEndlessReply;
 
 /** Options shared by the message helpers. */
 export interface FakeMessageOptions extends FakeReplyTiming, FakeBodyDelivery {
@@ -258,4 +267,9 @@ export function fakeRaw(
 /** A request that is never answered; the client's timeout has to end it. */
 export function fakeHang(): FakeHangReply {
   return { kind: 'hang' };
+}
+
+/** An answer that never ends; the client's cap on what it reads has to end it. */
+export function fakeEndless(): FakeEndlessReply {
+  return { kind: 'endless' };
 }

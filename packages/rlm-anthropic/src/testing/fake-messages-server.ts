@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeEndlessly } from '@rlm/core/testing';
 import type {
   FakeBodyDelivery,
   FakeContentBlock,
@@ -61,6 +62,8 @@ export interface FakeRecordedRequest {
   readonly error: { readonly type: string; readonly message: string } | undefined;
   /** The scripted reply used, if the request got that far. */
   readonly reply: FakeReply | undefined;
+  /** For an endless reply: the body bytes it sent before the client went away. */
+  readonly endlessBytes: number | undefined;
 }
 
 /** Decides the reply to a valid request when the queue is empty. */
@@ -256,6 +259,7 @@ export async function startFakeMessagesServer(
       status: undefined,
       error: undefined,
       reply: undefined,
+      endlessBytes: undefined,
     };
     requests.push(record);
     const requestId = `req_fake_${requests.length}`;
@@ -331,6 +335,41 @@ export async function startFakeMessagesServer(
     record.reply = reply;
     if (reply.kind === 'hang') {
       await new Promise((resolve) => response.once('close', resolve));
+      return;
+    }
+    if (reply.kind === 'endless') {
+      record.status = 200;
+      response.writeHead(200, {
+        'content-type': streamed ? 'text/event-stream; charset=utf-8' : 'application/json',
+        'request-id': requestId,
+      });
+      const text = 'endless '.repeat(512);
+      let start = `{"id":"msg_endless","type":"message","role":"assistant","model":${JSON.stringify(body.model)},"content":[{"type":"text","text":"`;
+      let chunk = text;
+      if (streamed) {
+        const [messageStart] = toMessageStreamEvents(
+          toMessage({ kind: 'message', content: [] }, body),
+        );
+        start = [
+          messageStart!,
+          {
+            event: 'content_block_start',
+            data: {
+              type: 'content_block_start',
+              index: 0,
+              content_block: { type: 'text', text: '' },
+            },
+          },
+        ]
+          .map(formatStreamEvent)
+          .join('');
+        chunk = formatStreamEvent({
+          event: 'content_block_delta',
+          data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+        });
+      }
+      response.write(start);
+      record.endlessBytes = await writeEndlessly(response, chunk);
       return;
     }
     if (reply.delayMs && !(await waitWhileOpen(reply.delayMs, response))) return;

@@ -11,4 +11,5 @@ export {
   type RunLeaseConformanceOptions,
   runRunLeaseConformance,
 } from './run-run-lease-conformance.js';
+export { rewriteSqliteRows } from './rewrite-sqlite-rows.js';
 export { freePort, type RedisServer, startRedisServer } from './start-redis-server.js';

@@ -11,6 +11,7 @@ import { contextDirectoryBenchmark } from './context-directory-benchmark.js';
 import { contextHandOverBenchmark } from './context-hand-over-benchmark.js';
 import { executeBenchmark } from './execute-benchmark.js';
 import { fanOutBenchmark } from './fan-out-benchmark.js';
+import { hostCallsBenchmark } from './host-calls-benchmark.js';
 import { largeCheckpointBenchmark } from './large-checkpoint-benchmark.js';
 import { memoryAtRestBenchmark } from './memory-at-rest-benchmark.js';
 import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
@@ -39,6 +40,7 @@ export const benchmarks: readonly Benchmark[] = [
   contextDirectoryBenchmark,
   bridgeBenchmark,
   fanOutBenchmark,
+  hostCallsBenchmark,
   quickjsBenchmark,
   traceViewerBenchmark,
   serveBenchmark,

@@ -76,7 +76,7 @@ export const traceViewerBenchmark: Benchmark = {
         return [
           {
             benchmark: 'trace',
-            figure: `record a ${steps}-step trace (${events.length} events through reduceTrace)`,
+            figure: `record a ${steps}-step trace (${events.length} events through createTraceRecorder)`,
             result: { value: median(recordMs), unit: 'ms' },
             runs: recordMs.length,
           },

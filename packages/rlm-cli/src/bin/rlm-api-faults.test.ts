@@ -1,6 +1,7 @@
 import {
   type FakeMessagesServer,
   type FakeReply,
+  fakeEndless,
   fakeError,
   fakeHang,
   fakeRaw,
@@ -39,6 +40,35 @@ async function rlm(args: readonly string[], replies: readonly FakeReply[]): Prom
 const answer = fakeText('FINAL(42)');
 
 describe('a model API that misbehaves', () => {
+  test.each([
+    ['streamed', []],
+    ['unstreamed', ['--no-stream']],
+  ])(
+    'an answer that never ends (%s) is cut at --max-response-bytes, retried once, then one line names the flag',
+    {
+      timeout: 60_000,
+    },
+    async (_how, flags) => {
+      const result = await rlm(
+        ['What is the answer?', '--max-response-bytes', '256K', '--max-retries', '1', ...flags],
+        [fakeEndless(), fakeEndless()],
+      );
+      expect(result.code).toBe(1);
+      const lines = rlmLines(result.stderr);
+      expect(lines).toEqual([
+        'rlm: the API sent more than 256 KiB; retrying in 0.5 s (attempt 2 of 2)',
+        expect.stringMatching(
+          /^rlm: the model call failed: the Messages API sent more than --max-response-bytes \(256 KiB\); gave up after 2 attempts over [\d.]+ s\. Raise --max-response-bytes, or check that --base-url is the API \(an answer that never ends is cut at the cap\)\.$/,
+        ),
+      ]);
+      // Each answer was cut near the cap: the server wrote a few megabytes at most, not the
+      // hundreds it would go on to.
+      const sent = result.server.requests.map((request) => request.endlessBytes ?? 0);
+      expect(sent).toHaveLength(2);
+      for (const bytes of sent) expect(bytes).toBeLessThan(64 * 1024 * 1024);
+    },
+  );
+
   test('a hung API: each attempt ends at --request-timeout, each wait is shown, the last line gives the real time and names the flags', {
     timeout: 60_000,
   }, async () => {

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import {
@@ -158,6 +159,74 @@ describe('rlm batch (built bin)', () => {
       own: 'the line context',
       shared: 'the batch context',
     });
+  });
+
+  test('a line context outside --context-root (by .., a link, an absolute path), a FIFO or a /proc file fails its job saying so; the batch goes on', async () => {
+    server = await serve({
+      handler: () => fakeText('```repl\nconst seen = String(context).trim()\n```\nFINAL_VAR(seen)'),
+    });
+    const directory = await makeBatch('context-root', [
+      jobLine('own', { context: 'docs/own.txt' }),
+      jobLine('up', { context: '../outside.txt' }),
+      jobLine('link', { context: 'docs/leak.txt' }),
+      jobLine('fifo', { context: 'pipe' }),
+      jobLine('environ', { context: '/proc/self/environ' }),
+      jobLine('device', { context: '/dev/zero' }),
+    ]);
+    await mkdir(path.join(directory, 'docs'));
+    await writeFile(path.join(directory, 'docs', 'own.txt'), 'the line context\n');
+    const outside = path.join(directory, '..', 'outside.txt');
+    await writeFile(outside, 'a secret beside the batch\n');
+    await symlink(outside, path.join(directory, 'docs', 'leak.txt'));
+    execFileSync('mkfifo', [path.join(directory, 'pipe')]);
+    const result = await runRlm(
+      ['batch', 'queries.jsonl', '-o', 'results.jsonl', ...storeless],
+      directory,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('rlm: batch done: 1 answered, 5 failed');
+    const results = await readResults(path.join(directory, 'results.jsonl'));
+    const byId = Object.fromEntries(results.map((line) => [line.id, line]));
+    expect(byId.own!.answer).toBe('the line context');
+    const root = path.basename(directory);
+    const errors = Object.fromEntries(
+      results.filter((line) => line.error).map((line) => [line.id, line.error!.message]),
+    );
+    expect(errors).toEqual({
+      up: expect.stringMatching(
+        new RegExp(`outside\\.txt is outside the context root .*${root}; move it under the root`),
+      ),
+      link: expect.stringMatching(
+        /leak\.txt is outside the context root .* \(it leads to .*outside\.txt\)/,
+      ),
+      fifo: expect.stringMatching(/pipe is a FIFO, not a regular file/),
+      environ: expect.stringMatching(/\/proc\/self\/environ is a system file/),
+      device: expect.stringMatching(/\/dev\/zero is a system file/),
+    });
+    // Only the job with a context under the root asked the model; nothing else was read.
+    expect(server!.requests).toHaveLength(1);
+    expect(JSON.stringify(server!.requests[0]!.body)).not.toContain('secret');
+
+    // The operator names a wider root: the file beside the batch is read.
+    const wider = await runRlm(
+      [
+        'batch',
+        'queries.jsonl',
+        '--context-root',
+        '..',
+        '-o',
+        'wider.jsonl',
+        '--quiet',
+        ...storeless,
+      ],
+      directory,
+    );
+    const widened = await readResults(path.join(directory, 'wider.jsonl'));
+    expect(Object.fromEntries(widened.map((line) => [line.id, line.answer]))).toMatchObject({
+      up: 'a secret beside the batch',
+      link: 'a secret beside the batch',
+    });
+    expect(wider.code).toBe(1);
   });
 
   test('bad lines are reported with their line number and skipped; the rest run; exit 1', async () => {

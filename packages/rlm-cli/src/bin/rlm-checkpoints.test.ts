@@ -1,9 +1,10 @@
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { type FakeMessagesServer, fakeError, fakeText } from '@rlm/anthropic/testing';
+import { rewriteSqliteRows } from '@rlm/artifacts/testing';
 import { expect, test } from 'vitest';
 import { checkpointCount, waitForCheckpoints } from '../test-support/wait-for-checkpoints.js';
-import { startBuiltRlm } from './start-built-rlm.js';
+import { rlmLines, startBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
@@ -145,4 +146,53 @@ test('--checkpoint-max-lag 0: every step waits for its snapshot, so the heavy st
   expect(await checkpointsWith(['--checkpoint-max-lag', '0'])).toBe(2);
   // By default step 2 preempts the snapshot of step 1 (millions of strings), which is dropped.
   expect(await checkpointsWith([])).toBe(1);
+});
+
+test('a checkpoint row that lies (a page of a billion messages, an iteration past its transcript) makes --resume fail with one line naming the run; nothing is asked or lost, and a fresh run works', {
+  timeout: 120_000,
+}, async () => {
+  const directory = await mkdtemp(path.join(root, 'tampered-'));
+  const file = path.join(directory, 'rlm.sqlite');
+  const args = ['Tamper with me', '--store', file];
+  const first = await serve([
+    repl('const kept = [1, 2, 3];\nprint(kept.length)'),
+    { ...fakeText('FINAL(never sent)'), delayMs: 120_000 },
+  ]);
+  const running = spawnRlm(args, first, directory);
+  await running.stderrContains('● step 2');
+  await waitForCheckpoints(file, 1);
+  running.kill('SIGKILL');
+  expect((await running.done).signal).toBe('SIGKILL');
+
+  const resume = async (from: string, to: string) => {
+    expect(await rewriteSqliteRows(file, 'rlm:checkpoint:%', from, to)).toBe(1);
+    const server = await serve([fakeText('FINAL(resumed)')]);
+    const result = await spawnRlm([...args, '--resume'], server, directory).done;
+    expect(await rewriteSqliteRows(file, 'rlm:checkpoint:%', to, from)).toBe(1);
+    expect(server.requests).toHaveLength(0);
+    expect(result.code).toBe(1);
+    expect(result.signal).toBeNull();
+    // Besides the error: the lease taken over from the killed run, and the trace kept.
+    const errors = rlmLines(result.stderr).filter(
+      (line) => !/^rlm: (took over the run|trace kept)/.test(line),
+    );
+    expect(errors, result.stderr).toHaveLength(1);
+    return errors[0]!;
+  };
+  // The page of the whole entry now claims about a billion messages.
+  expect(await resume('"start":0,"count":', '"start":0,"count":99999999')).toMatch(
+    /^rlm: a checkpoint of run "[0-9a-f]+" is damaged \(the checkpoint at key "rlm:checkpoint:[0-9a-f:]+" takes messages 0 to 9{8}\d of blob [0-9a-f]{12}, which holds \d\); it cannot be resumed: run it again without --resume to start over$/,
+  );
+  expect(await resume('"iteration":1,', '"iteration":1000000000,')).toMatch(
+    /^rlm: checkpoint "[\w-]+" of run "[0-9a-f]+" does not hold together \(its iteration 1000000000 is not a count of the steps its \d+ messages record\); it cannot be resumed: run it again without --resume to start over$/,
+  );
+  // The refused resumes lost nothing: with the rows as they were, the checkpoint resumes.
+  const intact = await serve([repl('print(kept.join("+"))'), fakeText('FINAL(resumed)')]);
+  const resumed = await spawnRlm([...args, '--resume'], intact, directory).done;
+  expect(resumed).toMatchObject({ code: 0, stdout: 'resumed\n' });
+  expect(JSON.stringify(intact.requests[0]!.body)).toContain('resumed after iteration 1');
+  expect(JSON.stringify(intact.requests[1]!.body)).toContain('1+2+3');
+  const fresh = await serve([fakeText('FINAL(started over)')]);
+  const again = await spawnRlm(args, fresh, directory).done;
+  expect(again).toMatchObject({ code: 0, stdout: 'started over\n' });
 });

@@ -1,10 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fakeText } from '@rlm/anthropic/testing';
 import { freePort, type RedisServer, startRedisServer } from '@rlm/artifacts/testing';
 import { afterEach, describe, expect, test } from 'vitest';
 import { redisCli } from '../test-support/redis-cli.js';
-import { startBuiltRlm } from './start-built-rlm.js';
+import { startBuiltRlm, testAnthropicKey } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
 /**
@@ -203,6 +203,55 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
       .trim()
       .split('\n');
     expect(written).toHaveLength(answered);
+  }, 120_000);
+
+  test('a worker reads job contexts only under its --context-root (default its working directory): a path outside it or a /proc file fails that job, the rest run', async () => {
+    const queue = await startRedis();
+    const server = await serve({
+      handler: () => fakeText('```repl\nconst seen = String(context).trim()\n```\nFINAL_VAR(seen)'),
+    });
+    const jobs = path.join(root, 'rooted');
+    await mkdir(path.join(jobs, 'data'), { recursive: true });
+    await writeFile(path.join(jobs, 'data', 'own.txt'), 'a context under the root\n');
+    await writeFile(path.join(root, 'secret.txt'), 'a secret outside the root\n');
+    await writeFile(
+      path.join(jobs, 'contexts.jsonl'),
+      [
+        { id: 'own', query: 'Own?', context: 'data/own.txt' },
+        { id: 'up', query: 'Up?', context: '../secret.txt' },
+        { id: 'environ', query: 'Environ?', context: '/proc/self/environ' },
+      ]
+        .map((job) => JSON.stringify(job))
+        .join('\n'),
+    );
+    const options = { cwd: jobs, baseURL: server.url };
+    const worker = startBuiltRlm(['worker', '--queue', queue, '--no-store'], options);
+    const batch = await startBuiltRlm(
+      ['batch', 'contexts.jsonl', '--queue', queue, '-o', 'results.jsonl'],
+      options,
+    ).done;
+    worker.child.kill('SIGTERM');
+    const stopped = await worker.done;
+    expect(batch.code).toBe(1);
+    expect(batch.stderr).toContain('rlm: batch done: 1 answered, 2 failed');
+    const lines = (await readFile(path.join(jobs, 'results.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map(
+        (line) => JSON.parse(line) as { id: string; answer?: string; error?: { message: string } },
+      );
+    const byId = Object.fromEntries(lines.map((line) => [line.id, line]));
+    expect(byId.own!.answer).toBe('a context under the root');
+    expect(byId.up!.error!.message).toMatch(
+      /secret\.txt is outside the context root .*rooted; move it under the root, or give the root that holds it with --context-root$/,
+    );
+    expect(byId.environ!.error!.message).toMatch(/\/proc\/self\/environ is a system file/);
+    expect(stopped.stderr).toMatch(/id "up" failed \(.*outside the context root/);
+    // Neither the secret nor the worker's environment (its API key) reached the model.
+    expect(server.requests).toHaveLength(1);
+    const sent = JSON.stringify(server.requests.map((request) => request.body));
+    expect(sent).not.toContain('secret');
+    expect(sent).not.toContain(testAnthropicKey);
   }, 120_000);
 
   test('an unreachable queue is a usage error for the batch and the worker', async () => {

@@ -1,3 +1,4 @@
+import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type FakeChatCompletionsServer,
@@ -195,11 +196,17 @@ describe('rlm serve', () => {
     expect(cutResult.stderr).toMatch(/status=503 outcome=cut/);
   });
 
-  test('context_paths are read under --context-root; a path outside it is a 400 and nothing is read', async () => {
+  test('context_paths are read under --context-root; a path outside it is a 400 and nothing is read; links in a directory that lead out are left out', async () => {
     const docs = await makeTree('served-root', {
       'notes/a.txt': 'alpha\n',
       'notes/b.txt': 'beta\n',
     });
+    const secret = path.join(
+      await makeTree('served-outside', { 'secret.txt': 'hunter2' }),
+      'secret.txt',
+    );
+    await symlink(secret, path.join(docs, 'notes', 'c-leak.txt'));
+    await symlink('/proc/self/environ', path.join(docs, 'notes', 'd-environ.txt'));
     await using model = await startFakeChatCompletionsServer({
       apiKey: modelKey,
       replies: [fakeChatText(repl('print(JSON.stringify(context))')), fakeChatText('FINAL(read)')],
@@ -229,6 +236,9 @@ describe('rlm serve', () => {
     expect(output.content).toContain(
       'REPL output:\n[{"path":"a.txt","text":"alpha\\n"},{"path":"b.txt","text":"beta\\n"}]',
     );
+    const sent = JSON.stringify(model.requests.map((request) => request.body));
+    expect(sent).not.toContain('hunter2');
+    expect(sent).not.toContain(modelKey);
   });
 
   test('bad usage: one line, exit 2, nothing listens', async () => {
@@ -262,7 +272,7 @@ describe('rlm serve', () => {
     );
     expect(missingRoot.code).toBe(2);
     expect(missingRoot.stderr).toMatch(
-      /^rlm: the context root nope is not a directory \(ENOENT.*\); name an existing directory\n$/,
+      /^rlm: the context root nope does not exist; name an existing directory\n$/,
     );
     const key = await runBuiltRlm(['serve', '--no-store', '-m', 'anthropic:claude-sonnet-5-5'], {
       cwd: root,

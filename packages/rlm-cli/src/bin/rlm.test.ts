@@ -776,6 +776,29 @@ describe('rlm (built bin): careless or hostile model code', () => {
     expect(result.stderr).toContain('rlm: aborted\n');
   });
 
+  test.each(['ses', 'quickjs'])(
+    'SIGINT while model code makes endless cheap host calls ends the run at once (--sandbox %s): exit 130',
+    async (sandbox) => {
+      // Every host call is traced and shown, and a sandbox whose host calls settle at once must
+      // still leave the host's event loop (where SIGINT arrives) its turns.
+      server = await serve([
+        fakeText('```repl\nlet calls = 0;\nfor (;;) { await list_artifacts(); calls++; }\n```'),
+      ]);
+      const running = startRlm(
+        ['Call?', '--exec-timeout', '600000', '--sandbox', sandbox],
+        server.url,
+      );
+      await running.stderrContains('await list_artifacts()');
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      const interrupted = performance.now();
+      running.kill('SIGINT');
+      const result = await running.done;
+      expect(result.code).toBe(130);
+      expect(result.stderr).toContain('rlm: aborted\n');
+      expect(performance.now() - interrupted).toBeLessThan(15_000);
+    },
+  );
+
   test('--sandbox quickjs: SIGINT while model code is inside a long native built-in ends the run at once: exit 130', async () => {
     // QuickJS searches a string naively: this one indexOf would take hours, and QuickJS does
     // not interrupt a built-in; the worker running it is terminated instead.

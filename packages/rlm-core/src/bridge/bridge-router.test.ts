@@ -65,7 +65,17 @@ describe('BridgeRouter', () => {
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe(message);
     expect(settled).toHaveLength(1);
-    expect(request.abort.signal.aborted).toBe(true);
+    expect(request.signal.aborted).toBe(true);
+  });
+
+  test("a request's signal made after an early end is already aborted, with the end's error", () => {
+    const { router: bridge } = router();
+    const { request, result } = admit(bridge);
+    result.catch(() => {});
+    const error = new Error('dropped');
+    bridge.settle(request.id, { ok: false, error });
+    expect(request.signal.aborted).toBe(true);
+    expect(request.signal.reason).toBe(error);
   });
 
   test('a handler that never settles leaves the request open until settle; later settles do nothing', async () => {

@@ -13,8 +13,12 @@ export interface BridgeRequest {
   readonly args: readonly unknown[];
   /** When the request was admitted (ms since the epoch). */
   readonly startedAt: number;
-  /** Aborted when the request ends early (dropped, or its call ended): stops its model calls. */
-  readonly abort: AbortController;
+  /**
+   * Aborted when the request ends early (dropped, or its call ended): stops its model calls.
+   * Made on first read (most host calls never need one); read after such an end, it is
+   * already aborted.
+   */
+  readonly signal: AbortSignal;
   /** True until the request starts real work (a model slot, a child, a host call). */
   waiting: boolean;
 }
@@ -41,7 +45,7 @@ export type Admission =
   | { readonly refusal: Error };
 
 interface Entry {
-  readonly request: BridgeRequest;
+  readonly request: OpenRequest;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
 }
@@ -108,17 +112,7 @@ export class BridgeRouter {
       }
     }
     this.#nextId += 1;
-    const request: BridgeRequest = {
-      id: `bridge-${this.#nextId}`,
-      callId,
-      name,
-      args,
-      startedAt: Date.now(),
-      abort: new AbortController(),
-      waiting: true,
-    };
-    // One request may wait on many model slots at once (llm_query_batched).
-    setMaxListeners(0, request.abort.signal);
+    const request = new OpenRequest(`bridge-${this.#nextId}`, callId, name, args);
     const result = new Promise<unknown>((resolve, reject) => {
       this.#open.set(request.id, { request, resolve, reject });
     });
@@ -156,10 +150,39 @@ export class BridgeRouter {
     if (!entry) return;
     this.#open.delete(requestId);
     if (this.#open.size < this.#policy.maxPending) this.#overloaded = false;
-    if (!outcome.ok) entry.request.abort.abort(outcome.error);
+    if (!outcome.ok) entry.request.abort(outcome.error);
     report(() => this.#hooks.settled(entry.request, outcome));
     if (outcome.ok) entry.resolve(outcome.value);
     else entry.reject(outcome.error);
+  }
+}
+
+class OpenRequest implements BridgeRequest {
+  readonly startedAt = Date.now();
+  waiting = true;
+  #controller: AbortController | undefined;
+  #abortReason: { readonly reason: unknown } | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly callId: string,
+    readonly name: string,
+    readonly args: readonly unknown[],
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      // One request may wait on many model slots at once (llm_query_batched).
+      setMaxListeners(0, this.#controller.signal);
+      if (this.#abortReason) this.#controller.abort(this.#abortReason.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#abortReason ??= { reason };
+    this.#controller?.abort(reason);
   }
 }
 

@@ -1,5 +1,6 @@
 export { AbortedError } from './aborted-error.js';
 export { type BudgetKind, BudgetExhaustedError } from './budget-exhausted-error.js';
+export { CheckpointCorruptError } from './checkpoint-corrupt-error.js';
 export {
   ModelCallError,
   type ModelCallErrorReason,

@@ -28,10 +28,16 @@ export type ModelCallErrorReason =
 /**
  * A setting of a model adapter that a failure's message tells the user to change:
  * `timeoutMs` (time allowed for one attempt), `maxRetries` (retries of a transient fault),
- * `maxRetryAfterMs` (longest `retry-after` wait honoured), `baseURL` (where the API is served;
- * a message names it as `the baseURL setting`). A CLI maps each to its own flag.
+ * `maxRetryAfterMs` (longest `retry-after` wait honoured), `maxResponseBytes` (the largest
+ * response read), `baseURL` (where the API is served; a message names it as `the baseURL
+ * setting`). A CLI maps each to its own flag.
  */
-export type ModelCallSetting = 'timeoutMs' | 'maxRetries' | 'maxRetryAfterMs' | 'baseURL';
+export type ModelCallSetting =
+  | 'timeoutMs'
+  | 'maxRetries'
+  | 'maxRetryAfterMs'
+  | 'maxResponseBytes'
+  | 'baseURL';
 
 /** A model call failed and will not be retried (or retries ran out). */
 export class ModelCallError extends RlmError {

@@ -19,7 +19,7 @@ export function hostToolsFeature(
       registry.names.map((name) => [
         name,
         ({ request }: Parameters<Feature['hostFunctions'][string]>[0]) =>
-          registry.call(name, request.args, options.artifacts, request.abort.signal, options.quota),
+          registry.call(name, request.args, options.artifacts, request.signal, options.quota),
       ]),
     ),
     replHelp: description

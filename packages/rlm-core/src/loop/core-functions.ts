@@ -49,7 +49,7 @@ export function coreFunctions(deps: CoreFunctionDeps): Record<string, HostCallHa
         return deps.plainCall(call, plainSubQueryPrompt(query, context), request);
       }
       request.waiting = false;
-      return deps.startChild(call, query, context, request.abort.signal);
+      return deps.startChild(call, query, context, request.signal);
     },
     SHOW_VARS: ({ call, request }) => {
       request.waiting = false;

@@ -81,7 +81,7 @@ describe('ModelGateway', () => {
       name: 'llm_query',
       args: [],
       startedAt: 0,
-      abort: new AbortController(),
+      signal: new AbortController().signal,
       waiting: true,
     } satisfies BridgeRequest;
     await instance.generate(call, llm, request, bridgeRequest);

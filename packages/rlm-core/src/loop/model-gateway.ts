@@ -102,7 +102,7 @@ export class ModelGateway {
     bridgeRequest?: BridgeRequest,
   ): Promise<GenerateResult> {
     const { budget, gate, ledger, maxResponseTokens, emit } = this.#options;
-    const signal = bridgeRequest ? bridgeRequest.abort.signal : call.abort.signal;
+    const signal = bridgeRequest ? bridgeRequest.signal : call.abort.signal;
     const usageEntry = this.#usageEntryOf(call, bridgeRequest);
     const sent: GenerateRequest =
       maxResponseTokens === undefined ? request : { ...request, maxTokens: maxResponseTokens };

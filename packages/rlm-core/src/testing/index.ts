@@ -42,3 +42,4 @@ export {
   timeScaled,
 } from './measure-slowdown.js';
 export { waitUntil } from './wait-until.js';
+export { writeEndlessly } from './write-endlessly.js';

@@ -28,7 +28,11 @@ export interface ModelConformanceServer {
    * A model under test pointed at this server, with the given retries and an API key equal
    * to {@link ModelConformanceServer.secret}.
    */
-  createModel(settings: { readonly maxRetries: number }): LanguageModel;
+  createModel(settings: {
+    readonly maxRetries: number;
+    /** The adapter's `maxResponseBytes`, when given. */
+    readonly maxResponseBytes?: number;
+  }): LanguageModel;
   /** The API key the model sends; no error message may contain it. At least 16 characters. */
   readonly secret: string;
   /** Answer the next request with text (finish reason: the end of the turn). */
@@ -48,6 +52,13 @@ export interface ModelConformanceServer {
   replyDroppedConnection(): void;
   /** Never answer the next request (until the client goes away). */
   replyHang(): void;
+  /**
+   * Answer the next request with 200 and an answer that never ends, as fast as the client
+   * reads: streamed, text that keeps coming; unstreamed, a body that never closes.
+   */
+  replyEndless(): void;
+  /** Bytes the endless answers sent before their clients went away, summed. */
+  endlessBytesSent(): number;
   /** Requests received so far, valid or not. */
   requestCount(): number;
   /** The tool the last request forced the model to call, if any. */
@@ -86,7 +97,8 @@ const ask: GenerateRequest = {
  * strict fake of the provider's API: text; a tool call; a forced tool; a conversation whose tool
  * calls and results need pairing (a result missing, an orphan result, blank text, same-role
  * neighbours); `onText` seeing the text (a throwing listener ignored); abort rejecting with the signal's reason; 429 (with `retry-after`), 5xx and a
- * dropped connection retried with `onRetry` called; a 400 surfacing as a typed
+ * dropped connection retried with `onRetry` called; an answer that never ends cut at
+ * `maxResponseBytes`; a 400 surfacing as a typed
  * `ModelCallError` that never carries the key; usage reported with cache reads. Adapters run
  * it first, then their own tests.
  *
@@ -285,6 +297,33 @@ export function runModelConformance(options: ModelConformanceOptions): void {
         expect(failure.reason).toBe('server');
         expect(failure.status).toBe(503);
         expect(server.requestCount()).toBe(2);
+      }));
+
+    test('an answer that never ends is cut at maxResponseBytes, retried, then fails as one retryable line', () =>
+      withServer(async (server) => {
+        const maxResponseBytes = 256 * 1024;
+        server.replyEndless();
+        server.replyEndless();
+        const retries: ModelRetry[] = [];
+        const error = await rejection(
+          server
+            .createModel({ maxRetries: 1, maxResponseBytes })
+            .generate(ask, { onRetry: (retry) => retries.push(retry) }),
+        );
+        expect(ModelCallError.isInstance(error)).toBe(true);
+        const failure = error as ModelCallError;
+        expect(failure.retryable).toBe(true);
+        expect(failure.reason).toBe('server');
+        expect(failure.settings).toContain('maxResponseBytes');
+        expect(failure.message).toContain('sent more than maxResponseBytes (256 KiB)');
+        expect(failure.message).not.toContain('\n');
+        expect(failure.message).not.toContain(server.secret);
+        expect(retries.map((retry) => retry.reason)).toEqual(['server']);
+        expect(retries[0]!.detail).toBe('sent more than 256 KiB');
+        expect(server.requestCount()).toBe(2);
+        // The client cut each answer near the cap: the server wrote little more than what
+        // fills the socket's buffers, never the gigabytes it would have gone on to.
+        expect(server.endlessBytesSent()).toBeLessThan(2 * 64 * 1024 * 1024);
       }));
 
     test('a 400 rejects at once with a typed error that does not carry the key', () =>

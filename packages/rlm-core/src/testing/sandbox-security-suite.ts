@@ -55,6 +55,15 @@ const testTimeoutMs = 90_000;
 const capNoteChars = 200;
 const mebibyte = 1024 * 1024;
 const bridgeCalls = 10_000;
+/** Host calls one after another in one block, and a tenth of them: the linear-cost check. */
+const cheapCalls = 20_000;
+const fewCheapCalls = 2_000;
+/**
+ * What `cheapCalls` may cost (process CPU time) over `fewCheapCalls`: ten times as many calls
+ * cost about ten times as much when each costs the same; a cost per call that grows with the
+ * calls before it gives a hundred.
+ */
+const cheapCallsCostRatio = 30;
 
 /** Host intrinsics whose own properties must look the same after every case. */
 const watchedIntrinsics: Readonly<Record<string, object>> = {
@@ -409,9 +418,10 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; elapsedMs: n
  * against host calls, coercion side effects inside host functions, the host environment,
  * timers and shared memory), resource abuse with stated bounds (runaway loops, deep
  * recursion, heap, string and ArrayBuffer bombs, code busy inside a native built-in, output
- * floods, 10,000 bridge calls, promises that never settle, code left running after its
- * execution, hostile variables), and attacks across executions and scopes (built-ins changed
- * in place, planted global accessors, a durable-tool method climbing from its arguments).
+ * floods, 10,000 bridge calls at once and 20,000 in turn, promises that never settle, code left
+ * running after its execution, hostile variables), and attacks across executions and scopes
+ * (built-ins changed in place, planted global accessors, a durable-tool method climbing from its
+ * arguments).
  *
  * Every escape case runs in a fresh sandbox and asserts that the attack failed inside it, that
  * the sandbox still works afterwards, and that the host is untouched: its environment, its
@@ -783,6 +793,56 @@ export function runSandboxSecuritySuite(options: SandboxSecuritySuiteOptions): v
           `for (let i = 0; i < ${bridgeCalls}; i++) hostCount(i).catch(() => {});\n'abandoned'`,
         );
         expect(abandoned.output).toBe('abandoned');
+        await expectAlive(sandbox);
+      });
+    });
+
+    test(`many cheap host calls: ${cheapCalls} in one block cost linear host work; endless ones stop at the timeout or an abort, and never starve the host's event loop`, async () => {
+      let calls = 0;
+      const hostCount = async (value: unknown) => {
+        calls++;
+        return value;
+      };
+      const generous = { timeoutMs: 120_000, hostWaitMs: 120_000 };
+      await withSandbox(generous, { hostCount }, async (sandbox) => {
+        /** Process CPU time (microseconds) of one block making `count` calls in turn. */
+        const cost = async (count: number) => {
+          const started = process.cpuUsage();
+          const result = await sandbox.execute(
+            `let made = 0;\nfor (let i = 0; i < ${count}; i++) { await hostCount(i); made++; }\nmade`,
+          );
+          const { user, system } = process.cpuUsage(started);
+          expect(result.error).toBeUndefined();
+          expect(result.output).toBe(String(count));
+          return user + system;
+        };
+        await cost(fewCheapCalls);
+        const ratios: number[] = [];
+        for (let run = 0; run < 2; run++) {
+          const few = await cost(fewCheapCalls);
+          ratios.push((await cost(cheapCalls)) / few);
+        }
+        expect(Math.min(...ratios)).toBeLessThan(cheapCallsCostRatio);
+
+        // While guest code hammers the host, the host's own timers and signals still run
+        // (Ctrl-C is a signal): a 50 ms timer fires long before the block would end.
+        const controller = new AbortController();
+        const before = calls;
+        const endless = sandbox.execute('for (;;) await hostCount(1);', {
+          signal: controller.signal,
+        });
+        const timerMs = await timed(() => sleep(50)).then(({ elapsedMs }) => elapsedMs);
+        expect(timerMs).toBeLessThan(stopBoundMs);
+        expect(calls).toBeGreaterThan(before);
+        const aborted = performance.now();
+        controller.abort();
+        const ended = await endless;
+        expect(ended.error).toMatch(/abort/i);
+        expect(performance.now() - aborted).toBeLessThan(stopBoundMs);
+      });
+      await withSandbox({}, { hostCount }, async (sandbox) => {
+        await sandbox.execute('const kept = "kept"');
+        await expectStopped(sandbox, 'for (;;) await hostCount(1);', /time/i);
         await expectAlive(sandbox);
       });
     });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeEndlessly } from '@rlm/core/testing';
 import type { FakeChatCompletionReply, FakeChatReply } from './fake-chat-replies.js';
 import { findChatRequestViolation } from './find-chat-request-violation.js';
 
@@ -42,6 +43,8 @@ export interface FakeChatRecordedRequest {
   readonly error: { readonly type: string; readonly message: string } | undefined;
   /** The scripted reply used, if the request got that far. */
   readonly reply: FakeChatReply | undefined;
+  /** For an endless reply: the body bytes it sent before the client went away. */
+  readonly endlessBytes: number | undefined;
 }
 
 /** Decides the reply to a valid request once the scripted replies are used up. */
@@ -308,6 +311,7 @@ export async function startFakeChatCompletionsServer(
       status: undefined,
       error: undefined,
       reply: undefined,
+      endlessBytes: undefined,
     };
     received += 1;
     const number = received;
@@ -377,6 +381,32 @@ export async function startFakeChatCompletionsServer(
     record.reply = reply;
     if (reply.kind === 'hang') {
       await new Promise((resolve) => response.once('close', resolve));
+      return;
+    }
+    if (reply.kind === 'endless') {
+      record.status = 200;
+      const streamed = body.stream === true;
+      response.writeHead(200, {
+        'content-type': streamed ? 'text/event-stream' : 'application/json',
+        'x-request-id': requestId,
+      });
+      const text = 'endless '.repeat(512);
+      const [first, next] = [{ role: 'assistant', content: '' }, { content: text }].map(
+        (delta) =>
+          `data: ${JSON.stringify({
+            id: 'chatcmpl-endless',
+            object: 'chat.completion.chunk',
+            created: Math.floor(Date.now() / 1000),
+            model: body.model,
+            choices: [{ index: 0, delta, finish_reason: null, logprobs: null }],
+          })}\n\n`,
+      );
+      response.write(
+        streamed
+          ? first!
+          : `{"id":"chatcmpl-endless","object":"chat.completion","model":${JSON.stringify(body.model)},"choices":[{"index":0,"message":{"role":"assistant","content":"`,
+      );
+      record.endlessBytes = await writeEndlessly(response, streamed ? next! : text);
       return;
     }
     if (reply.delayMs && !(await waitWhileOpen(reply.delayMs, response))) return;

@@ -82,13 +82,22 @@ export interface FakeChatHangReply {
   readonly kind: 'hang';
 }
 
+/**
+ * Answer 200 and never finish, as fast as the client reads: streamed, chunks of text that never
+ * stop; unstreamed, a completion body that never closes. For a client's cap on what it reads.
+ */
+export interface FakeChatEndlessReply {
+  readonly kind: 'endless';
+}
+
 /** One scripted answer of the fake Chat Completions server. */
 export type FakeChatReply =
   | FakeChatCompletionReply
   | FakeChatErrorReply
   | FakeChatDroppedConnectionReply
   | FakeChatRawReply
-  | FakeChatHangReply;
+  | FakeChatHangReply
+  | FakeChatEndlessReply;
 
 /** Options of the completion helpers. */
 export interface FakeChatCompletionOptions
@@ -189,4 +198,9 @@ export function fakeChatRaw(
   options: FakeChatTiming = {},
 ): FakeChatRawReply {
   return { kind: 'raw', status, contentType, body, ...options };
+}
+
+/** An answer that never ends; the client's cap on what it reads has to end it. */
+export function fakeChatEndless(): FakeChatEndlessReply {
+  return { kind: 'endless' };
 }

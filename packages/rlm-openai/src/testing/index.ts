@@ -2,6 +2,7 @@ export {
   type FakeChatCompletionOptions,
   type FakeChatCompletionReply,
   type FakeChatDroppedConnectionReply,
+  type FakeChatEndlessReply,
   type FakeChatErrorOptions,
   type FakeChatErrorReply,
   type FakeChatHangReply,
@@ -11,6 +12,7 @@ export {
   type FakeChatToolCall,
   type FakeChatUsage,
   fakeChatDroppedConnection,
+  fakeChatEndless,
   fakeChatError,
   fakeChatHang,
   fakeChatRaw,
@@ -26,6 +28,7 @@ export {
   startFakeChatCompletionsServer,
 } from './fake-chat-completions-server.js';
 export { findChatRequestViolation } from './find-chat-request-violation.js';
+export { fakeChatConformanceReplies } from './fake-chat-conformance-replies.js';
 export {
   type InFlightLimit,
   type InFlightLimitedHandler,

@@ -47,7 +47,7 @@ export function limitInFlight(
     peakInFlight = Math.max(peakInFlight, inFlight);
     try {
       const reply = await answer(request);
-      if (reply.kind === 'hang' || !reply.delayMs) return reply;
+      if (reply.kind === 'hang' || reply.kind === 'endless' || !reply.delayMs) return reply;
       await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
       return { ...reply, delayMs: 0 };
     } finally {

@@ -48,6 +48,9 @@ Output:
       --confidence <level>     of the intervals (default 0.95): Wilson for 0/1 scores,
                                Student's t otherwise
       --concurrency <n>        items run at once (default ${defaultBatchConcurrency})
+      --context-root <dir>     where an item's context and context_dir must lie, symbolic
+                               links resolved (default: the dataset's directory); an item
+                               naming anything else fails saying why
       --max-batch-cost <usd>   once the runs have spent this, no item starts (the judge apart)
 
 Workers:

@@ -312,6 +312,36 @@ describe('rlm eval (built bin)', () => {
     expect(server!.requests).toHaveLength(requests);
   });
 
+  test('an item whose context or context_dir lies outside --context-root fails saying why; the others run', async () => {
+    await startEvalServer();
+    const outside = await makeTree('eval-outside', { 'secret.txt': 'the answer is hunter2.' });
+    const directory = await makeDataset('eval-confined', 1, {
+      extraLines: [
+        JSON.stringify({
+          id: 2,
+          query: 'Question 2?',
+          context: '/proc/self/environ',
+          expected: 'x',
+        }),
+        JSON.stringify({ id: 3, query: 'Question 3?', context_dir: outside, expected: 'x' }),
+      ],
+    });
+    const result = await runRlm(
+      ['eval', 'data.jsonl', '-o', 'results.jsonl', '--no-store'],
+      directory,
+    );
+    expect(result.code, result.stderr).toBe(1);
+    const lines = await readLines(directory);
+    const errorOf = (id: number) =>
+      JSON.stringify(lines.filter((line) => line.id === id).map((line) => line.error));
+    expect(errorOf(2)).toMatch(/\/proc\/self\/environ is a system file/);
+    expect(errorOf(3)).toMatch(/eval-outside is outside the context root/);
+    expect(lines.filter((line) => line.id === 1 && line.error === undefined)).toHaveLength(1);
+    const sent = JSON.stringify(server!.requests);
+    expect(sent).not.toContain('hunter2');
+    expect(sent).not.toContain('ANTHROPIC_API_KEY');
+  });
+
   test('a scorer module that throws or hangs marks those items; the rerun scores them again without the model', async () => {
     await startEvalServer();
     const directory = await makeDataset('scorer-module', 4);

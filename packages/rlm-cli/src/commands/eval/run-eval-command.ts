@@ -317,6 +317,7 @@ class EvalCommand {
           maxBatchCostUsd: options.batch.maxBatchCostUsd,
           maxArtifactBytes: options.batch.maxBatchArtifactBytes,
           context: resources.context?.value,
+          contextRoot: resources.contextRoot,
           maxContextBytes: base.maxContextBytes,
           model: base.model,
           subModel: base.subModel,

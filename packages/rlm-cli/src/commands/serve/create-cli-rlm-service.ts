@@ -19,7 +19,8 @@ import { nameModelFlags } from '../../name-model-flags.js';
 import { openStore } from '../../open-store.js';
 import { createRunTracer } from '../../record-run-trace.js';
 import { UsageError } from '../../usage-error.js';
-import { loadContextPath } from './load-context-path.js';
+import { ContextRoot } from '../../context-root.js';
+import { contextPathLoader } from './context-path-loader.js';
 import {
   parseServedModel,
   type ServeOptions,
@@ -37,11 +38,12 @@ export interface CliRlmService {
  * The {@link RlmService} of `rlm serve` and `rlm mcp`: the models the options name (their keys
  * checked now), one sandbox factory, tools and tool store shared by every run, the maxima per
  * request from `--max-model-calls`, `--max-cost` and `--max-wall-time`, files under
- * `--context-root` read as `rlm --context` reads them, each run's trace kept in the store, and one
- * log line per request on `stderr` (unless `--quiet`).
+ * `--context-root` read as `rlm --context` reads them (confined as `rlm batch` confines a job's
+ * context: see {@link ContextRoot}), each run's trace kept in the store, and one log line per
+ * request on `stderr` (unless `--quiet`).
  *
  * @throws {UsageError} for a missing key, a tools module or store that cannot open, settings the
- * server refuses.
+ * server refuses; `ContextLoadError` for a `--context-root` that is not a directory.
  */
 export async function createCliRlmService(
   options: ServeOptions,
@@ -65,6 +67,9 @@ export async function createCliRlmService(
     : undefined;
   try {
     if (run.toolStore) await checkToolStoreDirectory(run.toolStore, { writable: true });
+    // Confined as batch and worker jobs are: one rule for every path a request names.
+    const contextRoot =
+      options.contextRoot === undefined ? undefined : await ContextRoot.open(options.contextRoot);
     const {
       llm: _llm,
       subLlm: _subLlm,
@@ -87,13 +92,13 @@ export async function createCliRlmService(
         ...(run.maxCostUsd === undefined ? {} : { maxCostUsd: run.maxCostUsd }),
       },
       concurrency: options.concurrency,
-      ...(options.contextRoot === undefined
+      ...(contextRoot === undefined
         ? {}
         : {
             contextRoot: {
-              directory: options.contextRoot,
+              directory: contextRoot.real,
               maxBytes: run.maxContextBytes,
-              load: loadContextPath,
+              load: contextPathLoader(contextRoot),
             },
           }),
       ...(store

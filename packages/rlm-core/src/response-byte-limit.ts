@@ -1,0 +1,87 @@
+import { ResponseTooLargeError } from './response-too-large-error.js';
+
+/** Default `maxResponseBytes` of the model adapters: 8 MiB, far more than any model answer. */
+export const defaultMaxResponseBytes = 8 * 1024 * 1024;
+
+/**
+ * The counting rule of `maxResponseBytes`, for model adapters: the bytes of one response (one
+ * attempt of a model call), counted as they arrive, fail once they pass the cap.
+ */
+export class ResponseByteLimit {
+  readonly #maxBytes: number;
+  #received = 0;
+
+  /** @param maxBytes the cap: a whole number of bytes, at least 1. */
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Bytes counted so far. */
+  get receivedBytes(): number {
+    return this.#received;
+  }
+
+  /**
+   * Counts `bytes` more.
+   *
+   * @throws {ResponseTooLargeError} once the count passes the cap.
+   */
+  count(bytes: number): void {
+    this.#received += bytes;
+    if (this.#received > this.#maxBytes) {
+      throw new ResponseTooLargeError(this.#maxBytes, this.#received);
+    }
+  }
+
+  /** Counts the UTF-8 bytes of `text` (see {@link count}). */
+  countText(text: string): void {
+    this.count(Buffer.byteLength(text));
+  }
+}
+
+/**
+ * `response` with a body that errors with a `ResponseTooLargeError` as soon as more than
+ * `maxBytes` of it arrive, which also cancels the rest: the connection is dropped there, however
+ * long the server would go on. `onExceeded` is called first (an adapter aborts its attempt with
+ * the error, so that whatever reads the body reports that and not a cut stream). Status and
+ * headers are those of `response`.
+ */
+export function limitResponseBytes(
+  response: Response,
+  maxBytes: number,
+  onExceeded?: (error: ResponseTooLargeError) => void,
+): Response {
+  if (response.body === null) return response;
+  const limit = new ResponseByteLimit(maxBytes);
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        try {
+          limit.count(chunk.byteLength);
+        } catch (error) {
+          onExceeded?.(error as ResponseTooLargeError);
+          throw error;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/**
+ * A `fetch` whose responses are each limited to `maxBytes` (see {@link limitResponseBytes}),
+ * for an SDK client that takes a `fetch`.
+ */
+export function limitFetchResponses(
+  fetchFunction: typeof fetch,
+  maxBytes: number,
+  onExceeded?: (error: ResponseTooLargeError) => void,
+): typeof fetch {
+  return async (input, init) =>
+    limitResponseBytes(await fetchFunction(input, init), maxBytes, onExceeded);
+}
