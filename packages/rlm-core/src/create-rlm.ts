@@ -8,6 +8,9 @@ import {
   resumeStateOf,
 } from './checkpoints.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { findModelPrice } from './cost/model-prices.js';
+import { ModelPriceError } from './errors/model-price-error.js';
+import { ModelChoice, modelIdFor, providerOf } from './model-choice.js';
 import { defaultCheckpointMaxLagMs } from './checkpointer.js';
 import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
@@ -56,9 +59,11 @@ class RecursiveLanguageModel implements RLM {
   readonly #writes = new Set<Promise<void>>();
 
   constructor(settings: RLMSettings) {
+    this.#prices = runPrices(settings);
     this.#settings = {
       llm: settings.llm,
       subLlm: settings.subLlm ?? settings.llm,
+      modelChoice: modelChoiceOf(settings, this.#prices),
       sandboxFactory: settings.sandbox,
       maxDepth: positiveInteger(settings.maxDepth ?? 2, 'maxDepth'),
       maxIterations: positiveInteger(settings.maxIterations ?? 20, 'maxIterations'),
@@ -124,7 +129,6 @@ class RecursiveLanguageModel implements RLM {
     this.#session = new SessionMemory(settings.sessionMemory, settings.artifacts);
     this.#maxConcurrency = positiveInteger(settings.maxConcurrency ?? 16, 'maxConcurrency');
     this.#budget = settings.budget;
-    this.#prices = runPrices(settings);
     this.#artifacts = settings.artifacts;
   }
 
@@ -345,6 +349,40 @@ class RecursiveLanguageModel implements RLM {
       ]),
     );
   }
+}
+
+/**
+ * What model code may choose per call (`subModels`): the listed ids without their provider
+ * prefix, each priced under a cost budget.
+ *
+ * @throws {TypeError} for a list that is not of non-empty strings.
+ * @throws {ModelPriceError} for a listed model without a price under `budget.maxCostUsd`.
+ */
+function modelChoiceOf(settings: RLMSettings, prices: ModelPrices): ModelChoice {
+  const costBounded = settings.budget?.maxCostUsd !== undefined;
+  const listed = settings.subModels;
+  if (listed === undefined) return new ModelChoice({ allowed: undefined, prices, costBounded });
+  const plain = settings.subLlm ?? settings.llm;
+  if (
+    !Array.isArray(listed) ||
+    listed.some((id) => typeof id !== 'string' || id.trim().length === 0)
+  ) {
+    throw new TypeError('@rlm/core: subModels must be a list of model ids (non-empty strings)');
+  }
+  const allowed = [
+    ...new Set(listed.map((id) => modelIdFor(modelIdFor(id.trim(), plain), settings.llm))),
+  ];
+  const provider = providerOf(plain.modelId);
+  for (const modelId of costBounded ? allowed : []) {
+    const qualified = provider ? `${provider}:${modelId}` : modelId;
+    if (!findModelPrice(prices, qualified)) {
+      throw new ModelPriceError(
+        `@rlm/core: budget.maxCostUsd needs a price for the sub model '${modelId}', which has none; give one in createRLM({ prices }) or leave it out of subModels`,
+        { modelId },
+      );
+    }
+  }
+  return new ModelChoice({ allowed, prices, costBounded });
 }
 
 function nonNegativeInteger(value: number, name: string): number {

@@ -12,26 +12,35 @@ export interface ContextDescription {
   readonly itemLengths?: readonly number[];
   /** The first characters (string) or the first items' JSON (others), shortened. */
   readonly preview: string;
+  /**
+   * The last characters of a string, or the last items' JSON of an array, shortened; absent
+   * when the preview already shows the whole context.
+   */
+  readonly tail?: string;
 }
 
 const itemLengthsShown = 20;
+/** Items of an array previewed at each end. */
+const itemsPreviewed = 3;
 
-/** Describes a context for the prompt: type, size, a short preview. */
+/** Describes a context for the prompt: type, size, a preview of its start and of its end. */
 export function describeContext(context: unknown, previewChars = 300): ContextDescription {
   if (context === undefined || context === null) {
     return { type: 'none', totalChars: 0, preview: '' };
   }
-  if (typeof context === 'string') {
-    return { type: 'string', totalChars: context.length, preview: context.slice(0, previewChars) };
-  }
+  if (typeof context === 'string') return describeText(context, previewChars);
   if (Array.isArray(context)) {
     const lengths = measureItems(context);
+    const tailFrom = Math.max(itemsPreviewed, context.length - itemsPreviewed);
     return {
       type: 'array',
       totalChars: lengths.reduce((sum, length) => sum + length, 0),
       itemCount: context.length,
       itemLengths: lengths.slice(0, itemLengthsShown),
-      preview: previewOf(context.slice(0, 3), previewChars),
+      preview: previewOf(context.slice(0, itemsPreviewed), previewChars),
+      ...(tailFrom < context.length
+        ? { tail: previewOf(context.slice(tailFrom), previewChars, 'end') }
+        : {}),
     };
   }
   if (typeof context === 'object') {
@@ -43,8 +52,17 @@ export function describeContext(context: unknown, previewChars = 300): ContextDe
       preview: previewOf(context, previewChars),
     };
   }
-  const text = String(context);
-  return { type: 'string', totalChars: text.length, preview: text.slice(0, previewChars) };
+  return describeText(String(context), previewChars);
+}
+
+/** A string's start and, when it is longer than both, its end. */
+function describeText(text: string, previewChars: number): ContextDescription {
+  return {
+    type: 'string',
+    totalChars: text.length,
+    preview: text.slice(0, previewChars),
+    ...(text.length > 2 * previewChars ? { tail: text.slice(-previewChars) } : {}),
+  };
 }
 
 /** Limits of measuring a context: past them it is not measured (0) and not previewed. */
@@ -85,8 +103,11 @@ export function measureItems(items: readonly unknown[]): number[] {
   });
 }
 
-/** The first `previewChars` of the value's JSON, built only when the value is small enough. */
-function previewOf(value: unknown, previewChars: number): string {
+/**
+ * The first (or, for `end`, the last) `previewChars` of the value's JSON, built only when the
+ * value is small enough.
+ */
+function previewOf(value: unknown, previewChars: number, from: 'start' | 'end' = 'start'): string {
   const measured = measurePlainData(value, contextLimits);
   if (!measured.ok) return '';
   let text: string;
@@ -95,5 +116,6 @@ function previewOf(value: unknown, previewChars: number): string {
   } catch {
     text = '';
   }
-  return text.length > previewChars ? `${text.slice(0, previewChars)}...` : text;
+  if (text.length <= previewChars) return text;
+  return from === 'start' ? `${text.slice(0, previewChars)}...` : `...${text.slice(-previewChars)}`;
 }

@@ -1,3 +1,5 @@
+import type { RemainingBudget } from './budget.js';
+import { formatDuration } from './format-duration.js';
 import type { CodeBlockPlan } from './plan-code-blocks.js';
 import type { ContextDescription } from './describe-context.js';
 import type { SessionCounts, SessionEvictions } from './session-memory.js';
@@ -82,7 +84,13 @@ export function buildContextMessage(
       const more = (description.itemCount ?? 0) > description.itemLengths.length ? ', ...' : '';
       lines.push(`- item lengths: ${description.itemLengths.join(', ')}${more}`);
     }
-    lines.push(`- preview: ${JSON.stringify(description.preview)}`);
+    if (description.tail === undefined) {
+      lines.push(`- preview: ${JSON.stringify(description.preview)}`);
+    } else {
+      const unit = description.type === 'array' ? 'items' : 'characters';
+      lines.push(`- first ${unit}: ${JSON.stringify(description.preview)}`);
+      lines.push(`- last ${unit}: ${JSON.stringify(description.tail)}`);
+    }
   }
   if (counts.contexts > 1 || counts.histories > 0) {
     lines.push(
@@ -141,6 +149,30 @@ function nameRanges(prefix: string, indices: readonly number[]): string {
     end = index;
   }
   return ranges.join(', ');
+}
+
+/**
+ * The line that ends each step's user message: which step this is of how many, and what is
+ * left of each budget that is set (`Step 3 of 30. Budget left: 12 model calls, $0.4210.`).
+ */
+export function buildStepStatus(
+  step: number,
+  maxSteps: number,
+  remaining: RemainingBudget,
+): string {
+  const left: string[] = [];
+  if (remaining.modelCalls !== undefined) {
+    left.push(`${remaining.modelCalls} model call${remaining.modelCalls === 1 ? '' : 's'}`);
+  }
+  if (remaining.tokens !== undefined) left.push(`${remaining.tokens} tokens`);
+  if (remaining.costUsd !== undefined) {
+    left.push(`$${remaining.costUsd.toFixed(remaining.costUsd >= 1 ? 2 : 4)}`);
+  }
+  if (remaining.wallTimeMs !== undefined) {
+    left.push(`${formatDuration(remaining.wallTimeMs)} of wall time`);
+  }
+  const status = `Step ${step} of ${maxSteps}.`;
+  return left.length === 0 ? status : `${status} Budget left: ${left.join(', ')}.`;
 }
 
 /** Formats one executed block for the history. */

@@ -76,21 +76,25 @@ export class RlmRun {
     this.#features = new FeatureSet(this.#installFeatures(emit), coreFunctionNames);
     this.#core = coreFunctions({
       maxDepth: settings.maxDepth,
-      plainCall: (call, prompt, request) =>
+      plainModel: settings.subLlm,
+      childModel: settings.llm,
+      modelChoice: settings.modelChoice,
+      plainCall: (call, model, prompt, request) =>
         this.#plainCall(
           call,
-          settings.subLlm,
+          model,
           'Answer the request accurately and concisely.',
           prompt,
           request,
         ),
-      startChild: (parent, query, context, signal) =>
+      startChild: (parent, { query, context }, llm, signal) =>
         this.#kernel
           .startCall(
             {
               query,
               context,
               parentId: parent.id,
+              llm,
               setup: {
                 variables: { context },
                 hostVariables: new Set(['context']),
@@ -101,6 +105,7 @@ export class RlmRun {
             () => new AbortedError('@rlm/core: the sub_rlm call that started it ended early'),
           )
           .then((result) => result.answer),
+      admitBatch: (count, usage) => resources.budget.admitBatch(count, usage),
     });
     this.#steps = new StepHandlers(this.#kernel, settings, this.#gateway, this.#features);
   }
@@ -176,7 +181,7 @@ export class RlmRun {
     signal: AbortSignal | undefined,
   ): Promise<CallResult> {
     return this.#kernel.startCall(
-      { query, context, setup },
+      { query, context, setup, llm: this.#settings.llm },
       signal,
       (reason) => new AbortedError(undefined, { cause: reason }),
     );
@@ -398,6 +403,7 @@ export class RlmRun {
       generate: (system, prompt) =>
         this.#plainCall(call, this.#settings.llm, system, prompt, request),
       emit: (event) => this.#kernel.emit(call, event),
+      note: (note) => this.#kernel.enqueue({ type: 'HostNote', callId: call.id, note }),
     };
   }
 

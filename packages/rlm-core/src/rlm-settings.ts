@@ -151,6 +151,18 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   readonly llm: LanguageModel;
   /** The model for `llm_query` and for `sub_rlm` at `maxDepth`; defaults to `llm`. */
   readonly subLlm?: LanguageModel;
+  /**
+   * The models model code may choose per call, by id: `llm_query(prompt, { model })`,
+   * `llm_query_batched(prompts, { model })`, `sub_rlm(query, context, { model })` and
+   * `sub_rlm_batched(tasks, { model })` (with or without the provider prefix). Unset: any model
+   * id the adapter can make ({@link LanguageModel.withModel}: the adapter of `subLlm` for plain
+   * calls, of `llm` for a child's steps). Each chosen model is priced from `prices` when it has
+   * one, and `budget.maxCostUsd` still bounds the run: under it a listed id needs a price
+   * (`ModelPriceError` otherwise), and an unlisted choice without one is refused. A refused id is
+   * an error model code can catch, naming the ids allowed; a choice never changes the model of
+   * the call that made it. The system prompt lists these ids.
+   */
+  readonly subModels?: readonly string[];
   /** Creates one sandbox per call (the root's persists across queries in persistent mode). */
   readonly sandbox: SandboxFactory;
   /**

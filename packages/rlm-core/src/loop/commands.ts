@@ -93,6 +93,8 @@ export type Command =
   | { readonly type: 'HandleBridgeCall'; readonly callId: string; readonly requestId: string }
   /** A host call settled: the call forgets it. */
   | { readonly type: 'BridgeSettled'; readonly callId: string; readonly requestId: string }
+  /** A host call left a note for the model (see `HostCall.note`). */
+  | { readonly type: 'HostNote'; readonly callId: string; readonly note: string }
   /** A code block ended: host calls it did not await are cancelled. */
   | { readonly type: 'BlockEnded'; readonly callId: string }
   /** The call has its answer. */

@@ -6,6 +6,7 @@ import {
   buildContextMessage,
   buildContinueMessage,
   buildExtractMessage,
+  buildStepStatus,
   formatExecution,
 } from '../prompts.js';
 import { submitToolName } from '../submit-tool.js';
@@ -78,6 +79,9 @@ export class StepHandlers {
         return;
       case 'RecordFinal':
         call.pendingFinal ??= command.final;
+        return;
+      case 'HostNote':
+        call.hostNotes.push(command.note);
         return;
       case 'CodeExecuted':
         this.#codeExecuted(call, command);
@@ -200,6 +204,15 @@ export class StepHandlers {
     call.iteration += 1;
     call.stepStartedAt = Date.now();
     call.pendingFinal = undefined;
+    call.hostNotes.length = 0;
+    appendMessage(call.messages, {
+      role: 'user',
+      content: buildStepStatus(
+        call.iteration,
+        this.#settings.maxIterations,
+        this.#gateway.remainingBudget,
+      ),
+    });
     this.#kernel.emit(call, { type: 'step-start', iteration: call.iteration });
     this.#kernel.spawn(call.id, async () => ({
       type: 'ModelAnswered',
@@ -258,6 +271,7 @@ export class StepHandlers {
     for (const [index, block] of blocks.entries()) {
       if (call.done || call.pendingFinal) break;
       this.#kernel.emit(call, { type: 'code', iteration: call.iteration, index, code: block.code });
+      const notesBefore = call.hostNotes.length;
       const result = await call.workspace.sandbox.execute(block.code, {
         timeoutMs: this.#settings.execTimeoutMs,
         signal: call.abort.signal,
@@ -265,7 +279,14 @@ export class StepHandlers {
       this.#kernel.enqueue({ type: 'BlockEnded', callId: call.id });
       const output = result.output.endsWith('\n') ? result.output.slice(0, -1) : result.output;
       const shownToModel = this.#presentOutput(call, output, result.error);
-      outputs.push(formatExecution(block.code, shownToModel, block.language));
+      const notes = call.hostNotes.slice(notesBefore);
+      outputs.push(
+        formatExecution(
+          block.code,
+          [shownToModel, ...notes].filter(Boolean).join('\n'),
+          block.language,
+        ),
+      );
       this.#kernel.emit(call, {
         type: 'execution',
         iteration: call.iteration,
