@@ -118,12 +118,12 @@ describe('batched calls keep what succeeded', () => {
           { query: 'broken', context: 'y' },
           { query: 'second' },
         ];
-        seen.push(...((await host.sub_rlm_batched?.(tasks)) as unknown[]));
+        seen.push(await host.sub_rlm_batched?.(tasks));
       },
     });
     await using rlm = createRLM({ llm, sandbox });
     const result = await rlm.query('root', 'c');
-    expect(seen).toEqual(['one', { error: 'Error', message: 'child model down' }, 'two']);
+    expect(seen).toEqual([['one', { error: 'Error', message: 'child model down' }, 'two']]);
     expect(result.depthReached).toBe(1);
     expect(sandbox.sandboxes).toHaveLength(4);
   });
