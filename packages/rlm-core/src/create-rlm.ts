@@ -74,8 +74,11 @@ class RecursiveLanguageModel implements RLM {
         'maxCodeBlocksPerResponse',
       ),
       maxResponseChars: positiveInteger(settings.maxResponseChars ?? 20_000, 'maxResponseChars'),
-      redactionRatio: settings.redactionRatio ?? 0.25,
-      redactionMinChars: settings.redactionMinChars ?? 2_000,
+      redactionRatio: positiveNumber(settings.redactionRatio ?? 0.25, 'redactionRatio'),
+      redactionMinChars: nonNegativeInteger(
+        settings.redactionMinChars ?? 2_000,
+        'redactionMinChars',
+      ),
       codeLanguages: settings.codeLanguages ?? ['repl'],
       execTimeoutMs: positiveInteger(settings.execTimeoutMs ?? 60_000, 'execTimeoutMs'),
       sandboxLimits: settings.sandboxLimits ?? {},
@@ -84,6 +87,10 @@ class RecursiveLanguageModel implements RLM {
         ? new SchemaCheck(settings.outputSchema, 'outputSchema')
         : undefined,
       stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
+      maxConsecutiveErrors:
+        settings.maxConsecutiveErrors === undefined
+          ? undefined
+          : positiveInteger(settings.maxConsecutiveErrors, 'maxConsecutiveErrors'),
       historyBudgetChars: positiveInteger(
         settings.historyBudgetChars ?? 100_000,
         'historyBudgetChars',
@@ -383,6 +390,15 @@ function modelChoiceOf(settings: RLMSettings, prices: ModelPrices): ModelChoice 
     }
   }
   return new ModelChoice({ allowed, prices, costBounded });
+}
+
+function positiveNumber(value: number, name: string): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) {
+    throw new RangeError(
+      `@rlm/core: ${name} must be a number above 0 (Infinity for never), got ${value}`,
+    );
+  }
+  return value;
 }
 
 function nonNegativeInteger(value: number, name: string): number {

@@ -74,7 +74,10 @@ export interface ExecutionEvent extends EventBase {
   readonly output: string;
   /** The error the block ended with, as the sandbox reported it; absent when it ran through. */
   readonly error?: string;
-  /** The text the model is shown of this block (see `maxOutputChars`, `redactionRatio`). */
+  /**
+   * The text the model is shown of this block (see `maxOutputChars`, `redactionRatio`), with the
+   * notes of its host calls after it.
+   */
   readonly shownToModel: string;
   readonly durationMs: number;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { createRLM } from './create-rlm.js';
 import { ModelCallError } from './errors/model-call-error.js';
+import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
 import type { GenerateRequest } from './language-model.js';
 import { lastMessageText, repl } from './loop-test-helpers.js';
 import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
@@ -347,6 +348,97 @@ describe('per-call model choice', () => {
     );
     expect(() => createRLM({ llm, sandbox, subModels: ['ok', ''] })).toThrow(
       '@rlm/core: subModels must be a list of model ids (non-empty strings)',
+    );
+  });
+});
+
+describe('a consecutive-error limit', () => {
+  test('n blocks in a row that throw end the run with the partial answer and the reason', async () => {
+    const llm = createScriptedModel([], {
+      fallback: () => `Attempt ${llm.requests.length}: trying again.\n${repl('fail')}`,
+    });
+    const sandbox = createScriptedSandbox({
+      fail: () => {
+        throw new TypeError('x is not a function');
+      },
+    });
+    await using rlm = createRLM({ llm, sandbox, maxConsecutiveErrors: 3 });
+    const { events, error } = await collectEvents(rlm.queryStream('q', 'c'));
+    expect(NoFinalAnswerError.isInstance(error)).toBe(true);
+    const typed = error as NoFinalAnswerError;
+    expect(typed.message).toContain(
+      '3 code blocks in a row threw an error (maxConsecutiveErrors is 3); the last: TypeError: x is not a function',
+    );
+    expect(typed.partialAnswer).toContain('Attempt 3: trying again.');
+    expect(llm.requests).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ type: 'call-error', errorName: 'NoFinalAnswerError' });
+  });
+
+  test('a block that runs through starts the count again; without the setting there is no limit', async () => {
+    const script = ['fail', 'fail', 'ok', 'fail', 'fail'].map((code) => repl(code));
+    const sandbox = createScriptedSandbox({
+      fail: () => {
+        throw new Error('boom');
+      },
+      ok: () => 'fine',
+    });
+    const limited = createScriptedModel([...script, 'FINAL(done)']);
+    await using rlm = createRLM({ llm: limited, sandbox, maxConsecutiveErrors: 3 });
+    expect((await rlm.query('q', 'c')).answer).toBe('done');
+
+    const unlimited = createScriptedModel([...script, ...script, 'FINAL(done)']);
+    await using open = createRLM({ llm: unlimited, sandbox });
+    expect((await open.query('q', 'c')).answer).toBe('done');
+    expect(() => createRLM({ llm: limited, sandbox, maxConsecutiveErrors: 0 })).toThrow(
+      '@rlm/core: maxConsecutiveErrors must be a positive integer, got 0',
+    );
+  });
+});
+
+describe('computed output is shown, not redacted', () => {
+  const document = Array.from(
+    { length: 260 },
+    (_, index) => `Paragraph ${index} reports ${index * 31} units shipped.`,
+  ).join('\n');
+
+  test('a summary longer than a quarter of the document is shown whole; a dump of half of it is redacted', async () => {
+    const summary = Array.from({ length: 300 }, (_, index) => `row ${index}: ${index * 2}`).join(
+      '\n',
+    );
+    expect(summary.length).toBeGreaterThan(document.length / 4);
+    const llm = createScriptedModel([repl('summarize'), repl('dump'), 'FINAL(done)']);
+    const sandbox = createScriptedSandbox({
+      summarize: () => summary,
+      dump: () => `Here it is:\n${document.slice(0, 6_000)}`,
+    });
+    await using rlm = createRLM({ llm, sandbox });
+    const { events } = await collectEvents(rlm.queryStream('q', document));
+    const shown = events.flatMap((event) =>
+      event.type === 'execution' ? [event.shownToModel] : [],
+    );
+    expect(shown[0]).toBe(summary);
+    expect(shown[1]).toBe(
+      'Here it is:\n[redacted: 6000 characters copied verbatim from context.slice(0, 6000); work on them in code instead of printing them]',
+    );
+    expect(lastMessageText(llm.requests[1]!)).toContain(summary);
+  });
+
+  test('redactionRatio Infinity never redacts; the output is truncated head and tail as usual', async () => {
+    const llm = createScriptedModel([repl('dump'), 'FINAL(done)']);
+    const sandbox = createScriptedSandbox({ dump: () => document });
+    await using rlm = createRLM({
+      llm,
+      sandbox,
+      redactionRatio: Number.POSITIVE_INFINITY,
+      maxOutputChars: 1_000,
+    });
+    const { events } = await collectEvents(rlm.queryStream('q', document));
+    const execution = events.find((event) => event.type === 'execution');
+    expect(execution?.type === 'execution' && execution.shownToModel).toContain(
+      `the output was ${document.length} characters`,
+    );
+    expect(() => createRLM({ llm, sandbox, redactionRatio: 0 })).toThrow(
+      '@rlm/core: redactionRatio must be a number above 0 (Infinity for never), got 0',
     );
   });
 });

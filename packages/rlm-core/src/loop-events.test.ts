@@ -133,7 +133,9 @@ describe('what the model is shown', () => {
         return repl('dump');
       },
       (request) => {
-        expect(lastMessageText(request)).toContain('[redacted: output too large]');
+        expect(lastMessageText(request)).toContain(
+          '[redacted: 400000 characters copied verbatim from context.slice(0, 400000);',
+        );
         expect(lastMessageText(request)).not.toContain('xxxxxxxxxx');
         return 'FINAL(done)';
       },

@@ -201,11 +201,15 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    */
   readonly maxResponseChars?: number;
   /**
-   * Output longer than this fraction of the context's length is replaced by
-   * `[redacted: output too large]`. Default 0.25. Outputs under `redactionMinChars` never are.
+   * Keeps the context out of the history: when the verbatim copies of the context in one
+   * block's output (runs of 200 characters or more found in the context) add up to more than
+   * this fraction of the context's length, each copy is replaced by a line naming where it is in
+   * the context (`context.slice(0, 9000)`); what the code computed around them stays, however
+   * long. A number above 0, `Infinity` to never redact; default 0.25. The CLI flag is
+   * `--redaction-ratio`.
    */
   readonly redactionRatio?: number;
-  /** Outputs shorter than this are never redacted. Default 2,000. */
+  /** Copies adding up to fewer characters than this are never redacted. Default 2,000. */
   readonly redactionMinChars?: number;
   /** Fence languages whose blocks run. Default `['repl']`. */
   readonly codeLanguages?: readonly string[];
@@ -234,6 +238,14 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   readonly outputSchema?: OutputSchema;
   /** Empty responses in a row after which the loop goes straight to the final prompt. Default 3. */
   readonly stallLimit?: number;
+  /**
+   * Code blocks in a row that may throw (an uncaught error, a timeout) before a call stops: it
+   * then rejects with `NoFinalAnswerError`, whose reason names the limit and the last error and
+   * whose `partialAnswer` is the model's last text. A block that runs through starts the count
+   * again. Each call (the root, each `sub_rlm` child) counts its own. Unset: no limit. The CLI
+   * flag is `--max-errors`.
+   */
+  readonly maxConsecutiveErrors?: number;
   /**
    * Characters of conversation sent per model call. Older steps beyond it are compacted into a
    * summary (code and output heads) however long the run goes. Default 100,000.

@@ -101,7 +101,9 @@ describe('the RLM loop', () => {
         return repl('print(context)');
       },
       (request) => {
-        expect(lastUserText(request)).toContain('[redacted: output too large]');
+        expect(lastUserText(request)).toContain(
+          '[redacted: 400000 characters copied verbatim from context.slice(0, 400000);',
+        );
         return 'FINAL(done)';
       },
     ]);

@@ -74,6 +74,8 @@ export interface CallState {
   lastText: string;
   /** Empty model responses in a row (stall detection). */
   emptyStreak: number;
+  /** Code blocks in a row that threw (see `maxConsecutiveErrors`). */
+  errorStreak: number;
   done: boolean;
 }
 
@@ -113,6 +115,7 @@ export function createCallState(init: CallInit): CallState {
     hostNotes: [],
     lastText: '',
     emptyStreak: 0,
+    errorStreak: 0,
     done: false,
   };
 }

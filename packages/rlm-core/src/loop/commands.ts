@@ -67,6 +67,8 @@ export type Command =
       readonly response: GenerateResult;
       /** What the model is shown of each block that ran. */
       readonly outputs: readonly string[];
+      /** The error each block that ran ended with (`undefined`: none), in order. */
+      readonly errors: readonly (string | undefined)[];
       readonly toolResults: readonly ToolResultPart[];
       /** What the model is told about blocks that did not run (cut off, past the limit). */
       readonly notes: readonly string[];

@@ -33,6 +33,8 @@ export interface ResolvedSettings {
   readonly maxResponseTokens: number | undefined;
   readonly outputSchema: SchemaCheck | undefined;
   readonly stallLimit: number;
+  /** Code blocks in a row that may throw before the call ends; `undefined`: no limit. */
+  readonly maxConsecutiveErrors: number | undefined;
   readonly historyBudgetChars: number;
   readonly commandQueue: Required<CommandQueueSettings>;
   readonly variableSync: VariableSyncSettings;

@@ -10,11 +10,13 @@ import {
   formatExecution,
 } from '../prompts.js';
 import { submitToolName } from '../submit-tool.js';
-import { redactLargeOutput, truncateOutput } from '../truncate-output.js';
+import { ContextCopies, redactContextCopies } from '../context-copies.js';
+import { truncateOutput } from '../truncate-output.js';
 import { formatVariables, type VariableSyncReason } from '../variable-space.js';
 import { buildRequest } from './build-request.js';
 import { appendMessage, type CallState, isRunning, type RunningCall } from './call-state.js';
 import type { BridgeCommand, Command, StepCommand } from './commands.js';
+import { errorStreakAfter, tooManyErrors } from './error-streak.js';
 import { extractFinal, noFinalAnswer, type PendingFinal, readFinalAnswer } from './final-answer.js';
 import type { ModelGateway, ModelRequest } from './model-gateway.js';
 import { planStep, toolError } from './plan-step.js';
@@ -48,6 +50,8 @@ export class StepHandlers {
   readonly #settings: ResolvedSettings;
   readonly #gateway: ModelGateway;
   readonly #features: StepHooks;
+  /** Per call: a cache of its context's index, not state of the call. */
+  readonly #copies = new WeakMap<CallState, ContextCopies>();
 
   constructor(
     kernel: Scheduler,
@@ -250,11 +254,13 @@ export class StepHandlers {
     this.#kernel.spawn(call.id, async () => {
       await this.#features.beforeSandboxUse(call);
       const featureNotes = this.#features.takeNotes(call);
+      const { outputs, errors } = await this.#runBlocks(call, blocks);
       return {
         type: 'CodeExecuted',
         callId: call.id,
         response,
-        outputs: await this.#runBlocks(call, blocks),
+        outputs,
+        errors,
         toolResults: plan.toolResults,
         notes: [...notes, ...featureNotes],
         fallbackFinal,
@@ -262,12 +268,16 @@ export class StepHandlers {
     });
   }
 
-  /** Spawned work: runs the blocks in order until one records a final answer or the call ends. */
+  /**
+   * Spawned work: runs the blocks in order until one records a final answer or the call ends.
+   * Resolves with what the model is shown of each block that ran, and the error each ended with.
+   */
   async #runBlocks(
     call: RunningCall,
     blocks: readonly { readonly code: string; readonly language: string }[],
-  ): Promise<string[]> {
+  ): Promise<{ outputs: string[]; errors: (string | undefined)[] }> {
     const outputs: string[] = [];
+    const errors: (string | undefined)[] = [];
     for (const [index, block] of blocks.entries()) {
       if (call.done || call.pendingFinal) break;
       this.#kernel.emit(call, { type: 'code', iteration: call.iteration, index, code: block.code });
@@ -287,6 +297,7 @@ export class StepHandlers {
           block.language,
         ),
       );
+      errors.push(result.error);
       this.#kernel.emit(call, {
         type: 'execution',
         iteration: call.iteration,
@@ -297,13 +308,26 @@ export class StepHandlers {
         ...(result.error === undefined ? {} : { error: result.error }),
       });
     }
-    return outputs;
+    return { outputs, errors };
   }
 
-  /** What the model sees of one execution: redacted, truncated, the error after the output. */
+  /** The finder of copies of the call's context, made once per call (its index when needed). */
+  #copiesOf(call: CallState): ContextCopies {
+    let copies = this.#copies.get(call);
+    if (!copies) {
+      copies = new ContextCopies(call.context);
+      this.#copies.set(call, copies);
+    }
+    return copies;
+  }
+
+  /**
+   * What the model sees of one execution: its copies of the context redacted, truncated, the
+   * error after the output.
+   */
   #presentOutput(call: CallState, output: string, error: string | undefined): string {
     const shown = truncateOutput(
-      redactLargeOutput(output, {
+      redactContextCopies(output, this.#copiesOf(call), {
         contextLength: call.contextLength,
         ratio: this.#settings.redactionRatio,
         minChars: this.#settings.redactionMinChars,
@@ -326,6 +350,14 @@ export class StepHandlers {
       this.#resolveFinal(call, pending, response, outputs, undefined, toolResults);
       return;
     }
+    call.errorStreak = errorStreakAfter(call.errorStreak, command.errors);
+    const stop = tooManyErrors(
+      call.errorStreak,
+      this.#settings.maxConsecutiveErrors,
+      { iterations: call.iteration, depth: call.depth, lastText: call.lastText },
+      command.errors.findLast((error) => error !== undefined) ?? '',
+    );
+    if (stop) throw stop;
     this.#recordStep(call, response, outputs, toolResults, notes.join('\n\n') || undefined);
     this.#kernel.emit(call, {
       type: 'step-complete',
