@@ -27,6 +27,7 @@ import { SessionMemory } from './session-memory.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import type { CallSetup } from './loop/commands.js';
 import type { ResolvedSettings } from './loop/resolved-settings.js';
+import { finalRecorderNames } from './loop/final-answer.js';
 import { RlmRun } from './rlm-run.js';
 
 /**
@@ -305,12 +306,14 @@ class RecursiveLanguageModel implements RLM {
       return {
         ...base,
         variables: { context },
-        hostVariables: new Set(['context']),
+        history: [],
+        hostVariables: new Set(['context', 'history']),
         counts: { contexts: 1, histories: 0 },
       };
     }
     this.#sandbox ??= this.#settings.sandboxFactory({
       hostFunctions: this.#delegatingHostFunctions(run.hostFunctionNames),
+      endingFunctions: finalRecorderNames,
       internalHostFunctions: this.#delegatingHostFunctions(run.internalHostFunctionNames),
       guestHelpers: run.guestHelpers,
       limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
@@ -324,10 +327,7 @@ class RecursiveLanguageModel implements RLM {
     }
     // A context given again (the same object) is not sent again: it is already in the sandbox.
     const { index, added } = this.#session.admit(context);
-    const variables: Record<string, unknown> = {
-      ...(await this.#session.enforce(index)),
-      history: this.#session.history,
-    };
+    const variables: Record<string, unknown> = { ...(await this.#session.enforce(index)) };
     if (added) variables[`context_${index}`] = context;
     if (this.#currentContext !== context || this.#session.counts.contexts === 1) {
       variables.context = context;
@@ -337,6 +337,7 @@ class RecursiveLanguageModel implements RLM {
       ...base,
       sandbox,
       variables,
+      history: this.#session.history,
       hostVariables: new Set(['context', 'history', ...this.#session.contextNames]),
       counts: this.#session.counts,
     };

@@ -3,8 +3,14 @@ import { createRLM } from './create-rlm.js';
 import { ModelCallError } from './errors/model-call-error.js';
 import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
 import type { GenerateRequest } from './language-model.js';
+import type { SandboxFactory } from './sandbox.js';
 import { lastMessageText, repl } from './loop-test-helpers.js';
-import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
+import {
+  collectEvents,
+  createScriptedModel,
+  createScriptedSandbox,
+  type ScriptedHandler,
+} from './testing/index.js';
 
 // The behaviours a model meets in ordinary runs (issue 24), through createRLM only.
 
@@ -440,5 +446,113 @@ describe('computed output is shown, not redacted', () => {
     expect(() => createRLM({ llm, sandbox, redactionRatio: 0 })).toThrow(
       '@rlm/core: redactionRatio must be a number above 0 (Infinity for never), got 0',
     );
+  });
+});
+
+describe('SUBMIT ends the block', () => {
+  test('nothing after SUBMIT runs: no model call, no output; the answer is the value submitted', async () => {
+    const llm = createScriptedModel([repl('submit')]);
+    const subLlm = createScriptedModel([], { fallback: () => 'should not be asked' });
+    const sandbox = createScriptedSandbox({
+      submit: async ({ host, print }) => {
+        print('before');
+        void host.SUBMIT?.(42);
+        const late = await host.llm_query?.('after SUBMIT').catch((error: Error) => error.message);
+        print('after', late);
+      },
+    });
+    await using rlm = createRLM({ llm, subLlm, sandbox });
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
+    expect(subLlm.requests).toHaveLength(0);
+    expect(events.filter((event) => event.type === 'bridge-call')).toEqual([]);
+    expect(events.find((event) => event.type === 'execution')).toMatchObject({
+      output: 'before',
+      shownToModel: 'before',
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'final', answer: 42, source: 'submit-code' });
+  });
+
+  test('FINAL_VAR in code ends the block too, and reads the variable as it was', async () => {
+    const llm = createScriptedModel([repl('final var')]);
+    const sandbox = createScriptedSandbox({
+      'final var': async ({ host, variables }) => {
+        variables.set('report', 'kept');
+        await host.FINAL_VAR?.('report');
+        variables.set('report', 'changed after FINAL_VAR');
+      },
+    });
+    await using rlm = createRLM({ llm, sandbox });
+    expect((await rlm.query('q', 'c')).answer).toBe('kept');
+  });
+
+  test('the host refuses calls after SUBMIT even from a sandbox that lets the code run on', async () => {
+    const llm = createScriptedModel([repl('submit')]);
+    const subLlm = createScriptedModel([], { fallback: () => 'should not be asked' });
+    const scripted = createScriptedSandbox({
+      submit: async ({ host, print }) => {
+        await host.SUBMIT?.('answer');
+        print(await host.llm_query?.('x').catch((error: Error) => error.message));
+      },
+    });
+    // A sandbox that ignores endingFunctions: the code goes on past SUBMIT.
+    const sandbox: SandboxFactory = (options) =>
+      scripted({ ...options, endingFunctions: undefined });
+    await using rlm = createRLM({ llm, subLlm, sandbox });
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
+    expect(subLlm.requests).toHaveLength(0);
+    expect(events.find((event) => event.type === 'execution')).toMatchObject({
+      output: 'llm_query was not called: SUBMIT or FINAL_VAR already ended this code block',
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'answer' });
+  });
+});
+
+describe('history after compaction', () => {
+  test('steps compacted out of the prompt keep their exact code and output in history', async () => {
+    const steps = Array.from({ length: 8 }, (_, index) => repl(`emit ${index}`));
+    let seen: unknown;
+    const llm = createScriptedModel([...steps, repl('look back'), 'FINAL(done)']);
+    const script: Record<string, ScriptedHandler> = {
+      'look back': ({ variables }) => {
+        seen = variables.get('history');
+      },
+    };
+    for (let index = 0; index < 8; index += 1) {
+      script[`emit ${index}`] = ({ print }) => print(`output ${index} `.repeat(300));
+    }
+    const sandbox = createScriptedSandbox(script);
+    await using rlm = createRLM({ llm, sandbox, historyBudgetChars: 12_000 });
+    await rlm.query('the question', 'c');
+    const history = seen as {
+      query: string;
+      steps: { step: number; code: string; output: string }[];
+    }[];
+    expect(history).toHaveLength(1);
+    expect(history[0]!.query).toBe('the question');
+    const compacted = history[0]!.steps;
+    expect(compacted.length).toBeGreaterThan(2);
+    compacted.forEach((entry, index) => {
+      expect(entry).toEqual({
+        step: index + 1,
+        code: `emit ${index}`,
+        output: `output ${index} `.repeat(300),
+      });
+    });
+    const prompt = JSON.stringify(llm.requests[8]!.messages[0]);
+    expect(prompt).toContain(`Earlier steps 1-${compacted.length}, compacted`);
+    expect(prompt).toContain('`history.at(-1).steps` holds their exact code and output');
+  });
+
+  test('before anything is compacted, history holds the query with no steps', async () => {
+    let seen: unknown;
+    const llm = createScriptedModel([repl('look'), 'FINAL(done)']);
+    const sandbox = createScriptedSandbox({
+      look: ({ variables }) => {
+        seen = variables.get('history');
+      },
+    });
+    await using rlm = createRLM({ llm, sandbox });
+    await rlm.query('q', 'c');
+    expect(seen).toEqual([{ query: 'q', steps: [] }]);
   });
 });

@@ -44,8 +44,8 @@ describe('events', () => {
         : [],
     );
     expect(listings).toEqual([
-      ['start', ['context']],
-      ['code-executed', ['context', 'seen']],
+      ['start', ['context', 'history']],
+      ['code-executed', ['context', 'history', 'seen']],
     ]);
     expect(events.at(-1)).toMatchObject({ type: 'final', iterations: 2, source: 'final-text' });
   });
@@ -295,15 +295,20 @@ describe('persistent sessions', () => {
         await host.SUBMIT?.('one');
       },
       look: async ({ host, variables }) => {
-        const history = variables.get('history') as unknown[];
-        await host.SUBMIT?.([variables.has('kept'), variables.has('context_1'), history.length]);
+        // history holds only the query running now.
+        const history = variables.get('history') as { query: string }[];
+        await host.SUBMIT?.([
+          variables.has('kept'),
+          variables.has('context_1'),
+          history.map((entry) => entry.query),
+        ]);
       },
     });
     await using rlm = createRLM({ llm, sandbox, persistent: true });
     await rlm.query('first', 'a');
     await rlm.reset();
     expect(sandbox.sandboxes[0]?.disposed).toBe(true);
-    expect((await rlm.query('second', 'b')).answer).toEqual([false, false, 0]);
+    expect((await rlm.query('second', 'b')).answer).toEqual([false, false, ['second']]);
     expect(sandbox.sandboxes).toHaveLength(2);
   });
 });

@@ -94,7 +94,7 @@ export function buildContextMessage(
   }
   if (counts.contexts > 1 || counts.histories > 0) {
     lines.push(
-      `- earlier queries in this session: ${counts.histories} (their contexts are context_0..context_${counts.contexts - 1}, their transcripts are in \`history\`)`,
+      `- earlier queries in this session: ${counts.histories} (their contexts are context_0..context_${counts.contexts - 1}; their queries and answers are in \`history\`, before this query's own entry)`,
     );
   }
   if (counts.evicted) lines.push(`- ${describeEvictions(counts.evicted, counts.histories)}`);
@@ -120,7 +120,7 @@ export function describeEvictions(evicted: SessionEvictions, histories: number):
     const older =
       evicted.histories === 1 ? 'history_0' : `history_0..history_${evicted.histories - 1}`;
     const one = evicted.histories === 1;
-    const earlier = `\`history\` holds the last ${queries(kept)}; the ${evicted.histories} earlier ${one ? 'one' : 'ones'}`;
+    const earlier = `\`history\` holds the last ${queries(kept)} before this one; the ${evicted.histories} earlier ${one ? 'one' : 'ones'}`;
     parts.push(
       spilled
         ? `${earlier} ${one ? 'is' : 'are'} stored as ${older} (\`await load("history_N")\`)`

@@ -11,6 +11,7 @@ import { FeatureSet } from './features/feature-set.js';
 import { hostToolsFeature } from './features/host-tools.js';
 import { ArtifactQuota } from './quotas/artifact-quota.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
+import type { CurrentQueryHistory } from './session-memory.js';
 import { VariableSpace } from './variable-space.js';
 import {
   type CallResult,
@@ -97,7 +98,8 @@ export class RlmRun {
               llm,
               setup: {
                 variables: { context },
-                hostVariables: new Set(['context']),
+                history: [],
+                hostVariables: new Set(['context', 'history']),
                 counts: { contexts: 1, histories: 0 },
               },
             },
@@ -257,7 +259,11 @@ export class RlmRun {
       : await this.#createWorkspace(call);
     if (!workspace) return undefined;
     try {
-      await workspace.variables.injectAll(setup.variables, true);
+      const history: CurrentQueryHistory = { query: call.query, steps: [] };
+      await workspace.variables.injectAll(
+        { ...setup.variables, history: [...setup.history, history] },
+        true,
+      );
       const resumed = await this.#features.beforeFirstStep(call, workspace, setup);
       return { type: 'WorkspaceReady', callId: call.id, workspace, setup, resumed };
     } catch (error) {
@@ -299,6 +305,7 @@ export class RlmRun {
     try {
       sandbox = await this.#settings.sandboxFactory({
         hostFunctions: this.#hostFunctionsFor(() => call.id, this.hostFunctionNames),
+        endingFunctions: finalRecorderNames,
         internalHostFunctions: this.#hostFunctionsFor(
           () => call.id,
           this.internalHostFunctionNames,
@@ -350,10 +357,20 @@ export class RlmRun {
           const callId = resolveCallId();
           const call = callId ? this.#kernel.liveCall(callId) : undefined;
           if (!call) return Promise.reject(new Error(`${name}: no query is running`));
+          // A recorded answer ended the block: code that runs on (past a catch) reaches nothing.
+          if (call.pendingFinal) return Promise.reject(new Error(blockEndedMessage(name)));
           if (!recordsFinal) return this.#openBridgeRequest(call, name, args);
-          // SUBMIT and FINAL_VAR only record the answer: it is read once the code has run.
+          // SUBMIT and FINAL_VAR only record the answer: it is read once the code has run. The
+          // sandbox ends the block at the call, so a refusal reaches the model as a note.
           const final = readCodeFinal(name, args[0]);
-          if ('problem' in final) return Promise.reject(new Error(final.problem));
+          if ('problem' in final) {
+            this.#kernel.enqueue({
+              type: 'HostNote',
+              callId: call.id,
+              note: `Error: ${final.problem}. Nothing was submitted; the block ended at that call.`,
+            });
+            return Promise.reject(new Error(final.problem));
+          }
           this.#kernel.enqueue({ type: 'RecordFinal', callId: call.id, final });
           return Promise.resolve(undefined);
         };
@@ -445,4 +462,9 @@ export class RlmRun {
     });
     this.#kernel.enqueue({ type: 'BridgeSettled', callId: call.id, requestId: request.id });
   }
+}
+
+/** What model code sees of a host call made after SUBMIT / FINAL_VAR ended its block. */
+function blockEndedMessage(name: string): string {
+  return `${name} was not called: SUBMIT or FINAL_VAR already ended this code block`;
 }

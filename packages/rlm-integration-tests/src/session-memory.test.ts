@@ -38,7 +38,7 @@ describe('a bounded persistent session', () => {
           const opening = JSON.stringify(request.messages[0]);
           expect(opening).toContain('session memory is bounded: context_0 is no longer in memory');
           expect(opening).toContain(
-            '`history` holds the last 1 query; the 1 earlier one is stored as history_0',
+            '`history` holds the last 1 query before this one; the 1 earlier one is stored as history_0',
           );
           return repl(
             [

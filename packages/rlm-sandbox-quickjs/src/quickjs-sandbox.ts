@@ -34,6 +34,7 @@ const maxStackBytes = 256 * 1024;
 type KitFunction =
   | 'installBase'
   | 'installHostFunction'
+  | 'installEndingFunction'
   | 'wrapHostFunction'
   | 'isolatedEvaluator'
   | 'installHelper'
@@ -87,6 +88,8 @@ export class QuickJsSandbox implements Sandbox {
   private interrupted = false;
   private generation = 0;
   private running = false;
+  /** Set when an ending function (SUBMIT) ends the running execution. */
+  private ended = false;
   private pendingHostCalls = 0;
   private wake: (() => void) | undefined;
   private output: OutputBuffer | undefined;
@@ -108,7 +111,7 @@ export class QuickJsSandbox implements Sandbox {
   private install(options: SandboxOptions): QuickJSHandle {
     const { context } = this;
     const write = context.newFunction('write', (text) => {
-      this.output?.write(`${context.getString(text)}\n`);
+      if (!this.ended) this.output?.write(`${context.getString(text)}\n`);
     });
     const sleep = context.newFunction('sleep', (msHandle) => {
       const ms = context.getNumber(msHandle);
@@ -122,9 +125,11 @@ export class QuickJsSandbox implements Sandbox {
     for (const handle of [factory, write, sleep]) handle.dispose();
     this.withDeadline(this.limits.timeoutMs, () => {
       this.callKit(kit, 'installBase');
+      const ending = new Set(options.endingFunctions ?? []);
       for (const [name, fn] of Object.entries(options.hostFunctions)) {
-        const raw = this.rawHostFunction(name, fn);
-        this.callKit(kit, 'installHostFunction', context.newString(name), raw);
+        const raw = this.rawHostFunction(name, fn, ending.has(name));
+        const install = ending.has(name) ? 'installEndingFunction' : 'installHostFunction';
+        this.callKit(kit, install, context.newString(name), raw);
       }
       const helperScope: [string, QuickJSHandle][] = [];
       for (const [name, fn] of Object.entries(options.internalHostFunctions ?? {})) {
@@ -173,10 +178,21 @@ export class QuickJsSandbox implements Sandbox {
     this.timers.add(timer);
   }
 
-  /** A QuickJS function that starts a host call and returns a promise for its JSON reply. */
-  private rawHostFunction(name: string, fn: HostFunction): QuickJSHandle {
+  /**
+   * A QuickJS function that starts a host call and returns a promise for its JSON reply. One
+   * that `ends` the execution (see `SandboxOptions.endingFunctions`) ends it as it is called.
+   */
+  private rawHostFunction(name: string, fn: HostFunction, ends = false): QuickJSHandle {
     return this.context.newFunction(name, (argumentsText) => {
       const text = this.context.getString(argumentsText);
+      if (ends && this.running && !this.ended) {
+        this.ended = true;
+        this.wake?.();
+      } else if (this.ended) {
+        return this.deferredReply(async () => {
+          throw new Error(`${name} was not called: SUBMIT or FINAL_VAR ended this code block`);
+        }, false);
+      }
       if (!this.running) {
         // Code its execution left behind: the host is not called.
         return this.deferredReply(async () => {
@@ -378,6 +394,7 @@ export class QuickJsSandbox implements Sandbox {
     this.generation++;
     this.pendingHostCalls = 0;
     this.running = true;
+    this.ended = false;
     let aborted = false;
     const onAbort = () => {
       aborted = true;
@@ -402,15 +419,18 @@ export class QuickJsSandbox implements Sandbox {
       if (evaluated.error) {
         const message = this.interrupted ? undefined : this.errorText(this.kit, evaluated.error);
         evaluated.error.dispose();
+        if (this.ended) return done(output.finish());
         return done(output.finish(), message ?? this.timeoutText(timeoutMs));
       }
       promise = evaluated.value;
       for (;;) {
-        while (this.runtime.hasPendingJob() && !this.interrupted) {
+        while (this.runtime.hasPendingJob() && !this.interrupted && !this.ended) {
           const jobs = runFor(() => this.runtime.executePendingJobs(jobBatch));
           if (jobs.error) jobs.error.dispose();
           if (this.context.getPromiseState(promise).type !== 'pending') break;
         }
+        // SUBMIT ended the execution: as if the code returned there, whatever it did after.
+        if (this.ended) return done(output.finish());
         if (this.interrupted) return done(output.finish(), this.timeoutText(timeoutMs));
         const state = this.context.getPromiseState(promise);
         if (state.type === 'fulfilled') {

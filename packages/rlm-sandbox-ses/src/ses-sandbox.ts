@@ -138,6 +138,8 @@ function disposedError(): SandboxError {
  */
 export class SesSandbox implements Sandbox {
   readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  /** Host functions whose call ends the execution (see `SandboxOptions.endingFunctions`). */
+  readonly #endingFunctionNames: readonly string[];
   /** Host functions only guest helpers hold (see `SandboxOptions.internalHostFunctions`). */
   readonly #internalHostFunctions: Readonly<Record<string, HostFunction>>;
   readonly #guestHelpers: Readonly<Record<string, string>>;
@@ -173,6 +175,9 @@ export class SesSandbox implements Sandbox {
 
   private constructor(options: SandboxOptions, config: SesSandboxConfig) {
     this.#hostFunctions = { ...options.hostFunctions };
+    this.#endingFunctionNames = (options.endingFunctions ?? []).filter((name) =>
+      Object.hasOwn(options.hostFunctions, name),
+    );
     this.#internalHostFunctions = { ...options.internalHostFunctions };
     this.#guestHelpers = { ...options.guestHelpers };
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
@@ -517,6 +522,7 @@ export class SesSandbox implements Sandbox {
     const setup: WorkerSetup = {
       outputBuffer: output.buffer,
       hostFunctionNames: Object.keys(this.#hostFunctions),
+      endingFunctionNames: this.#endingFunctionNames,
       internalHostFunctionNames: Object.keys(this.#internalHostFunctions),
       isolatedEvaluatorName,
       guestHelpers: this.#guestHelpers,

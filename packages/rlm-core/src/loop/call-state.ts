@@ -9,6 +9,7 @@ import type {
   ToolResultPart,
 } from '../language-model.js';
 import type { Sandbox } from '../sandbox.js';
+import type { HistoryEntry } from '../session-memory.js';
 import type { VariableSpace } from '../variable-space.js';
 import type { PendingFinal } from './final-answer.js';
 
@@ -76,6 +77,10 @@ export interface CallState {
   emptyStreak: number;
   /** Code blocks in a row that threw (see `maxConsecutiveErrors`). */
   errorStreak: number;
+  /** The earlier queries `history` holds before this call's own entry (set with the workspace). */
+  earlierHistory: readonly HistoryEntry[];
+  /** Steps compacted out of the prompt that `history` already holds. */
+  stepsInHistory: number;
   done: boolean;
 }
 
@@ -116,6 +121,8 @@ export function createCallState(init: CallInit): CallState {
     lastText: '',
     emptyStreak: 0,
     errorStreak: 0,
+    earlierHistory: [],
+    stepsInHistory: 0,
     done: false,
   };
 }

@@ -3,7 +3,7 @@ import type { ResumeState } from '../checkpoints.js';
 import type { FinalSource } from '../events.js';
 import type { GenerateResult, ToolResultPart } from '../language-model.js';
 import type { Sandbox } from '../sandbox.js';
-import type { SessionCounts } from '../session-memory.js';
+import type { HistoryEntry, SessionCounts } from '../session-memory.js';
 import type { VariableSyncReason } from '../variable-space.js';
 import type { CallState, Workspace } from './call-state.js';
 import type { PendingFinal } from './final-answer.js';
@@ -14,6 +14,11 @@ export interface CallSetup {
   readonly sandbox?: Sandbox;
   /** Variables to set read-only before the first step. */
   readonly variables: Readonly<Record<string, unknown>>;
+  /**
+   * The earlier queries of a persistent session, oldest first (empty otherwise): `history`
+   * holds them, then the call's own entry (see `CurrentQueryHistory`).
+   */
+  readonly history: readonly HistoryEntry[];
   /** Counts shown in the prompt's metadata. */
   readonly counts: SessionCounts;
   /** Continue from this checkpoint state instead of starting fresh. */

@@ -9,6 +9,7 @@ import { type KernelHooks, Scheduler } from './scheduler.js';
 const llm = createScriptedModel([]);
 const setup: CallSetup = {
   variables: {},
+  history: [],
   hostVariables: new Set(['context']),
   counts: { contexts: 1, histories: 0 },
 };

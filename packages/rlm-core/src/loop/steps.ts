@@ -10,7 +10,9 @@ import {
   formatExecution,
 } from '../prompts.js';
 import { submitToolName } from '../submit-tool.js';
+import { compactedStepCount, compactedSteps } from '../bound-history.js';
 import { ContextCopies, redactContextCopies } from '../context-copies.js';
+import type { CurrentQueryHistory } from '../session-memory.js';
 import { truncateOutput } from '../truncate-output.js';
 import { formatVariables, type VariableSyncReason } from '../variable-space.js';
 import { buildRequest } from './build-request.js';
@@ -113,6 +115,7 @@ export class StepHandlers {
   }
 
   #workspaceReady(call: RunningCall, command: Extract<Command, { type: 'WorkspaceReady' }>): void {
+    call.earlierHistory = command.setup.history;
     call.messages.push({
       role: 'user',
       content: buildContextMessage(call.query, describeContext(call.context), command.setup.counts),
@@ -218,11 +221,27 @@ export class StepHandlers {
       ),
     });
     this.#kernel.emit(call, { type: 'step-start', iteration: call.iteration });
-    this.#kernel.spawn(call.id, async () => ({
-      type: 'ModelAnswered',
-      callId: call.id,
-      response: await this.#gateway.step(call, 'auto', () => this.#request(call)),
-    }));
+    const compacted = compactedStepCount(call.messages, this.#settings.historyBudgetChars);
+    const history = compacted > call.stepsInHistory ? this.#historyOf(call, compacted) : undefined;
+    if (history) call.stepsInHistory = compacted;
+    this.#kernel.spawn(call.id, async () => {
+      // Steps leaving the prompt stay readable from code, before the model is asked.
+      if (history) await call.workspace.variables.inject('history', history, true);
+      return {
+        type: 'ModelAnswered',
+        callId: call.id,
+        response: await this.#gateway.step(call, 'auto', () => this.#request(call)),
+      };
+    });
+  }
+
+  /** `history` once the first `compacted` steps have left the prompt. */
+  #historyOf(call: CallState, compacted: number): unknown[] {
+    const current: CurrentQueryHistory = {
+      query: call.query,
+      steps: compactedSteps(call.messages, compacted, this.#settings.codeLanguages),
+    };
+    return [...call.earlierHistory, current];
   }
 
   #modelAnswered(call: RunningCall, response: GenerateResult): void {
@@ -396,14 +415,15 @@ export class StepHandlers {
     } else {
       appendMessage(call.messages, { role: 'assistant', content: assistantParts });
     }
-    const feedback = [...outputs];
-    if (note) feedback.push(note);
-    if (outputs.length === 0 && !note) {
-      feedback.push(buildContinueMessage(this.#gateway.submitToolOffered));
-    }
+    // The outputs are one text part and a note another, so `history` reads outputs back exactly.
+    const feedback = [
+      ...(outputs.length > 0 ? [outputs.join('\n\n')] : []),
+      ...(note ? [note] : []),
+    ];
+    if (feedback.length === 0) feedback.push(buildContinueMessage(this.#gateway.submitToolOffered));
     appendMessage(call.messages, {
       role: 'user',
-      content: [...toolResults, { type: 'text', text: feedback.join('\n\n') }],
+      content: [...toolResults, ...feedback.map((text) => ({ type: 'text' as const, text }))],
     });
   }
 
