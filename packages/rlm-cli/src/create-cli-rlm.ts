@@ -54,6 +54,11 @@ export function createCliRlm(
     persistent: parts.persistent,
     maxDepth: cli.maxDepth,
     maxIterations: cli.maxIterations,
+    ...(cli.subModels === undefined ? {} : { subModels: cli.subModels }),
+    ...(cli.maxConsecutiveErrors === undefined
+      ? {}
+      : { maxConsecutiveErrors: cli.maxConsecutiveErrors }),
+    ...(cli.redactionRatio === undefined ? {} : { redactionRatio: cli.redactionRatio }),
     prices: cli.prices,
     execTimeoutMs: cli.execTimeoutMs,
     budget: {

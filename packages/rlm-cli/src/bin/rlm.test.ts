@@ -501,6 +501,40 @@ describe('rlm (built bin)', () => {
     expect(server!.requests).toHaveLength(0);
   });
 
+  test('--max-errors 0, a negative one or --sub-models of another provider: one line, exit 2, no model call', async () => {
+    for (const [args, line] of [
+      [['--max-errors', '0'], /^rlm: --max-errors needs a positive whole number \(got "0"\)\n$/],
+      [['--max-errors=-3'], /^rlm: --max-errors needs a positive whole number \(got "-3"\)\n$/],
+      [
+        ['--sub-models', 'openai:gpt-5'],
+        /^rlm: --sub-models: openai:gpt-5 is not a model of this run's provider \(anthropic\); [^\n]+\n$/,
+      ],
+    ] as const) {
+      const result = await runRlm(['q', ...args], [fakeText('FINAL(never)')]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(line);
+      expect(server!.requests).toHaveLength(0);
+    }
+  });
+
+  test('--max-errors stops a run whose code keeps throwing, with the reason and its partial answer', async () => {
+    const throwing = (attempt: number) =>
+      fakeText(`Attempt ${attempt}.\n\`\`\`repl\nundefinedFunction()\n\`\`\``);
+    const result = await runRlm(
+      ['Q?', '--max-errors', '2', '--quiet'],
+      [throwing(1), throwing(2), fakeText('FINAL(never reached)')],
+    );
+    expect(result.code).toBe(1);
+    expect(server!.requests).toHaveLength(2);
+    const [first, second, ...partial] = result.stderr.trimEnd().split('\n');
+    expect(first).toMatch(
+      /^rlm: the run stopped after 2 code blocks in a row threw an error \(the last: ReferenceError: undefinedFunction is not defined\); raise --max-errors /,
+    );
+    expect(second).toBe('rlm: partial answer (not final):');
+    expect(partial.join('\n')).toContain('Attempt 2.');
+  });
+
   test('rlm tools list: the durable tool store, no API key needed', async () => {
     const toolstore = await mkdtemp(path.join(root, 'toolstore-'));
     server = await serve();

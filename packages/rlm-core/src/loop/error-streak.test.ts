@@ -33,6 +33,10 @@ describe('tooManyErrors', () => {
     );
     expect(error?.partialAnswer).toBe('Trying once more.');
     expect(error?.diagnostics.reason).toMatch(/^3 code blocks in a row threw/);
+    expect(error?.diagnostics.consecutiveErrors).toEqual({
+      count: 3,
+      lastError: 'ReferenceError: x is not defined',
+    });
     expect(tooManyErrors(3, 3, { ...facts, lastText: '' }, 'E')?.partialAnswer).toBeUndefined();
   });
 });

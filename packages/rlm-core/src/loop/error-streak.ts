@@ -34,6 +34,7 @@ export function tooManyErrors(
         depth: facts.depth,
         lastResponse: facts.lastText.slice(0, 2_000),
         reason,
+        consecutiveErrors: { count: streak, lastError: firstLine },
       },
       ...(facts.lastText ? { partialAnswer: facts.lastText } : {}),
     },
