@@ -303,6 +303,10 @@ describe('per-call model choice', () => {
     });
     await using rlm = createRLM({ llm, sandbox, subModels: ['p:cheap'] });
     await rlm.query('q', 'c');
+    expect(llm.requests[0]!.system).toContain(
+      'without it, `llm_query` uses root and a `sub_rlm` child root.',
+    );
+    expect(llm.requests[0]!.system).toContain('The models you may choose:\n- cheap\n');
     expect(refusals).toEqual([
       'llm_query(prompt, options): model "expensive" is not one this run allows; choose one of: cheap',
       'llm_query(prompt, options) needs the model as a non-empty model id string; got a number',

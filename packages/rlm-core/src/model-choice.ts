@@ -1,6 +1,7 @@
 import { findModelPrice } from './cost/model-prices.js';
 import { describeValue } from './bridge/describe-value.js';
 import type { LanguageModel } from './language-model.js';
+import type { ModelMenu } from './prompts.js';
 import type { ModelPrices } from './rlm-settings.js';
 
 /** Which model ids model code may name in `{ model }` (see `RLMSettings.subModels`). */
@@ -72,9 +73,23 @@ export class ModelChoice {
     this.#policy = policy;
   }
 
-  /** What the prompt says of the choice: the ids allowed, or `undefined` for any. */
-  get allowed(): readonly string[] | undefined {
-    return this.#policy.allowed;
+  /**
+   * What the prompt says of the choice: the default models of plain calls and of children, and
+   * the ids allowed with their prices; `undefined` when there is nothing to choose (no list,
+   * and an adapter that cannot switch models).
+   */
+  menu(plain: LanguageModel, child: LanguageModel): ModelMenu | undefined {
+    const { allowed, prices } = this.#policy;
+    if (!allowed && !plain.withModel) return undefined;
+    const provider = providerOf(plain.modelId);
+    return {
+      plainModel: modelIdFor(plain.modelId, plain),
+      childModel: modelIdFor(child.modelId, child),
+      allowed: allowed?.map((id) => {
+        const price = findModelPrice(prices, provider ? `${provider}:${id}` : id);
+        return price ? { id, price } : { id };
+      }),
+    };
   }
 
   /**

@@ -196,6 +196,7 @@ export class StepHandlers {
       recursion: call.depth + 1 < this.#settings.maxDepth,
       codeLanguage: this.#settings.codeLanguages[0] ?? 'repl',
       replHelp: this.#features.replHelp,
+      models: this.#settings.modelChoice.menu(this.#settings.subLlm, this.#settings.llm),
       sections,
       submitTool: this.#gateway.submitTool,
       messages: call.messages,
