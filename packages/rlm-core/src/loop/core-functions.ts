@@ -60,9 +60,15 @@ export function coreFunctions(deps: CoreFunctionDeps): Record<string, HostCallHa
       .plainCall(host.call, model, prompt, host.request)
       .then((text) => warnIfEmpty(host, text, model, what), explainModel(model, deps.plainModel));
   /** A `sub_rlm` task: a child, or at the last depth one plain call. */
-  const solve = (host: HostCall, task: SubTask, model: LanguageModel | undefined, what: string) => {
+  const solve = (
+    host: HostCall,
+    task: SubTask,
+    model: LanguageModel | undefined,
+    what: string,
+    usage: string,
+  ) => {
     if (host.call.depth + 1 >= deps.maxDepth) {
-      return plain(host, model ?? deps.plainModel, plainSubQueryPrompt(task), what);
+      return plain(host, model ?? deps.plainModel, plainSubQueryPrompt(task, usage), what);
     }
     host.request.waiting = false;
     const childModel = model ?? deps.childModel;
@@ -101,12 +107,8 @@ export function coreFunctions(deps: CoreFunctionDeps): Record<string, HostCallHa
     sub_rlm: (host) => {
       const [query, context] = host.request.args;
       const task = { query: readQuery(query, 'sub_rlm(query, context)'), context };
-      return solve(
-        host,
-        task,
-        chosen(host, 2, 'sub_rlm(query, context, options)', true),
-        'sub_rlm',
-      );
+      const model = chosen(host, 2, 'sub_rlm(query, context, options)', true);
+      return solve(host, task, model, 'sub_rlm', 'sub_rlm(query, context)');
     },
     sub_rlm_batched: async (host) => {
       const usage = 'sub_rlm_batched(tasks, options)';
@@ -116,7 +118,13 @@ export function coreFunctions(deps: CoreFunctionDeps): Record<string, HostCallHa
       return batchSlots(
         await Promise.allSettled(
           tasks.map((task, index) =>
-            solve(host, task, model, `sub_rlm_batched task ${index} of ${tasks.length}`),
+            solve(
+              host,
+              task,
+              model,
+              `sub_rlm_batched task ${index} of ${tasks.length}`,
+              `sub_rlm_batched(tasks): task ${index}`,
+            ),
           ),
         ),
       );
@@ -205,9 +213,8 @@ function readTasks(value: unknown): SubTask[] {
 }
 
 /** The prompt of a `sub_rlm` at the last depth: the query, then the context as text. */
-function plainSubQueryPrompt({ query, context }: SubTask): string {
+function plainSubQueryPrompt({ query, context }: SubTask, usage: string): string {
   if (context === undefined || context === null) return query;
-  const text =
-    typeof context === 'string' ? context : toJsonText(context, 'sub_rlm(query, context)');
+  const text = typeof context === 'string' ? context : toJsonText(context, usage);
   return `${query}\n\nContext:\n${text}`;
 }
