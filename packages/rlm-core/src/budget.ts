@@ -82,8 +82,11 @@ export class Budget {
   admitBatch(count: number, usage: string): void {
     const left = this.remaining.modelCalls;
     if (left === undefined || count <= left) return;
+    const budget = `the model call budget, which has ${left} left (budget.maxModelCalls ${this.#settings.maxModelCalls}); nothing was sent`;
     throw new Error(
-      `${usage}: refused: ${count} calls do not fit in the model call budget, which has ${left} left (budget.maxModelCalls ${this.#settings.maxModelCalls}); nothing was sent. Send at most ${left}, fewer to keep some for your answer`,
+      left === 0
+        ? `${usage}: refused: ${budget}. Answer with what you have`
+        : `${usage}: refused: ${count} calls do not fit in ${budget}. Send at most ${left}, fewer to keep some for your answer`,
     );
   }
 

@@ -40,14 +40,15 @@ interface Leaf {
 /**
  * Finds the long verbatim runs of a context in a piece of output: the strings of the context
  * (the context itself, or its string items and fields, named by path) are sampled into an index
- * the first time an output is searched, then each output position is looked up in it and a hit
- * is grown both ways as far as the characters match. Runs shorter than {@link minCopyChars} are
+ * of hashes the first time an output is searched, then the hash of each output position (rolled
+ * along, one lookup per character) is looked up in it and a hit is grown both ways as far as the
+ * characters match (a hash collision grows no run). Runs shorter than {@link minCopyChars} are
  * not copies: quoting a sentence is fine, printing a page of the context is not.
  */
 export class ContextCopies {
   readonly #context: unknown;
   #leaves: Leaf[] | undefined;
-  #index: Map<string, { leaf: number; offset: number }[]> | undefined;
+  #index: Map<number, Place[]> | undefined;
 
   constructor(context: unknown) {
     this.#context = context;
@@ -59,32 +60,38 @@ export class ContextCopies {
     const { leaves, index } = this.#build();
     if (index.size === 0) return [];
     const copies: ContextCopy[] = [];
-    let position = 0;
     let floor = 0;
+    // A rolling hash of the gram at each position: one lookup per character, no slicing.
+    let position = 0;
+    let hash = gramHash(output, 0);
     while (position + gramChars <= output.length) {
-      const hits = index.get(output.slice(position, position + gramChars));
+      const hits = index.get(hash);
       const best = hits && longestRun(output, position, floor, hits, leaves);
       if (best && best.end - best.start >= minCopyChars) {
         copies.push(best);
         position = best.end;
         floor = best.end;
-      } else {
-        position += 1;
+        if (position + gramChars <= output.length) hash = gramHash(output, position);
+        continue;
       }
+      if (position + gramChars < output.length) {
+        hash = rollHash(hash, output.charCodeAt(position), output.charCodeAt(position + gramChars));
+      }
+      position += 1;
     }
     return copies;
   }
 
-  #build(): { leaves: Leaf[]; index: Map<string, { leaf: number; offset: number }[]> } {
+  #build(): { leaves: Leaf[]; index: Map<number, Place[]> } {
     if (this.#leaves && this.#index) return { leaves: this.#leaves, index: this.#index };
     const leaves = stringLeaves(this.#context);
-    const index = new Map<string, { leaf: number; offset: number }[]>();
+    const index = new Map<number, Place[]>();
     for (const [leaf, { text }] of leaves.entries()) {
       for (let offset = 0; offset + gramChars <= text.length; offset += gramStride) {
-        const gram = text.slice(offset, offset + gramChars);
-        const entries = index.get(gram);
-        if (!entries) index.set(gram, [{ leaf, offset }]);
-        else if (entries.length < maxPlacesPerGram) entries.push({ leaf, offset });
+        const gram = gramHash(text, offset);
+        const places = index.get(gram);
+        if (!places) index.set(gram, [{ leaf, offset }]);
+        else if (places.length < maxPlacesPerGram) places.push({ leaf, offset });
       }
     }
     this.#leaves = leaves;
@@ -93,12 +100,39 @@ export class ContextCopies {
   }
 }
 
+/** Where a sampled gram is in the context: which string, and where in it. */
+interface Place {
+  readonly leaf: number;
+  readonly offset: number;
+}
+
+const hashBase = 31;
+/** `hashBase ** (gramChars - 1)`, modulo 2 ** 32. */
+const leadingFactor = Array.from({ length: gramChars - 1 }).reduce<number>(
+  (factor) => Math.imul(factor, hashBase),
+  1,
+);
+
+/** The hash of the gram of `text` at `start` (32-bit polynomial). Equal grams, equal hashes. */
+function gramHash(text: string, start: number): number {
+  let hash = 0;
+  for (let at = start; at < start + gramChars; at += 1) {
+    hash = (Math.imul(hash, hashBase) + text.charCodeAt(at)) | 0;
+  }
+  return hash;
+}
+
+/** The hash of the next gram: `leaving` goes out at the front, `entering` comes in. */
+function rollHash(hash: number, leaving: number, entering: number): number {
+  return (Math.imul(hash - Math.imul(leaving, leadingFactor), hashBase) + entering) | 0;
+}
+
 /** The longest run through `position` among the index's hits, grown both ways. */
 function longestRun(
   output: string,
   position: number,
   floor: number,
-  hits: readonly { leaf: number; offset: number }[],
+  hits: readonly Place[],
   leaves: readonly Leaf[],
 ): ContextCopy | undefined {
   let best: ContextCopy | undefined;
