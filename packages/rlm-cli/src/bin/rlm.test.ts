@@ -135,7 +135,9 @@ describe('rlm (built bin)', () => {
       depthReached: 0,
       ...spentByRoot(2),
     });
-    expect(report.usage.inputTokens).toBeGreaterThan(0);
+    // The prompt is long enough to be cached: its tokens are cache writes and reads.
+    const { inputTokens, cacheReadTokens, cacheWriteTokens } = report.usage;
+    expect(inputTokens + cacheReadTokens + cacheWriteTokens).toBeGreaterThan(0);
   });
 
   test('--sandbox quickjs runs the model code in QuickJS; the default is SES', async () => {
@@ -152,6 +154,35 @@ describe('rlm (built bin)', () => {
     const wrong = await runRlm(['Which?', '-c', file, '--sandbox', 'v8'], []);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--sandbox must be ses or quickjs (got "v8")');
+  });
+
+  test('--sub-models: model code sends one llm_query to the model it names, through the same API', async () => {
+    const result = await runRlm(
+      ['Which?', '-q', '--sub-models', 'claude-haiku-4-5'],
+      [
+        fakeText(
+          '```repl\nconst picked = await llm_query("x", { model: "claude-haiku-4-5" });\nlet refused;\ntry { await llm_query("x", { model: "claude-opus-4-5" }); } catch (error) { refused = error.message; }\n```',
+        ),
+        fakeText('from haiku'),
+        fakeText('FINAL_VAR(refused)'),
+      ],
+    );
+    expect(result).toMatchObject({
+      code: 0,
+      stdout:
+        'llm_query(prompt, options): model "claude-opus-4-5" is not one this run allows; choose one of: claude-haiku-4-5\n',
+    });
+    const models = server!.requests.map((request) => (request.body as { model: string }).model);
+    expect(models).toEqual([
+      expect.not.stringMatching(/haiku/),
+      'claude-haiku-4-5',
+      expect.not.stringMatching(/haiku/),
+    ]);
+    expect(server!.requests.map((request) => request.apiKey)).toEqual([
+      testAnthropicKey,
+      testAnthropicKey,
+      testAnthropicKey,
+    ]);
   });
 
   test('piped stdin: one answer per line, in order, state kept across queries', async () => {
