@@ -2,9 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { createRLM } from './create-rlm.js';
 import { ModelCallError } from './errors/model-call-error.js';
 import { NoFinalAnswerError } from './errors/no-final-answer-error.js';
-import type { GenerateRequest } from './language-model.js';
 import type { SandboxFactory } from './sandbox.js';
-import { lastMessageText, repl } from './loop-test-helpers.js';
+import { lastMessageText, queryOf, repl } from './loop-test-helpers.js';
 import {
   collectEvents,
   createScriptedModel,
@@ -72,11 +71,6 @@ describe('the context preview', () => {
     expect(second).toContain('- last items: "[\\"doc 4\\",\\"doc 5\\",\\"doc 6\\"]"');
   });
 });
-
-/** The query a request's call was started with (its first message names it). */
-function queryOf(request: GenerateRequest): string {
-  return lastMessageText({ ...request, messages: request.messages.slice(0, 1) });
-}
 
 describe('batched calls keep what succeeded', () => {
   test('llm_query_batched: one failing prompt takes its own slot, the others keep their answers', async () => {

@@ -1,5 +1,5 @@
-import { createRLM, ModelCallError, NoFinalAnswerError, type RlmEvent } from '@rlm/core';
-import { createScriptedModel } from '@rlm/core/testing';
+import { createRLM, ModelCallError, NoFinalAnswerError } from '@rlm/core';
+import { collectEvents, createScriptedModel } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
 
@@ -14,12 +14,6 @@ function textOf(request: { messages: readonly { content: unknown }[] }, at = -1)
   return (content as { text?: string; content?: string }[])
     .map((part) => part.text ?? part.content ?? '')
     .join('\n');
-}
-
-async function eventsOf(stream: AsyncIterable<RlmEvent>): Promise<RlmEvent[]> {
-  const events: RlmEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
 }
 
 describe('batched calls keep what succeeded', () => {
@@ -104,7 +98,7 @@ describe('SUBMIT ends the block', () => {
     ]) {
       const llm = createScriptedModel([repl(code)]);
       await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory });
-      const events = await eventsOf(rlm.queryStream('q', 'c'));
+      const { events } = await collectEvents(rlm.queryStream('q', 'c'));
       expect(events.find((event) => event.type === 'execution')).toMatchObject({
         output: 'before',
       });
@@ -237,7 +231,7 @@ describe('outputs and failures the model can act on', () => {
       'FINAL(done)',
     ]);
     await using rlm = createRLM({ llm, sandbox: sandboxFactory });
-    const events = await eventsOf(rlm.queryStream('q', context));
+    const { events } = await collectEvents(rlm.queryStream('q', context));
     const shown = events.flatMap((event) =>
       event.type === 'execution' ? [event.shownToModel] : [],
     );
@@ -255,7 +249,7 @@ describe('outputs and failures the model can act on', () => {
     ]);
     const subLlm = createScriptedModel(['']);
     await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory });
-    const events = await eventsOf(rlm.queryStream('q', 'c'));
+    const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(textOf(llm.requests[1]!)).toContain(
       'length 0\nWarning: llm_query got an empty answer ("") from scripted.',
     );

@@ -969,13 +969,9 @@ export class GuestRuntime {
       const id = this.#nextId++;
       let packed: Packed;
       try {
-        packed = this.#pack(args, this.#callBytes);
+        packed = this.#packArguments(name, args);
       } catch (error) {
-        const reason =
-          error instanceof TransferTooLargeError
-            ? `its arguments are too large to leave the sandbox: ${error.message}`
-            : `arguments must be plain data (${messageOf(error)})`;
-        reject(new GuestError(`${name}: ${reason}`));
+        reject(error);
         return;
       }
       this.#calls.set(id, { resolve, reject, bytes: packed.size });
@@ -993,16 +989,7 @@ export class GuestRuntime {
     const GuestError = this.#global.Error as ErrorConstructor;
     if (!this.#executing) throw new GuestError(`${name} was called after its execution ended`);
     if (!this.#ended) {
-      let packed: Packed;
-      try {
-        packed = this.#pack(args, this.#callBytes);
-      } catch (error) {
-        const reason =
-          error instanceof TransferTooLargeError
-            ? `its arguments are too large to leave the sandbox: ${error.message}`
-            : `arguments must be plain data (${messageOf(error)})`;
-        throw new GuestError(`${name}: ${reason}`);
-      }
+      const packed = this.#packArguments(name, args);
       // No reply is awaited: the host's answer finds no pending call and is dropped.
       this.#post(
         { type: 'call', id: this.#nextId++, name, args: packed.transferred },
@@ -1012,6 +999,23 @@ export class GuestRuntime {
       this.#reachEnd();
     }
     throw new GuestError(`${name} ended this code block`);
+  }
+
+  /**
+   * The arguments of a host call of `name`, ready to leave (see {@link #pack}).
+   *
+   * @throws an error of the compartment, for model code, saying why they cannot leave.
+   */
+  #packArguments(name: string, args: unknown[]): Packed {
+    try {
+      return this.#pack(args, this.#callBytes);
+    } catch (error) {
+      const reason =
+        error instanceof TransferTooLargeError
+          ? `its arguments are too large to leave the sandbox: ${error.message}`
+          : `arguments must be plain data (${messageOf(error)})`;
+      throw new (this.#global.Error as ErrorConstructor)(`${name}: ${reason}`);
+    }
   }
 
   #reply(id: number, compute: () => unknown): void {
