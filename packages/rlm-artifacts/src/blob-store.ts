@@ -104,7 +104,7 @@ export class BlobStore {
     const sha256 = knownSha256 ?? sha256Hex(content);
     const id = sha256.slice(0, 12);
     return this.#lock.run(id, async () => {
-      const existing = this.#known(id) ?? (await this.#index.read(metaKey(id), decodeBlobMeta));
+      const existing = await this.#committed(id);
       if (existing !== undefined) return this.#existing(existing, sha256);
       // Bytes go as they are where the content store can hold them, else as base64 text.
       const bytes = typeof content === 'string' ? undefined : content;
@@ -145,7 +145,7 @@ export class BlobStore {
           }
         }
         // Another process may have committed the same content meanwhile: keep its blob.
-        const committed = await this.#index.read(metaKey(id), decodeBlobMeta);
+        const committed = await this.#committed(id, { remembered: false });
         if (committed !== undefined) {
           await this.#discardUpload(id, upload, chunks);
           return this.#existing(committed, sha256);
@@ -174,6 +174,27 @@ export class BlobStore {
       this.#remember(meta);
       return refOf(meta);
     });
+  }
+
+  /**
+   * The meta of the committed blob `id`, to store it no second time. Where entries expire, a
+   * blob past half its time to live counts as absent: it is written again, chunks and all, so
+   * that what refers to it now lives as long as it does.
+   */
+  async #committed(
+    id: string,
+    options: { readonly remembered: boolean } = { remembered: true },
+  ): Promise<BlobMeta | undefined> {
+    const ttlMs = this.#index.ttlMs;
+    if (ttlMs === undefined) {
+      return (
+        (options.remembered ? this.#known(id) : undefined) ??
+        (await this.#index.read(metaKey(id), decodeBlobMeta))
+      );
+    }
+    const found = await this.#index.readWithExpiry(metaKey(id), decodeBlobMeta);
+    const fresh = found?.expiresAt === undefined || found.expiresAt - Date.now() >= ttlMs / 2;
+    return fresh ? found?.value : undefined;
   }
 
   /** The ref of a blob already stored with this id; a different SHA-256 is a collision. */

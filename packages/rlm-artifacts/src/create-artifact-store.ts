@@ -1,4 +1,5 @@
 import type { BinaryChunks } from './binary-chunks.js';
+import type { CatalogRows } from './catalog-rows.js';
 import type { ArtifactStore } from '@rlm/core';
 import type { Keyv } from 'keyv';
 import { KeyvArtifactStore } from './keyv-artifact-store.js';
@@ -45,14 +46,19 @@ export function createArtifactStore(settings: ArtifactStoreSettings): ArtifactSt
 
 /**
  * {@link createArtifactStore} with what a backend can do better than plain Keyv: list content
- * keys without reading values, keep run leases atomically across processes, refuse a blob
- * write the disk cannot take, and write a checkpoint's entry and its head in one checked step.
+ * keys without reading values, keep run leases and catalogs atomically across processes, refuse
+ * a blob write the disk cannot take, write a checkpoint's entry and its head in one checked step,
+ * and let every entry expire.
  */
 export function createKeyvArtifactStore(
   settings: ArtifactStoreSettings,
   backend: {
     readonly listContentKeys?: KeyLister;
     readonly leases?: LeaseRows;
+    /** Built over the index entries this function makes. */
+    readonly catalogs?: (index: KeyvEntries) => CatalogRows;
+    /** Every entry, blob content included, expires this many milliseconds after its last write. */
+    readonly ttlMs?: number;
     readonly checkSpace?: (bytes: number) => Promise<void>;
     readonly binary?: BinaryChunks;
     /**
@@ -66,23 +72,25 @@ export function createKeyvArtifactStore(
   if (!Number.isSafeInteger(chunkChars) || chunkChars < 2) {
     throw new RangeError(`@rlm/artifacts: chunkChars must be an integer >= 2, got ${chunkChars}`);
   }
-  const index = new KeyvEntries(
-    settings.keyv,
-    backend.writeIndexAtomically ? { writeAtomically: backend.writeIndexAtomically } : {},
-  );
+  const ttl = backend.ttlMs === undefined ? {} : { ttlMs: backend.ttlMs };
+  const index = new KeyvEntries(settings.keyv, {
+    ...ttl,
+    ...(backend.writeIndexAtomically ? { writeAtomically: backend.writeIndexAtomically } : {}),
+  });
   const content =
     settings.blobKeyv === undefined || settings.blobKeyv === settings.keyv
       ? index
-      : new KeyvEntries(
-          settings.blobKeyv,
-          backend.listContentKeys ? { listKeys: backend.listContentKeys } : {},
-        );
+      : new KeyvEntries(settings.blobKeyv, {
+          ...ttl,
+          ...(backend.listContentKeys ? { listKeys: backend.listContentKeys } : {}),
+        });
   return KeyvArtifactStore.create({
     index,
     content,
     chunkChars,
     scope: settings.scope ?? defaultScope,
     ...(backend.leases ? { leases: backend.leases } : {}),
+    ...(backend.catalogs ? { catalogs: backend.catalogs(index) } : {}),
     ...(backend.checkSpace ? { checkSpace: backend.checkSpace } : {}),
     ...(backend.binary ? { binary: backend.binary } : {}),
   });

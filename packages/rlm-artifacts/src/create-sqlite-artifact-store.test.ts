@@ -12,6 +12,7 @@ import { createSqliteArtifactStore } from './create-sqlite-artifact-store.js';
 import { type Message, runKey } from '@rlm/core';
 import { bundlePackage, childCacheDirectory } from './test-support/bundle-package.js';
 import { runArtifactStoreConformance } from './testing/run-artifact-store-conformance.js';
+import { runCatalogWritersConformance } from './testing/run-catalog-writers-conformance.js';
 import { runRunLeaseConformance } from './testing/run-run-lease-conformance.js';
 
 const run = promisify(execFile);
@@ -50,6 +51,59 @@ runRunLeaseConformance({
   name: 'sqlite',
   create: () => createSqliteArtifactStore({ path: freshPath() }),
   api: { test, expect },
+});
+
+runCatalogWritersConformance({
+  name: 'sqlite',
+  create: async () => {
+    const bundle = await bundlePackage();
+    const module = join(childCacheDirectory, 'open-sqlite-store.mjs');
+    await writeFile(
+      module,
+      `const { createSqliteArtifactStore } = await import(${JSON.stringify(bundle)});
+export const openStore = (path) => createSqliteArtifactStore({ path });`,
+    );
+    return { module, location: freshPath() };
+  },
+  api: { test, expect },
+  processes: 16,
+});
+
+test('a catalog written as one entry (before catalog rows) is still listed, and new names follow it', async () => {
+  const path = freshPath();
+  const before = await createSqliteArtifactStore({ path, scope: 'old' });
+  await before.close();
+  // The one-entry catalog earlier versions wrote, with two names.
+  const entry = (name: string, timestamp: number) => ({
+    name,
+    type: 'data',
+    description: name,
+    purpose: name,
+    timestamp,
+    valueKind: 'string',
+    valueLength: 1,
+    size: 3,
+  });
+  const keyv = new Keyv({
+    store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'rlm_index' }),
+    namespace: 'rlm',
+  });
+  const { keyDigest } = await import('./sha256.js');
+  await keyv.set(`records:${keyDigest('old')}`, {
+    kind: 'rlm.records',
+    version: 1,
+    entries: [entry('first', 1), entry('second', 2)],
+  });
+  await keyv.disconnect();
+  await using store = await createSqliteArtifactStore({ path, scope: 'old' });
+  await store.put('third', { type: 'data', value: 'c', description: 'third' });
+  await store.put('first', { type: 'data', value: 'a', description: 'first', timestamp: 1 });
+  expect(await store.names()).toEqual(['first', 'second', 'third']);
+  const rows = await query<{ count: number }>(
+    path,
+    "SELECT count(*) AS count FROM rlm_index WHERE key LIKE 'rlm:catalog:%'",
+  );
+  expect(rows[0]!.count).toBe(2);
 });
 
 test('the database runs in WAL mode with 64 KiB pages', async () => {

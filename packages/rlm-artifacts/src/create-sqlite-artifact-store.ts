@@ -10,6 +10,7 @@ import { createKeyvArtifactStore } from './create-artifact-store.js';
 import { ArtifactStoreError } from './errors/artifact-store-error.js';
 import type { StoredKey } from './keyv-entries.js';
 import { sqliteAtomicRows } from './sqlite-atomic-rows.js';
+import { SqliteCatalogRows } from './sqlite-catalog-rows.js';
 import { type SqlQuery, SqliteLeaseRows } from './sqlite-lease-rows.js';
 
 /** Where the CLI keeps its store, relative to the working directory. */
@@ -111,6 +112,13 @@ export async function createSqliteArtifactStore(
         // A checkpoint's entry and its run's head in one statement, which also checks the head
         // is the one this store wrote last: one commit, and no read first.
         writeIndexAtomically: sqliteAtomicRows(index.query as SqlQuery, 'rlm_index'),
+        // A row per name, added in one statement: no name lost to a concurrent writer.
+        catalogs: (entries) =>
+          new SqliteCatalogRows({
+            query: index.query as SqlQuery,
+            table: 'rlm_index',
+            index: entries,
+          }),
         leases: new SqliteLeaseRows({
           query: index.query as SqlQuery,
           table: 'rlm_index',

@@ -19,6 +19,10 @@ export {
   type MemoryArtifactStoreSettings,
 } from './create-memory-artifact-store.js';
 export {
+  createRedisArtifactStore,
+  type RedisArtifactStoreSettings,
+} from './create-redis-artifact-store.js';
+export {
   createSqliteArtifactStore,
   defaultSqlitePath,
   type SqliteArtifactStoreSettings,

@@ -11,6 +11,7 @@ import type {
 } from '@rlm/core';
 import type { BinaryChunks } from './binary-chunks.js';
 import { BlobStore } from './blob-store.js';
+import { type CatalogRows, KeyvCatalogRows } from './catalog-rows.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
@@ -25,6 +26,7 @@ export interface SharedStorage {
   readonly blobs: BlobStore;
   readonly checkpoints: CheckpointStore;
   readonly recordLock: KeyedLock;
+  readonly catalogs: CatalogRows;
   readonly leases: LeaseRows;
 }
 
@@ -41,6 +43,7 @@ export class KeyvArtifactStore implements ArtifactStore {
       index: shared.index,
       blobs: shared.blobs,
       lock: shared.recordLock,
+      catalogs: shared.catalogs,
       scope,
     });
   }
@@ -53,6 +56,8 @@ export class KeyvArtifactStore implements ArtifactStore {
     scope: string;
     /** Default: lease rows through `index`, atomic within this process. */
     leases?: LeaseRows;
+    /** Default: one catalog entry per scope through `index`, atomic within this process. */
+    catalogs?: CatalogRows;
     /** Rejects a blob write of that many bytes before it starts (disk space). */
     checkSpace?: (bytes: number) => Promise<void>;
     /** Where `content` can hold bytes as they are: byte blobs are stored so, not as base64. */
@@ -68,8 +73,9 @@ export class KeyvArtifactStore implements ArtifactStore {
     });
     const checkpoints = new CheckpointStore({ index, blobs, lock: new KeyedLock() });
     const leases = options.leases ?? new KeyvLeaseRows(index);
+    const catalogs = options.catalogs ?? new KeyvCatalogRows(index);
     return new KeyvArtifactStore(
-      { index, content, blobs, checkpoints, recordLock: new KeyedLock(), leases },
+      { index, content, blobs, checkpoints, recordLock: new KeyedLock(), catalogs, leases },
       options.scope,
     );
   }

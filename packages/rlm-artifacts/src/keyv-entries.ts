@@ -44,25 +44,39 @@ export type AtomicRowWriter = (
 /**
  * Typed reads and writes of one Keyv instance. Every read is schema-checked: a value that does
  * not decode is an `ArtifactCorruptError` naming its key, a store failure an
- * `ArtifactStoreError`; neither is ever mistaken for a missing key. Entries never expire.
+ * `ArtifactStoreError`; neither is ever mistaken for a missing key. Entries never expire, unless
+ * the entries are given a time to live: then each expires that long after its last write.
  */
 export class KeyvEntries {
   readonly #keyv: Keyv;
   readonly #listKeys: KeyLister | undefined;
   readonly #writeAtomically: AtomicRowWriter | undefined;
+  readonly #ttlMs: number | undefined;
   #closed = false;
 
   /**
    * @param options.writeAtomically how the backend writes rows all or none, if it can; rows are
    *   serialised as Keyv does, so Keyv reads them back.
+   * @param options.ttlMs every write expires this many milliseconds later (Keyv's `ttl`).
    */
   constructor(
     keyv: Keyv,
-    options: { listKeys?: KeyLister; writeAtomically?: AtomicRowWriter } = {},
+    options: { listKeys?: KeyLister; writeAtomically?: AtomicRowWriter; ttlMs?: number } = {},
   ) {
     this.#keyv = keyv;
     this.#listKeys = options.listKeys;
     this.#writeAtomically = options.writeAtomically;
+    this.#ttlMs = options.ttlMs;
+  }
+
+  /** The time to live of every write, in milliseconds; `undefined` when entries never expire. */
+  get ttlMs(): number | undefined {
+    return this.#ttlMs;
+  }
+
+  /** Whether entries expire (a time to live was given). */
+  get expires(): boolean {
+    return this.#ttlMs !== undefined;
   }
 
   /** The key as the backing store sees it (with the Keyv namespace), for messages. */
@@ -73,6 +87,17 @@ export class KeyvEntries {
 
   /** The decoded value, or `undefined` when the key is absent. */
   async read<T>(key: string, decode: Decoder<T>): Promise<T | undefined> {
+    return (await this.readWithExpiry(key, decode))?.value;
+  }
+
+  /**
+   * The decoded value and when it expires (epoch milliseconds; `undefined`: never), or
+   * `undefined` when the key is absent.
+   */
+  async readWithExpiry<T>(
+    key: string,
+    decode: Decoder<T>,
+  ): Promise<{ readonly value: T; readonly expiresAt: number | undefined } | undefined> {
     this.assertOpen(key);
     let raw: unknown;
     try {
@@ -84,15 +109,16 @@ export class KeyvEntries {
     if (!isPlainObject(raw) || !('value' in raw)) {
       throw this.#corrupt(key, new TypeError('not a Keyv entry'));
     }
-    return this.#decode(key, raw.value, decode);
+    const expiresAt = typeof raw.expires === 'number' ? raw.expires : undefined;
+    return { value: this.#decode(key, raw.value, decode), expiresAt };
   }
 
-  /** Writes `value` under `key` with no expiry, replacing what was there. */
+  /** Writes `value` under `key`, replacing what was there; it expires after the time to live, if any. */
   async write(key: string, value: unknown): Promise<void> {
     this.assertOpen(key);
     let written: boolean;
     try {
-      written = await this.#keyv.set(key, value, 0);
+      written = await this.#keyv.set(key, value, this.#ttlMs ?? 0);
     } catch (error) {
       throw new ArtifactStoreError(
         `@rlm/artifacts: writing key "${this.storedKey(key)}" failed: ${messageOf(error)}`,
@@ -146,6 +172,36 @@ export class KeyvEntries {
     });
   }
 
+  /**
+   * `value` as the backend would hold it under `key`: the key with the namespace, the entry
+   * serialised as Keyv does (no expiry), for backends that write rows themselves.
+   */
+  async encodeRow(key: string, value: unknown): Promise<StoredRow> {
+    this.assertOpen(key);
+    const serialized = await this.#keyv.serializeData({ value, expires: undefined });
+    if (typeof serialized !== 'string') {
+      throw new TypeError('@rlm/artifacts: this Keyv does not serialise entries to text');
+    }
+    return { key: this.storedKey(key), value: serialized };
+  }
+
+  /**
+   * The serialised entry a backend read at `key` (without the namespace), decoded as
+   * {@link KeyvEntries.read} would.
+   */
+  async decodeRow<T>(key: string, serialized: string, decode: Decoder<T>): Promise<T> {
+    let raw: unknown;
+    try {
+      raw = await this.#keyv.deserializeData(serialized);
+    } catch (error) {
+      throw this.#corrupt(key, error);
+    }
+    if (!isPlainObject(raw) || !('value' in raw)) {
+      throw this.#corrupt(key, new TypeError('not a Keyv entry'));
+    }
+    return this.#decode(key, raw.value, decode);
+  }
+
   async #writeRows(
     writeAtomically: AtomicRowWriter,
     entries: readonly (readonly [key: string, value: unknown])[],
@@ -154,15 +210,7 @@ export class KeyvEntries {
     for (const [key] of entries) this.assertOpen(key);
     const keys = entries.map(([key]) => this.storedKey(key));
     try {
-      const rows = await Promise.all(
-        entries.map(async ([key, value]) => {
-          const serialized = await this.#keyv.serializeData({ value, expires: undefined });
-          if (typeof serialized !== 'string') {
-            throw new TypeError('this Keyv does not serialise entries to text');
-          }
-          return { key: this.storedKey(key), value: serialized };
-        }),
-      );
+      const rows = await Promise.all(entries.map(([key, value]) => this.encodeRow(key, value)));
       return await writeAtomically(rows, condition);
     } catch (error) {
       throw new ArtifactStoreError(

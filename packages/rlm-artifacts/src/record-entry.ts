@@ -61,6 +61,14 @@ export function decodeRecordIndex(value: unknown): RecordIndex {
   };
 }
 
+/** One catalog entry stored on its own (a catalog row), checked. */
+export function decodeCatalogEntry(value: unknown): ArtifactCatalogEntry {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError('a catalog entry should be an object');
+  }
+  return decodeCatalogFields(value as Record<string, unknown>);
+}
+
 /** The catalog fields of a record, as stored in the record and in its scope's index. */
 export function catalogFields(entry: ArtifactCatalogEntry): ArtifactCatalogEntry {
   return {

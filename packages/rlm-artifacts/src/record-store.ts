@@ -11,16 +11,11 @@ import { ArtifactConflictError } from './errors/artifact-conflict-error.js';
 import { ArtifactCorruptError } from './errors/artifact-corrupt-error.js';
 import { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 import { ArtifactValueError } from './errors/artifact-value-error.js';
+import type { CatalogRows } from './catalog-rows.js';
 import type { KeyedLock } from './keyed-lock.js';
 import type { KeyvEntries } from './keyv-entries.js';
 import { describeJson, isPlainObject, jsonEqual, toJson } from './json-value.js';
-import {
-  catalogFields,
-  decodeRecordEntry,
-  decodeRecordIndex,
-  type RecordEntry,
-  type RecordIndex,
-} from './record-entry.js';
+import { catalogFields, decodeRecordEntry, type RecordEntry } from './record-entry.js';
 import { keyDigest, sha256Hex } from './sha256.js';
 
 /** Values whose JSON is longer than this many characters are kept in a blob, not inline. */
@@ -31,27 +26,35 @@ const maxNamesInError = 20;
 
 /**
  * The named, immutable records of one scope. A record lives at `record:<digest>` (its name is
- * never part of a key, so any string is safe); the scope's catalog at `records:<digest>` lists
- * them in creation order, so the prompt's catalog is one read.
+ * never part of a key, so any string is safe); the scope's catalog (see {@link CatalogRows})
+ * lists them in creation order, so the prompt's catalog is one read.
  */
 export class RecordStore {
   readonly #index: KeyvEntries;
   readonly #blobs: BlobStore;
   readonly #lock: KeyedLock;
+  readonly #catalogs: CatalogRows;
   readonly #scope: string;
-  readonly #catalogKey: string;
+  readonly #scopeDigest: string;
 
-  constructor(options: { index: KeyvEntries; blobs: BlobStore; lock: KeyedLock; scope: string }) {
+  constructor(options: {
+    index: KeyvEntries;
+    blobs: BlobStore;
+    lock: KeyedLock;
+    catalogs: CatalogRows;
+    scope: string;
+  }) {
     this.#index = options.index;
     this.#blobs = options.blobs;
     this.#lock = options.lock;
+    this.#catalogs = options.catalogs;
     this.#scope = options.scope;
-    this.#catalogKey = `records:${keyDigest(options.scope)}`;
+    this.#scopeDigest = keyDigest(options.scope);
   }
 
   async put(name: string, input: ArtifactRecordInput): Promise<ArtifactCatalogEntry> {
     const record = normalize(name, input);
-    return this.#lock.run(this.#catalogKey, async () => {
+    return this.#lock.run(this.#scopeDigest, async () => {
       const existing = await this.#index.read(this.#recordKey(name), decodeRecordEntry);
       if (existing !== undefined) {
         if (!(await this.#sameContent(existing, record))) {
@@ -60,7 +63,12 @@ export class RecordStore {
             { key: name },
           );
         }
-        await this.#addToCatalog(catalogFields(existing));
+        if (this.#index.expires) {
+          // Put again: it lives another full time to live, and so does the blob of its value.
+          if (existing.valueBlob !== undefined) await this.#blobs.storeJson(record.valueJson);
+          await this.#index.write(this.#recordKey(name), existing);
+        }
+        await this.#catalogs.add(this.#scopeDigest, catalogFields(existing));
         return catalogFields(existing);
       }
       const valueLocation =
@@ -75,7 +83,7 @@ export class RecordStore {
         ...valueLocation,
       };
       await this.#index.write(this.#recordKey(name), entry);
-      await this.#addToCatalog(record.catalog);
+      await this.#catalogs.add(this.#scopeDigest, record.catalog);
       return record.catalog;
     });
   }
@@ -93,9 +101,8 @@ export class RecordStore {
     };
   }
 
-  async catalog(): Promise<ArtifactCatalogEntry[]> {
-    const index = await this.#index.read(this.#catalogKey, decodeRecordIndex);
-    return index === undefined ? [] : [...index.entries];
+  catalog(): Promise<ArtifactCatalogEntry[]> {
+    return this.#catalogs.list(this.#scopeDigest);
   }
 
   async resolveReferences(input: unknown): Promise<unknown> {
@@ -153,18 +160,6 @@ export class RecordStore {
     if (existing.valueJson === record.valueJson) return true;
     if (existing.valueBlob === sha256Hex(record.valueJson).slice(0, 12)) return true;
     return jsonEqual(await this.#value(existing), JSON.parse(record.valueJson));
-  }
-
-  async #addToCatalog(entry: ArtifactCatalogEntry): Promise<void> {
-    const index = await this.#index.read(this.#catalogKey, decodeRecordIndex);
-    const entries = index?.entries ?? [];
-    if (entries.some((listed) => listed.name === entry.name)) return;
-    const updated: RecordIndex = {
-      kind: 'rlm.records',
-      version: entryVersion,
-      entries: [...entries, entry],
-    };
-    await this.#index.write(this.#catalogKey, updated);
   }
 }
 

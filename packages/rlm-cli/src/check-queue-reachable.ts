@@ -1,30 +1,62 @@
-import { connect } from 'node:net';
+import { Redis } from 'ioredis';
 import type { QueueConnection } from './parse-queue-url.js';
+import { redactPassword } from './redact-password.js';
 import { UsageError } from './usage-error.js';
 
 /**
- * Opens and closes a TCP connection to the queue's Redis server, so that an unreachable
- * server is one usage error instead of BullMQ's endless reconnecting. Rejects with a
- * {@link UsageError} naming `url` after `timeoutMs` (default 5 s) or a refusal.
+ * Connects to the queue's Redis server the way BullMQ will (TLS, credentials, database) and
+ * asks it a `PING`, so that an unreachable server is one line instead of BullMQ's endless
+ * reconnecting. Rejects with a {@link UsageError} naming `url` (password hidden) and the cause
+ * after a refusal, a database the server does not have, a failed TLS handshake, wrong
+ * credentials, or `timeoutMs` (`--connect-timeout`) without an answer.
  */
-export function checkQueueReachable(
+export async function checkQueueReachable(
   connection: QueueConnection,
   url: string,
-  timeoutMs = 5000,
+  timeoutMs: number,
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: connection.host, port: connection.port });
-    const fail = (reason: string) => {
-      socket.destroy();
-      reject(
-        new UsageError(`cannot reach the queue ${url}: ${reason}; start Redis or fix --queue`),
-      );
-    };
-    socket.setTimeout(timeoutMs, () => fail(`no answer within ${timeoutMs / 1000} s`));
-    socket.once('error', (error) => fail(error.message));
-    socket.once('connect', () => {
-      socket.end();
-      resolve();
-    });
+  const { db, ...rest } = connection;
+  const client = new Redis({
+    ...rest,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
   });
+  let lastError: Error | undefined;
+  client.on('error', (error: Error) => {
+    lastError = error;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${timeoutMs / 1000} s (--connect-timeout)`)),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([
+      (async () => {
+        await client.connect();
+        if (db !== undefined) await client.select(db);
+        await client.ping();
+      })(),
+      timeout,
+    ]);
+  } catch (error) {
+    const thrown = error instanceof Error ? error.message : String(error);
+    // ioredis reports a closed connection; the error event before it says why.
+    const reason = /connection is closed/i.test(thrown) && lastError ? lastError.message : thrown;
+    const tls =
+      connection.tls === undefined
+        ? ''
+        : ' (the URL asks for TLS: if the server does not speak TLS, use redis://)';
+    throw new UsageError(
+      `cannot reach the queue ${redactPassword(url)}: ${reason}${tls}; start Redis or fix --queue`,
+      { cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
 }

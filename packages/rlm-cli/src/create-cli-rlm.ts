@@ -47,6 +47,20 @@ export function createCliRlm(
   models: ReturnType<typeof createCliModels>,
   parts: CliRlmParts,
 ): RLM {
+  return createCliRlmFactory(cli, models, parts)(parts.artifacts);
+}
+
+/**
+ * Makes RLMs that share one sandbox factory (its warm worker), one tool store and the models,
+ * each with an artifact store of its own: a batch gives each job its own view of the store, to
+ * see that job's store failures. Settings `createRLM` rejects throw a {@link UsageError}, from
+ * this call already.
+ */
+export function createCliRlmFactory(
+  cli: CliOptions,
+  models: ReturnType<typeof createCliModels>,
+  parts: Omit<CliRlmParts, 'artifacts'>,
+): (artifacts: ArtifactStore | undefined) => RLM {
   const settings: Parameters<typeof createRLM>[0] = {
     llm: models.llm,
     subLlm: models.subLlm,
@@ -76,14 +90,16 @@ export function createCliRlm(
     ...(cli.toolStore
       ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
       : {}),
-    ...(parts.artifacts ? { artifacts: parts.artifacts } : {}),
   };
-  try {
-    return createRLM(settings);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
-    throw new UsageError(reason || String(error), { cause: error });
-  }
+  const create = (artifacts: ArtifactStore | undefined) => {
+    try {
+      return createRLM({ ...settings, ...(artifacts ? { artifacts } : {}) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
+      throw new UsageError(reason || String(error), { cause: error });
+    }
+  };
+  // Settings are checked now, before any job runs.
+  void create(undefined).dispose();
+  return create;
 }
-
-/** The fields of `record` that are set, for settings whose absence means "the default". */

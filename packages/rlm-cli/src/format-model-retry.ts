@@ -3,13 +3,14 @@ import type { ModelRetryEvent } from '@rlm/core';
 /**
  * The stderr line announcing a retry of a model call, newline included:
  * `rlm: the API answered 429 rate_limit_error; retrying in 3 s (attempt 2 of 3)`. Printed even
- * with `--quiet`: a run that waits should say so.
+ * with `--quiet`: a run that waits should say so. `prefix` starts it: a batch names the job
+ * (`rlm: id 7: `).
  */
-export function formatModelRetry(event: ModelRetryEvent): string {
+export function formatModelRetry(event: ModelRetryEvent, prefix = 'rlm: '): string {
   const wait = formatSeconds(event.delayMs);
   const asked = event.requestedByApi ? ', as the API asked' : '';
   const detail = event.detail.replace(/\s+/g, ' ').trim();
-  return `rlm: the API ${detail}; retrying in ${wait}${asked} (attempt ${event.attempt} of ${event.maxAttempts})\n`;
+  return `${prefix}the API ${detail}; retrying in ${wait}${asked} (attempt ${event.attempt} of ${event.maxAttempts})\n`;
 }
 
 /** `0.5 s`, `3 s`, `12 s`, `2 min 5 s`. */

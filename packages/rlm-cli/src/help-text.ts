@@ -86,13 +86,16 @@ Model:
 
 Storage and tools:
       --store <file>           SQLite artifact store: artifacts, checkpoints after every
-                               step, large answers (default ${defaultStorePath})
+                               step, large answers (default ${defaultStorePath}); or
+                               redis://host:port, shared by processes on several machines
       --no-store               keep nothing on disk
       --max-artifact-bytes <n> bytes model code may store per query; suffixes K, M, G
                                (default 1G)
       --max-artifacts <n>      artifacts model code may store per query (default 10000)
       --store-errors <policy>  fail: a run during which the store failed exits 3 after
                                its answer; warn: only say so (default fail)
+      --connect-timeout <time> how long reaching a Redis store or queue may take before
+                               the command stops with one line, exit 2 (default 10s)
       --checkpoint-max-variable-bytes <n>
                                a variable larger than this serialised is named but not
                                saved in checkpoints (a warning says so); suffixes K, M, G
@@ -130,6 +133,12 @@ Batch:       rlm batch <queries.jsonl> [--concurrency <n>] [-o <results.jsonl>] 
                                           many queries at once, results as JSON lines; see rlm batch --help
              rlm worker --queue redis://host:port [--store redis://host:port]
                                           run the queued jobs, on any number of machines
+
+Eval:        rlm eval <data.jsonl> [--scorer <name>] [--variant name=flags]... [--baseline direct]
+                      [-o <results.jsonl>] [--report <report.html>]
+                                          score answers, compare models and limits; see rlm eval --help
+             rlm eval --generate sniah --lengths 8k,128k,1m --n 50
+                                          write the paper's needle-in-a-haystack dataset
 
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
              rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]

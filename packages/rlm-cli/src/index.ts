@@ -17,6 +17,17 @@ export {
   parseModelSpec,
 } from './parse-arguments.js';
 export { formatDuration, formatRunsTable } from './format-runs-table.js';
+export {
+  type BatchJob,
+  type BatchJobId,
+  type BatchLineProblem,
+  batchIdKey,
+  parseBatchJobs,
+} from './parse-batch-jobs.js';
+export { type QueuedBatchOptions, queueBatchJobs } from './queue-batch-jobs.js';
+export { type BatchJobsOptions, type BatchOutcome, runBatchJobs } from './run-batch-jobs.js';
+export type { BatchResult, JobStoreFailures } from './run-batch-query.js';
+export type { StoreFailure } from './watch-store-failures.js';
 export { createEventRenderer, type EventRendererOptions } from './render-events.js';
 export { createRunTracer, type RunTracer, type RunTracerOptions } from './record-run-trace.js';
 export { type CliInput, type CliOutput, type RunCliOptions, runCli } from './run-cli.js';

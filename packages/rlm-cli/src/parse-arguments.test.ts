@@ -63,6 +63,7 @@ describe('parseArguments', () => {
       storePath: '.rlm/rlm.sqlite',
       resume: false,
       storeErrors: 'fail',
+      connectTimeoutMs: 10_000,
       sandbox: 'ses',
       toolsModule: undefined,
       outFile: undefined,
@@ -181,6 +182,7 @@ describe('parseArguments', () => {
       storePath: 'state/x.sqlite',
       resume: true,
       storeErrors: 'warn',
+      connectTimeoutMs: 10_000,
       sandbox: 'quickjs',
       toolsModule: './tools.mjs',
       outFile: 'answer.md',
@@ -296,11 +298,11 @@ describe('parseArguments', () => {
     [['--max-tokens', 'many'], '--max-tokens needs a positive whole number (got "many")'],
     [
       ['--max-wall-time', '10 minutes'],
-      '--max-wall-time needs a duration such as 600000 (ms), 90s, 30m or 2h (got "10 minutes")',
+      '--max-wall-time needs a duration such as 600000 (ms), 90s, 30m, 2h or 7d (got "10 minutes")',
     ],
     [
       ['--max-wall-time', '0s'],
-      '--max-wall-time needs a duration such as 600000 (ms), 90s, 30m or 2h (got "0s")',
+      '--max-wall-time needs a duration such as 600000 (ms), 90s, 30m, 2h or 7d (got "0s")',
     ],
     [['--bogus'], 'unknown option --bogus; run rlm --help for the list'],
     [['-x'], 'unknown option -x; run rlm --help for the list'],
@@ -517,6 +519,15 @@ describe('parseArguments', () => {
     expect(run([]).sandbox).toBe('ses');
     expect(run(['--sandbox', 'quickjs']).sandbox).toBe('quickjs');
     expect(() => run(['--sandbox', 'v8'])).toThrow('--sandbox must be ses or quickjs (got "v8")');
+  });
+
+  test('--connect-timeout takes a duration (default 10 s)', () => {
+    expect(run([]).connectTimeoutMs).toBe(10_000);
+    expect(run(['--connect-timeout', '3s']).connectTimeoutMs).toBe(3000);
+    expect(run(['--connect-timeout=500']).connectTimeoutMs).toBe(500);
+    expect(() => run(['--connect-timeout', 'soon'])).toThrow(
+      '--connect-timeout needs a duration such as 600000 (ms), 90s, 30m, 2h or 7d (got "soon")',
+    );
   });
 
   test('--store-errors takes fail or warn', () => {

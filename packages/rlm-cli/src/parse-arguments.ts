@@ -141,6 +141,11 @@ export interface CliOptions {
   readonly resume: boolean;
   /** `--store-errors`: what a store failure during a run does to the exit code. */
   readonly storeErrors: StoreErrorPolicy;
+  /**
+   * `--connect-timeout`: how long reaching a Redis store or queue may take, in milliseconds,
+   * before the command gives up with one line (exit 2) (default {@link defaultConnectTimeoutMs}).
+   */
+  readonly connectTimeoutMs: number;
   /** `--sandbox`: the adapter model code runs in: SES in a worker thread, or QuickJS. */
   readonly sandbox: SandboxChoice;
   /** `--tools`: a module exporting host tools. */
@@ -188,6 +193,8 @@ export type CliCommand =
   | { readonly kind: 'batch'; readonly argv: readonly string[] }
   /** `rlm worker ...`: the words after `worker`, parsed by the command. */
   | { readonly kind: 'worker'; readonly argv: readonly string[] }
+  /** `rlm eval ...`: the words after `eval`, parsed by the command. */
+  | { readonly kind: 'eval'; readonly argv: readonly string[] }
   | {
       readonly kind: 'tools';
       readonly argv: readonly string[];
@@ -214,6 +221,9 @@ export const defaultMaxModelCalls = 500;
 
 /** Wall time per query unless `--max-wall-time` says otherwise: 30 minutes. */
 export const defaultMaxWallTimeMs = 30 * 60_000;
+
+/** How long reaching a Redis store or queue may take unless `--connect-timeout` says otherwise. */
+export const defaultConnectTimeoutMs = 10_000;
 
 const optionDefinitions = {
   context: { type: 'string', short: 'c' },
@@ -255,6 +265,7 @@ const optionDefinitions = {
   store: { type: 'string' },
   'no-store': { type: 'boolean' },
   'store-errors': { type: 'string' },
+  'connect-timeout': { type: 'string' },
   sandbox: { type: 'string' },
   resume: { type: 'boolean' },
   tools: { type: 'string' },
@@ -314,6 +325,7 @@ export function parseArguments(
   if (first === 'trace') return { kind: 'trace', argv: argv.slice(1) };
   if (first === 'batch') return { kind: 'batch', argv: argv.slice(1) };
   if (first === 'worker') return { kind: 'worker', argv: argv.slice(1) };
+  if (first === 'eval') return { kind: 'eval', argv: argv.slice(1) };
   const storeAt = argv.indexOf('store');
   if (storeAt >= 0 && isStoreCommand(argv.slice(0, storeAt))) {
     const before = parseStrict(argv.slice(0, storeAt)).values;
@@ -463,6 +475,10 @@ export function parseArguments(
       storePath: values['no-store'] ? undefined : (values.store ?? defaultStorePath),
       resume: values.resume ?? false,
       storeErrors: parseStoreErrorPolicy(values['store-errors']),
+      connectTimeoutMs:
+        values['connect-timeout'] === undefined
+          ? defaultConnectTimeoutMs
+          : parseDuration(values['connect-timeout'], '--connect-timeout'),
       sandbox: parseSandboxChoice(values.sandbox),
       toolsModule: values.tools,
       outFile: values.out,
@@ -656,14 +672,21 @@ function optionalInteger(text: string | undefined, flag: string): number | undef
   );
 }
 
-const durationUnits: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const durationUnits: Record<string, number> = {
+  '': 1,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
-/** Milliseconds, or a number with a unit: `90000`, `90s`, `30m`, `2h`. */
-function parseDuration(text: string, flag: string): number {
-  const match = /^(\d+)\s*(ms|s|m|h)?$/i.exec(text.trim());
+/** Milliseconds, or a number with a unit: `90000`, `90s`, `30m`, `2h`, `7d`. */
+export function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+)\s*(ms|s|m|h|d)?$/i.exec(text.trim());
   const value =
     match === null ? Number.NaN : Number(match[1]) * durationUnits[(match[2] ?? '').toLowerCase()]!;
-  return checkPositive(value, text, flag, 'a duration such as 600000 (ms), 90s, 30m or 2h');
+  return checkPositive(value, text, flag, 'a duration such as 600000 (ms), 90s, 30m, 2h or 7d');
 }
 
 /** A whole number of 0 or more, e.g. `--max-retries 0`. */
@@ -677,7 +700,7 @@ function optionalCount(text: string | undefined, flag: string): number | undefin
 }
 
 /** Bytes, with optional binary suffixes: `1048576`, `512K`, `256MiB`, `2G`, `1gb`. */
-function parseByteCount(text: string, flag: string): number {
+export function parseByteCount(text: string, flag: string): number {
   const match = /^(\d+)\s*(?:([kmgt])(?:i?b)?|(b))?$/i.exec(text.trim());
   const unit = byteUnits[(match?.[2] ?? match?.[3] ?? '').toLowerCase()]!;
   const value = match === null ? Number.NaN : Number(match[1]) * unit;

@@ -39,12 +39,40 @@ describe('parseBatchArguments', () => {
     });
   });
 
-  test('defaults: 4 at once, results on stdout, no cap', () => {
+  test('defaults: 4 at once, results on stdout, no cap, 100k characters a query, 1 GiB of artifacts, 5 min without progress', () => {
     expect(options(['queries.jsonl'])).toMatchObject({
       concurrency: 4,
       outFile: undefined,
       maxBatchCostUsd: undefined,
+      maxQueryChars: 100_000,
+      maxBatchArtifactBytes: 1024 ** 3,
+      stallTimeoutMs: 300_000,
+      artifactTtlMs: undefined,
     });
+  });
+
+  test('durability flags: --stall-timeout with --queue, --artifact-ttl with a Redis store (7 days by default)', () => {
+    expect(
+      options([
+        'q.jsonl',
+        '--queue',
+        'redis://h:1',
+        '--stall-timeout',
+        '90s',
+        '--max-query-chars=500',
+        '--max-batch-artifact-bytes',
+        '64M',
+      ]),
+    ).toMatchObject({
+      stallTimeoutMs: 90_000,
+      maxQueryChars: 500,
+      maxBatchArtifactBytes: 64 * 1024 ** 2,
+      artifactTtlMs: undefined,
+    });
+    expect(options(['q.jsonl', '--store', 'redis://h:1']).artifactTtlMs).toBe(7 * 86_400_000);
+    expect(
+      options(['q.jsonl', '--store', 'redis://h:1', '--artifact-ttl', '2h']).artifactTtlMs,
+    ).toBe(7_200_000);
   });
 
   test('--help', () => {
@@ -66,6 +94,14 @@ describe('parseBatchArguments', () => {
     [['q.jsonl', '--json'], /rlm batch takes no --json/],
     [['q.jsonl', '--resume'], /rlm batch takes no --resume/],
     [['q.jsonl', '--bogus'], /unknown option --bogus/],
+    [['q.jsonl', '--stall-timeout', '1m'], /--stall-timeout applies to --queue batches/],
+    [['q.jsonl', '--artifact-ttl', '1d'], /--artifact-ttl applies to a Redis store/],
+    [['q.jsonl', '--queue', 'redis://h:1', '--artifact-ttl', '1d'], /pass it to rlm worker/],
+    [['q.jsonl', '--max-query-chars', '0'], /--max-query-chars needs a positive whole number/],
+    [
+      ['q.jsonl', '--max-batch-artifact-bytes', 'lots'],
+      /--max-batch-artifact-bytes needs a size in bytes/,
+    ],
   ])('%j is a usage error', (argv, message) => {
     let caught: unknown;
     try {

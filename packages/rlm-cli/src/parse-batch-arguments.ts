@@ -1,5 +1,12 @@
 import { defaultModelPrices, findModelPrice } from '@rlm/core';
-import { type CliOptions, parseArguments } from './parse-arguments.js';
+import { isRedisUrl } from './open-store.js';
+import {
+  type CliOptions,
+  parseArguments,
+  parseByteCount,
+  parseDuration,
+} from './parse-arguments.js';
+import { defaultMaxQueryChars } from './parse-batch-jobs.js';
 import { parseQueueUrl } from './parse-queue-url.js';
 import { UsageError } from './usage-error.js';
 
@@ -26,6 +33,24 @@ export interface BatchOptions {
    * finish. `undefined` for no cap.
    */
   readonly maxBatchCostUsd: number | undefined;
+  /** `--max-query-chars`: a longer query is refused for its line (default 100,000). */
+  readonly maxQueryChars: number;
+  /**
+   * `--max-batch-artifact-bytes`: what the batch's jobs may store with `store()` together, on
+   * top of each job's `--max-artifact-bytes` (default {@link defaultMaxBatchArtifactBytes}).
+   */
+  readonly maxBatchArtifactBytes: number;
+  /**
+   * `--stall-timeout` (with `--queue`): how long no worker may make progress on the batch before
+   * it stops waiting and says why, in milliseconds (default {@link defaultStallTimeoutMs}).
+   */
+  readonly stallTimeoutMs: number;
+  /**
+   * `--artifact-ttl` (a Redis `--store`, without `--queue`): every key the jobs write expires
+   * this long after its last write, in milliseconds (default {@link defaultArtifactTtlMs});
+   * `undefined` for a SQLite store, whose entries never expire.
+   */
+  readonly artifactTtlMs: number | undefined;
   /**
    * Every run flag, applied to each job: model, budgets (`--max-cost` is per job), batch-wide
    * `--context`/`--context-dir`, store, tools, `--quiet`.
@@ -36,14 +61,29 @@ export interface BatchOptions {
 /** Jobs run at once unless `--concurrency` says otherwise. */
 export const defaultBatchConcurrency = 4;
 
+/** What a batch's jobs may store together unless `--max-batch-artifact-bytes` says otherwise. */
+export const defaultMaxBatchArtifactBytes = 1024 ** 3;
+
+/** How long a queued batch waits for progress unless `--stall-timeout` says otherwise. */
+export const defaultStallTimeoutMs = 5 * 60_000;
+
+/** How long a Redis store keeps a job's keys unless `--artifact-ttl` says otherwise: 7 days. */
+export const defaultArtifactTtlMs = 7 * 86_400_000;
+
 /** The flags only `rlm batch` has, and `--out`, which means the results file there. */
 const batchFlags = new Map([
   ['--concurrency', 'concurrency'],
   ['--max-batch-cost', 'max-batch-cost'],
   ['--out', 'out'],
   ['--queue', 'queue'],
+  ['--max-query-chars', 'max-query-chars'],
+  ['--max-batch-artifact-bytes', 'max-batch-artifact-bytes'],
+  ['--stall-timeout', 'stall-timeout'],
+  ['--artifact-ttl', 'artifact-ttl'],
   ['-o', 'out'],
 ] as const);
+
+type BatchFlagName = typeof batchFlags extends Map<string, infer Name> ? Name : never;
 
 /** Run flags that mean nothing for a batch. */
 const refusedFlags: ReadonlyMap<string, string> = new Map([
@@ -61,7 +101,7 @@ export function parseBatchArguments(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): BatchCommand {
-  const own: Partial<Record<'concurrency' | 'max-batch-cost' | 'out' | 'queue', string>> = {};
+  const own: Partial<Record<BatchFlagName, string>> = {};
   const rest: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index]!;
@@ -95,16 +135,9 @@ export function parseBatchArguments(
     );
   }
   const concurrency =
-    own.concurrency === undefined ? defaultBatchConcurrency : Number(own.concurrency);
-  if (
-    !/^\d+$/.test(own.concurrency ?? '1') ||
-    !Number.isSafeInteger(concurrency) ||
-    concurrency < 1
-  ) {
-    throw new UsageError(
-      `--concurrency needs a positive whole number (got ${JSON.stringify(own.concurrency)})`,
-    );
-  }
+    own.concurrency === undefined
+      ? defaultBatchConcurrency
+      : positiveWhole(own.concurrency, '--concurrency');
   const maxBatchCostUsd =
     own['max-batch-cost'] === undefined ? undefined : parseDollars(own['max-batch-cost']);
   if (maxBatchCostUsd !== undefined) {
@@ -118,6 +151,19 @@ export function parseBatchArguments(
   }
   // Checked here, so that a malformed URL is a usage error before anything is read.
   if (own.queue !== undefined) parseQueueUrl(own.queue);
+  if (own['stall-timeout'] !== undefined && own.queue === undefined) {
+    throw new UsageError(
+      '--stall-timeout applies to --queue batches (jobs on this machine have --max-wall-time)',
+    );
+  }
+  const redisStore = run.storePath !== undefined && isRedisUrl(run.storePath);
+  if (own['artifact-ttl'] !== undefined && (own.queue !== undefined || !redisStore)) {
+    throw new UsageError(
+      own.queue !== undefined
+        ? "--artifact-ttl is the workers' flag with --queue: pass it to rlm worker"
+        : '--artifact-ttl applies to a Redis store (--store redis://...); a SQLite store keeps everything',
+    );
+  }
   return {
     kind: 'batch',
     options: {
@@ -126,9 +172,36 @@ export function parseBatchArguments(
       queue: own.queue,
       outFile: own.out,
       maxBatchCostUsd,
+      maxQueryChars:
+        own['max-query-chars'] === undefined
+          ? defaultMaxQueryChars
+          : positiveWhole(own['max-query-chars'], '--max-query-chars'),
+      maxBatchArtifactBytes:
+        own['max-batch-artifact-bytes'] === undefined
+          ? defaultMaxBatchArtifactBytes
+          : parseByteCount(own['max-batch-artifact-bytes'], '--max-batch-artifact-bytes'),
+      stallTimeoutMs:
+        own['stall-timeout'] === undefined
+          ? defaultStallTimeoutMs
+          : parseDuration(own['stall-timeout'], '--stall-timeout'),
+      artifactTtlMs:
+        redisStore && own.queue === undefined
+          ? own['artifact-ttl'] === undefined
+            ? defaultArtifactTtlMs
+            : parseDuration(own['artifact-ttl'], '--artifact-ttl')
+          : undefined,
       run,
     },
   };
+}
+
+/** A positive whole number, e.g. `--concurrency 8`; else a {@link UsageError} naming `flag`. */
+export function positiveWhole(text: string, flag: string): number {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${flag} needs a positive whole number (got ${JSON.stringify(text)})`);
+  }
+  return value;
 }
 
 /** `--flag=value` as `['--flag', 'value']`; anything else as `[word, undefined]`. */

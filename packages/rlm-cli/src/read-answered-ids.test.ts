@@ -1,32 +1,42 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readAnsweredIds } from './read-answered-ids.js';
-import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';
 
-const { root } = useTemporaryDirectory('rlm-answered-');
+const bytes = (text: string) => Buffer.from(text, 'utf8');
 
 describe('readAnsweredIds', () => {
-  test('a missing file has no answered ids', async () => {
-    expect(await readAnsweredIds(path.join(root, 'missing.jsonl'))).toEqual({
-      keys: new Set(),
-      endsMidLine: false,
+  test('an empty file has no answered ids and ends whole', () => {
+    expect(readAnsweredIds(bytes(''))).toEqual({ keys: new Set(), tail: { kind: 'whole' } });
+  });
+
+  test('answers count by the string form of their id; errors and a torn last line do not', () => {
+    const lines = [
+      '{"id":1,"answer":"one","durationMs":3}',
+      '{"id":"2","answer":null}',
+      '{"id":3,"error":{"name":"ModelCallError","message":"x"}}',
+    ];
+    const torn = '{"id":4,"answer":"fo';
+    const answered = readAnsweredIds(bytes(`${lines.join('\n')}\n${torn}`));
+    expect([...answered.keys].sort()).toEqual(['1', '2']);
+    expect(answered.tail).toEqual({
+      kind: 'torn',
+      keepBytes: Buffer.byteLength(`${lines.join('\n')}\n`),
+      tornBytes: Buffer.byteLength(torn),
     });
   });
 
-  test('answers count, errors and a line cut short by a kill do not', async () => {
-    const file = path.join(root, 'results.jsonl');
-    await writeFile(
-      file,
-      [
-        '{"id":1,"answer":"one","durationMs":3}',
-        '{"id":"2","answer":null}',
-        '{"id":3,"error":{"name":"ModelCallError","message":"x"}}',
-        '{"id":4,"answ',
-      ].join('\n'),
-    );
-    const answered = await readAnsweredIds(file);
-    expect([...answered.keys].sort()).toEqual(['"2"', '1']);
-    expect(answered.endsMidLine).toBe(true);
+  test('a last line whole but for its newline counts, and only needs the newline', () => {
+    const answered = readAnsweredIds(bytes('{"id":"a","answer":1}\n{"id":"b","answer":"é"}'));
+    expect([...answered.keys]).toEqual(['a', 'b']);
+    expect(answered.tail).toEqual({ kind: 'unterminated' });
+  });
+
+  test('every prefix of a result line is torn: none can pass as an answer', () => {
+    const line = JSON.stringify({ id: 7, answer: { text: 'a "quoted" } brace', n: [1, 2] } });
+    const whole = bytes(line);
+    for (let end = 1; end < whole.byteLength; end++) {
+      const answered = readAnsweredIds(whole.subarray(0, end));
+      expect(answered.keys.size).toBe(0);
+      expect(answered.tail.kind).toBe('torn');
+    }
   });
 });

@@ -20,6 +20,8 @@ export interface RunTracerOptions {
 
 /** Records one query's trace; `finish` keeps it. */
 export interface RunTracer {
+  /** The run's id: its trace is kept under it in the store (`rlm trace <runId>`). */
+  readonly runId: string;
   readonly record: (event: RlmEvent) => void;
   /**
    * Ends the trace (failed with `error` when given), saves it in the store and writes the
@@ -33,6 +35,7 @@ export interface RunTracer {
 export function createRunTracer(options: RunTracerOptions): RunTracer {
   const recorder = createTraceRecorder({ metadata: options.metadata });
   return {
+    runId: recorder.runId,
     record: (event) => recorder.record(event),
     async finish(error) {
       const trace = recorder.finish(error);

@@ -1,30 +1,42 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type ArtifactStore, emptyRunUsage, type RLM, type RunUsage } from '@rlm/core';
+import { type ArtifactStore, emptyRunUsage, type RlmEvent, type RunUsage } from '@rlm/core';
 import { addRunUsage } from './add-run-usage.js';
 import { BatchResultsFile } from './batch-results-file.js';
+import { checkQueueReachable } from './check-queue-reachable.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
-import { createCliModels, createCliRlm } from './create-cli-rlm.js';
+import { createCliModels, createCliRlmFactory } from './create-cli-rlm.js';
+import { describeJobId, describeJobIds } from './describe-job-id.js';
+import { disposeThenClose } from './dispose-then-close.js';
 import { formatBatchProgress } from './format-batch-progress.js';
-import { formatDuration } from './format-runs-table.js';
+import { formatModelRetry } from './format-model-retry.js';
 import { formatCost, formatTokens } from './format-run-totals.js';
-import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
-import { loadContext } from './load-context.js';
+import { formatDuration } from './format-runs-table.js';
+import { loadCliContext } from './load-cli-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { openStore } from './open-store.js';
 import {
   type BatchOptions,
   defaultBatchConcurrency,
+  defaultMaxBatchArtifactBytes,
+  defaultStallTimeoutMs,
   parseBatchArguments,
 } from './parse-batch-arguments.js';
-import { type BatchJob, type BatchLineProblem, parseBatchJobs } from './parse-batch-jobs.js';
-import { readAnsweredIds } from './read-answered-ids.js';
-import { runBatchQuery } from './run-batch-query.js';
-import { runQueuedBatch } from './run-queued-batch.js';
-import { RunTally } from './run-tally.js';
+import {
+  type BatchJob,
+  type BatchLineProblem,
+  defaultMaxQueryChars,
+  parseBatchJobs,
+} from './parse-batch-jobs.js';
+import { parseQueueUrl } from './parse-queue-url.js';
+import { queueBatchJobs } from './queue-batch-jobs.js';
+import { causeOf, RateLimitedLog } from './rate-limited-log.js';
+import { type BatchOutcome, runBatchJobs } from './run-batch-jobs.js';
+import type { BatchResult } from './run-batch-query.js';
+import type { RunTally } from './run-tally.js';
+import { subscribeToSignal } from './subscribe-to-signal.js';
 import { UsageError } from './usage-error.js';
-import { StoreFailureWatch } from './watch-store-failures.js';
-import { disposeThenClose } from './dispose-then-close.js';
+import type { StoreFailure } from './watch-store-failures.js';
 
 /** What `rlm batch` reads and writes. */
 export interface BatchCommandIo {
@@ -44,29 +56,46 @@ const batchHelp = `Usage: rlm batch <queries.jsonl> [--context <file> | --contex
 
 Runs every query of a JSONL file, one {"id": ..., "query": "...", "context"?: "<file>"} a line,
 several at once in this process. A line's own context (relative to the JSONL file's directory)
-replaces the batch's --context or --context-dir.
+replaces the batch's --context or --context-dir. Ids are compared as strings (1 and "1" are
+the same id).
 
       --concurrency <n>        jobs run at once (default ${defaultBatchConcurrency})
   -o, --out <file>             append results here, one JSON line per job as it ends:
                                {id, answer, usage, costUsd, durationMs} or {id, error, usage,
                                durationMs}; rerunning the same command skips the ids answered
-                               there and retries the failed ones (default: stdout)
+                               there and retries the failed ones (default: stdout). One batch
+                               writes a file at a time (<file>.lock beside it)
       --max-batch-cost <usd>   once the batch has spent this, no job starts; running ones
                                finish and the rest are reported as not run
+      --max-query-chars <n>    a longer query is refused for its line (default ${defaultMaxQueryChars.toLocaleString('en-US')})
+      --max-batch-artifact-bytes <size>
+                               what all the jobs may store() together (default ${defaultMaxBatchArtifactBytes / 1024 ** 3} GiB)
+      --artifact-ttl <time>    with --store redis://...: every key a job writes expires this
+                               long after its last write (default 7d)
       --queue <url>            put the jobs on this Redis server's BullMQ queue instead, for
                                rlm worker --queue <url> processes on any machine to run; this
                                process collects their results (it needs no API key)
+      --stall-timeout <time>   with --queue: stop waiting, saying why, once no worker has made
+                               progress on the batch for this long (default ${defaultStallTimeoutMs / 60_000}m)
 
-Every run flag (--model, --max-cost, --max-model-calls, --store, --tools, --quiet, ...) applies to
-each job; see rlm --help. Bad lines are reported with their line number and skipped.
-Exit codes: 0 every job answered, 1 some failed, were skipped or not run, 2 usage error,
-130 interrupted, 143 terminated.
+Every run flag (--model, --max-cost, --max-model-calls, --store, --store-errors,
+--connect-timeout, --tools, --quiet, ...) applies to each job; see rlm --help. Bad lines are
+reported with their line number and skipped.
+Exit codes: 0 every job answered, 1 some failed, were skipped, not run or not written, 2 usage
+error (an unreachable store or queue included), 3 every job answered but the store failed
+during some (--store-errors warn: 0), 130 interrupted, 143 terminated.
 `;
 
+/** Exit codes after a signal, as shells report them. */
+const interruptedExitCode = 130;
+const terminatedExitCode = 143;
+/** Exit code of a batch whose jobs all answered but whose store failed under some. */
+const storeFailedExitCode = 3;
+
 /**
- * `rlm batch`: runs the jobs of a JSONL file concurrently on one RLM and appends their
- * results as JSON lines. Resolves to the exit code; rejects with {@link UsageError} (and
- * `ContextLoadError` for the batch context) before any model is called.
+ * `rlm batch`: runs the jobs of a JSONL file (in this process, or through a Redis queue) and
+ * appends their results as JSON lines. Resolves to the exit code; rejects with
+ * {@link UsageError} (and `ContextLoadError` for the batch context) before any model is called.
  */
 export async function runBatchCommand(
   argv: readonly string[],
@@ -78,76 +107,94 @@ export async function runBatchCommand(
     return 0;
   }
   const options = command.options;
+  const cli = options.run;
   // With a queue, the workers call the model: they need the key, this process does not.
-  const models = options.queue === undefined ? createCliModels(options.run, io.env) : undefined;
-  const { jobs, problems } = await readJobs(options.jobsFile);
+  const models = options.queue === undefined ? createCliModels(cli, io.env) : undefined;
+  const { jobs, problems } = await readJobs(options.jobsFile, options.maxQueryChars);
   for (const problem of problems) {
     io.stderr.write(`rlm: ${options.jobsFile}:${problem.line}: ${problem.message}; skipped\n`);
   }
-  const answered =
-    options.outFile === undefined
-      ? { keys: new Set<string>(), endsMidLine: false }
-      : await readAnsweredIds(options.outFile);
-  const pending = jobs.filter((job) => !answered.keys.has(job.key));
-  const skipped = jobs.length - pending.length;
-  if (skipped > 0 && !options.run.quiet) {
-    io.stderr.write(
-      `rlm: ${skipped} ${skipped === 1 ? 'id is' : 'ids are'} already answered in ${options.outFile}; skipping ${skipped === 1 ? 'it' : 'them'}\n`,
-    );
-  }
-  const results = BatchResultsFile.open(options.outFile, answered.endsMidLine, io.stdout);
-  if (options.queue !== undefined) {
-    try {
-      const outcome = await runQueuedBatch({ ...options, queue: options.queue }, pending, results, {
-        stderr: io.stderr,
-        onInterrupt: io.onInterrupt ?? subscribeTo('SIGINT'),
-        onTerminate: io.onTerminate ?? subscribeTo('SIGTERM'),
-      });
-      return outcome + (problems.length > 0 && outcome === 0 ? 1 : 0);
-    } finally {
-      results.close();
-    }
-  }
-  let rlm: RLM | undefined;
+  const queue =
+    options.queue === undefined
+      ? undefined
+      : { url: options.queue, connection: parseQueueUrl(options.queue) };
+  if (queue) await checkQueueReachable(queue.connection, queue.url, cli.connectTimeoutMs);
+  const { results, opening } = BatchResultsFile.open(options.outFile, io.stdout);
   let store: ArtifactStore | undefined;
+  const output = new BatchOutput(options, io, results, problems.length);
   try {
-    const cli = options.run;
-    const context = await loadContext({
-      file: cli.contextFile,
-      directory: cli.contextDirectory,
-      concat: cli.concat,
-      ...cli.contextSelection,
-      maxBytes: cli.maxContextBytes,
-    });
-    if (context && context.binaryFiles.length > 0) {
-      io.stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
-    }
-    const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
-    store = cli.storePath ? await openStore(cli.storePath) : undefined;
-    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
-    const watch = new StoreFailureWatch((failure) => {
+    if (opening.tookOverFrom) {
       io.stderr.write(
-        `rlm: the store failed (${failure.operation}): ${failure.message}; the batch goes on, but what it stores from now may be lost\n`,
+        `rlm: took over --out ${options.outFile} from process ${opening.tookOverFrom.pid} on ${opening.tookOverFrom.hostname}, which is gone\n`,
       );
-    });
-    rlm = createCliRlm(cli, models ?? createCliModels(cli, io.env), {
-      tools,
-      artifacts: store ? watch.wrap(store) : undefined,
-      // Each job in its own sandbox, several at once.
-      persistent: false,
-    });
-    const run = new BatchRun(rlm, options, io, results, store, context?.value);
-    const outcome = await run.run(pending);
-    return outcome + (problems.length > 0 && outcome === 0 ? 1 : 0);
+    }
+    if (opening.removedTornBytes > 0) {
+      io.stderr.write(
+        `rlm: the last line of ${options.outFile} was cut short (a batch stopped mid-write); removed its ${opening.removedTornBytes} bytes: its job runs again\n`,
+      );
+    }
+    const pending = jobs.filter((job) => !opening.answered.has(job.key));
+    const skipped = jobs.length - pending.length;
+    if (skipped > 0 && !cli.quiet) {
+      io.stderr.write(
+        `rlm: ${skipped} ${skipped === 1 ? 'id is' : 'ids are'} already answered in ${options.outFile}; skipping ${skipped === 1 ? 'it' : 'them'}\n`,
+      );
+    }
+    if (queue) {
+      return await output.consume(pending, (signal) =>
+        queueBatchJobs(pending, {
+          queue: queue.url,
+          connection: queue.connection,
+          jobsFile: options.jobsFile,
+          cli,
+          maxBatchCostUsd: options.maxBatchCostUsd,
+          maxArtifactBytes: options.maxBatchArtifactBytes,
+          stallTimeoutMs: options.stallTimeoutMs,
+          signal,
+          report: (line) => output.line(line),
+        }),
+      );
+    }
+    const context = await loadCliContext(cli, io.stderr);
+    const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
+    store = cli.storePath
+      ? await openStore(cli.storePath, {
+          connectTimeoutMs: cli.connectTimeoutMs,
+          ...(options.artifactTtlMs === undefined ? {} : { ttlMs: options.artifactTtlMs }),
+        })
+      : undefined;
+    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
+    const createRlm = createCliRlmFactory(cli, models!, { tools, persistent: false });
+    const batchStore = store;
+    return await output.consume(pending, (signal) =>
+      runBatchJobs(pending, {
+        createRlm,
+        store: batchStore,
+        concurrency: options.concurrency,
+        maxBatchCostUsd: options.maxBatchCostUsd,
+        maxArtifactBytes: options.maxBatchArtifactBytes,
+        context: context?.value,
+        maxContextBytes: cli.maxContextBytes,
+        model: cli.model,
+        subModel: cli.subModel,
+        signal,
+        onStart: (job, tally) => output.started(job, tally),
+        onEnd: (job) => output.ended(job),
+        onEvent: (job, event) => output.event(job, event),
+        onStoreFailure: (job, failure) => output.storeFailed(job, failure),
+        report: (job, line) => output.jobNotice(job, line.replace(/^rlm: /, ''), causeOf(line)),
+      }),
+    );
   } finally {
-    results.close();
-    await disposeThenClose(rlm, store);
+    output.closeResults();
+    await disposeThenClose(undefined, store);
   }
 }
 
 /** Reads and parses the JSONL file; a line whose own context file is missing is a problem. */
 async function readJobs(
   file: string,
+  maxQueryChars: number,
 ): Promise<{ jobs: readonly BatchJob[]; problems: readonly BatchLineProblem[] }> {
   let text: string;
   try {
@@ -167,7 +214,7 @@ async function readJobs(
       { cause: error },
     );
   }
-  const parsed = parseBatchJobs(text, path.dirname(path.resolve(file)));
+  const parsed = parseBatchJobs(text, path.dirname(path.resolve(file)), { maxQueryChars });
   const problems = [...parsed.problems];
   const jobs: BatchJob[] = [];
   const isFile = new Map<string, Promise<boolean>>();
@@ -184,7 +231,7 @@ async function readJobs(
       if (!(await check)) {
         problems.push({
           line: job.line,
-          message: `id ${job.key}: no context file ${job.contextFile}`,
+          message: `id ${describeJobId(job.id)}: no context file ${job.contextFile}`,
         });
         continue;
       }
@@ -195,174 +242,233 @@ async function readJobs(
   return { jobs, problems };
 }
 
-/** Exit codes after a signal, as shells report them. */
-const interruptedExitCode = 130;
-const terminatedExitCode = 143;
-
-/** One invocation's jobs running on one RLM: the pool, the counts, the output. */
-class BatchRun {
-  readonly #rlm: RLM;
+/**
+ * What a batch shows and writes while its outcomes come: each result line to the results file
+ * (stopping the batch when a write fails), a line per job (or a live progress line on a
+ * terminal), retry notices and store failures with the job's id, signals, and the closing
+ * summary with the exit code.
+ */
+export class BatchOutput {
   readonly #options: BatchOptions;
   readonly #io: BatchCommandIo;
   readonly #results: BatchResultsFile;
-  readonly #store: ArtifactStore | undefined;
-  readonly #batchContext: unknown;
+  readonly #problems: number;
   readonly #started = performance.now();
-  /** Each per-line context, loaded once while jobs still need it. */
-  readonly #contexts = new Map<string, { value: Promise<unknown> | undefined; uses: number }>();
-  readonly #running = new Map<AbortController, RunTally>();
-  #finishedUsage: RunUsage = emptyRunUsage();
+  readonly #running = new Map<BatchJob, RunTally>();
+  readonly #notices: RateLimitedLog;
+  #total = 0;
   #answered = 0;
   #failed = 0;
-  #total = 0;
-  #capReached = false;
-  /** Set by the first SIGINT or SIGTERM: its exit code. */
-  #stopped: number | undefined;
+  readonly #notRun: BatchJob[] = [];
+  readonly #storeFailed: { readonly job: BatchJob; readonly first: StoreFailure }[] = [];
+  #finishedUsage: RunUsage = emptyRunUsage();
   #progressShown = false;
+  #resultsClosed = false;
 
   constructor(
-    rlm: RLM,
     options: BatchOptions,
     io: BatchCommandIo,
     results: BatchResultsFile,
-    store: ArtifactStore | undefined,
-    batchContext: unknown,
+    problems: number,
   ) {
-    this.#rlm = rlm;
     this.#options = options;
     this.#io = io;
     this.#results = results;
-    this.#store = store;
-    this.#batchContext = batchContext;
+    this.#problems = problems;
+    this.#notices = new RateLimitedLog((line) => this.line(line), { prefix: 'rlm: ' });
   }
 
-  /** Runs `jobs`, at most `--concurrency` at once; resolves to the exit code. */
-  async run(jobs: readonly BatchJob[]): Promise<number> {
+  /**
+   * Runs the batch `start` makes (handing it the signal that stops it) and writes its outcomes;
+   * resolves to the exit code. The first SIGINT or SIGTERM stops the batch; a second quits at
+   * once.
+   */
+  async consume(
+    jobs: readonly BatchJob[],
+    start: (signal: AbortSignal) => AsyncGenerator<BatchOutcome, void, undefined>,
+  ): Promise<number> {
     this.#total = jobs.length;
-    for (const job of jobs) {
-      if (job.contextFile === undefined) continue;
-      const entry = this.#contexts.get(job.contextFile);
-      if (entry) entry.uses++;
-      else this.#contexts.set(job.contextFile, { value: undefined, uses: 1 });
-    }
-    let next = 0;
-    const worker = async () => {
-      while (this.#stopped === undefined) {
-        if (this.#overCap()) {
-          this.#capReached = true;
-          return;
-        }
-        const job = jobs[next++];
-        if (job === undefined) return;
-        await this.#runJob(job);
-      }
-    };
+    const stopper = new AbortController();
+    let stoppedWith: number | undefined;
     let quitNow: (exitCode: number) => void = () => {};
-    const forceQuit = new Promise<number>((resolve) => {
+    const forced = new Promise<number>((resolve) => {
       quitNow = resolve;
     });
     const stop = (exitCode: number, signal: string) => {
-      if (this.#stopped !== undefined) {
-        quitNow(this.#stopped);
+      if (stoppedWith !== undefined) {
+        quitNow(stoppedWith);
         return;
       }
-      this.#stopped = exitCode;
-      this.#line(
-        `rlm: ${signal}: stopping ${this.#running.size} running ${this.#running.size === 1 ? 'job' : 'jobs'} (not written, so a rerun runs them); again to quit at once`,
+      stoppedWith = exitCode;
+      this.line(
+        this.#options.queue === undefined
+          ? `rlm: ${signal}: stopping ${this.#running.size} running ${this.#running.size === 1 ? 'job' : 'jobs'} (not written, so a rerun runs them); again to quit at once`
+          : `rlm: ${signal}: no longer waiting (again to quit at once)`,
       );
-      for (const controller of this.#running.keys()) controller.abort();
+      stopper.abort();
     };
     const unsubscribe = [
-      (this.#io.onInterrupt ?? subscribeTo('SIGINT'))(() =>
+      (this.#io.onInterrupt ?? subscribeToSignal('SIGINT'))(() =>
         stop(interruptedExitCode, 'interrupted'),
       ),
-      (this.#io.onTerminate ?? subscribeTo('SIGTERM'))(() =>
+      (this.#io.onTerminate ?? subscribeToSignal('SIGTERM'))(() =>
         stop(terminatedExitCode, 'terminated'),
       ),
     ];
     const ticker = this.#live() ? setInterval(() => this.#showProgress(), 1000) : undefined;
     ticker?.unref();
+    const written = new Set<BatchJob>();
+    let writeFailure: { readonly job: BatchJob; readonly error: unknown } | undefined;
     try {
-      const workers = Array.from(
-        { length: Math.min(this.#options.concurrency, jobs.length) },
-        worker,
-      );
-      const finished = Promise.all(workers);
-      const forced = await Promise.race([finished.then(() => undefined), forceQuit]);
-      if (forced !== undefined) return forced;
+      const outcomes = start(stopper.signal);
+      const drained = (async () => {
+        for await (const outcome of outcomes) {
+          if (outcome.kind === 'not-run') {
+            this.#notRun.push(outcome.job);
+            written.add(outcome.job);
+            continue;
+          }
+          try {
+            this.#results.append(outcome.result);
+          } catch (error) {
+            writeFailure = { job: outcome.job, error };
+            break;
+          }
+          written.add(outcome.job);
+          this.#record(outcome.job, outcome.result);
+        }
+      })();
+      const quit = await Promise.race([drained.then(() => undefined), forced]);
+      if (quit !== undefined) return quit;
     } finally {
       clearInterval(ticker);
       for (const off of unsubscribe) off();
+      this.#notices.flush();
       this.#clearProgress();
     }
-    const notRun = jobs.slice(Math.min(next, jobs.length));
-    if (this.#capReached && notRun.length > 0) {
-      const ids = notRun
-        .slice(0, 10)
-        .map((job) => job.key)
-        .join(', ');
-      this.#line(
-        `rlm: the batch spent ${formatCost(this.#spent())} of --max-batch-cost $${this.#options.maxBatchCostUsd}: ${notRun.length} ${notRun.length === 1 ? 'job' : 'jobs'} not run (${ids}${notRun.length > 10 ? ', …' : ''}); rerun the same command with a higher cap to run them`,
+    const unanswered = jobs.filter((job) => !written.has(job));
+    if (writeFailure !== undefined) {
+      const { error } = writeFailure;
+      const reason = error instanceof Error ? error.message : String(error);
+      this.line(
+        `rlm: cannot write to --out ${this.#options.outFile ?? '(stdout)'}: ${reason}; stopped the batch: ${unanswered.length} ${unanswered.length === 1 ? 'id is' : 'ids are'} not written (${describeJobIds(unanswered.map((job) => job.id))})${this.#options.queue === undefined ? '' : ', their results stay on the queue'}; free space or fix the file, then rerun the same command`,
       );
     }
-    this.#summary(this.#stopped === undefined ? notRun.length : 0);
-    if (this.#stopped !== undefined) return this.#stopped;
-    return this.#failed > 0 || notRun.length > 0 ? 1 : 0;
-  }
-
-  async #runJob(job: BatchJob): Promise<void> {
-    const cli = this.#options.run;
-    const controller = new AbortController();
-    const tally = new RunTally();
-    this.#running.set(controller, tally);
-    this.#showProgress();
-    const { result } = await runBatchQuery(this.#rlm, job, {
-      context: () =>
-        job.contextFile === undefined ? this.#batchContext : this.#jobContext(job.contextFile),
-      signal: controller.signal,
-      tally,
-      store: this.#store,
-      resume: false,
-      report: (line) => this.#line(line),
-      model: cli.model,
-      subModel: cli.subModel,
-    });
-    this.#running.delete(controller);
-    if (job.contextFile !== undefined) this.#releaseContext(job.contextFile);
-    this.#finishedUsage = addRunUsage(this.#finishedUsage, result.usage);
-    // A job stopped by a signal is not written: a rerun runs it.
-    if (this.#stopped === undefined || 'answer' in result) {
-      this.#results.append(result);
-      if ('answer' in result) {
-        this.#answered++;
-        this.#jobLine(
-          job,
-          `answered in ${formatDuration(result.durationMs)} · ${formatTokens(result.usage)} · ${formatCost(result.usage)}`,
-        );
-      } else {
-        this.#failed++;
-        this.#jobLine(job, `failed: ${result.error.message}`, true);
-      }
-    }
-    this.#showProgress();
-  }
-
-  /** The job's own context, loaded on first use and dropped after its last. */
-  #jobContext(file: string): Promise<unknown> {
-    const entry = this.#contexts.get(file)!;
-    if (entry.value === undefined) {
-      entry.value = loadContext({ file, maxBytes: this.#options.run.maxContextBytes }).then(
-        (loaded) => loaded?.value,
+    const syncFailure = this.closeResults();
+    if (this.#notRun.length > 0) {
+      this.line(
+        `rlm: the batch spent ${formatCost(this.#spent())} of --max-batch-cost $${this.#options.maxBatchCostUsd}: ${this.#notRun.length} ${this.#notRun.length === 1 ? 'job' : 'jobs'} not run (${describeJobIds(this.#notRun.map((job) => job.id))}); rerun the same command with a higher cap to run them`,
       );
-      // A failure reaches every job that awaits it; none is left unhandled.
-      entry.value.catch(() => {});
     }
-    return entry.value;
+    const missing = writeFailure === undefined ? unanswered.length : 0;
+    if (stoppedWith !== undefined && missing > 0) {
+      const ids = describeJobIds(unanswered.map((job) => job.id));
+      this.line(
+        this.#options.queue === undefined
+          ? `rlm: ${missing} ${missing === 1 ? 'id is' : 'ids are'} not answered (${ids}): rerun the same command to run ${missing === 1 ? 'it' : 'them'}`
+          : `rlm: stopped waiting; ${missing} ${missing === 1 ? 'job stays' : 'jobs stay'} on the queue (ids ${ids}): rerun the same command to collect ${missing === 1 ? 'its result' : 'their results'}`,
+      );
+    }
+    this.#summary(stoppedWith !== undefined, stoppedWith === undefined ? missing : 0);
+    if (stoppedWith !== undefined) return stoppedWith;
+    if (
+      writeFailure !== undefined ||
+      syncFailure ||
+      missing > 0 ||
+      this.#failed > 0 ||
+      this.#notRun.length > 0 ||
+      this.#problems > 0
+    ) {
+      return 1;
+    }
+    if (this.#storeFailed.length > 0 && this.#options.run.storeErrors === 'fail') {
+      const { first } = this.#storeFailed[0]!;
+      this.line(
+        `rlm: every job answered, but the store failed during ${this.#storeFailed.length} of them (first: ${first.operation}: ${first.message}), so their state was not fully saved (storeFailures in their result lines); fix the store and rerun them, or pass --store-errors warn`,
+      );
+      return storeFailedExitCode;
+    }
+    return 0;
   }
 
-  #releaseContext(file: string): void {
-    const entry = this.#contexts.get(file);
-    if (entry && --entry.uses <= 0) this.#contexts.delete(file);
+  /** Syncs and closes the results file once; `true` when the sync failed (said on stderr). */
+  closeResults(): boolean {
+    if (this.#resultsClosed) return false;
+    this.#resultsClosed = true;
+    try {
+      this.#results.close();
+      return false;
+    } catch (error) {
+      this.line(
+        `rlm: cannot sync --out ${this.#options.outFile} to disk: ${error instanceof Error ? error.message : String(error)}; its last lines may be lost if the machine stops: rerun the same command to check`,
+      );
+      return true;
+    }
+  }
+
+  started(job: BatchJob, tally: RunTally): void {
+    this.#running.set(job, tally);
+    this.#showProgress();
+  }
+
+  ended(job: BatchJob): void {
+    const tally = this.#running.get(job);
+    if (tally) this.#finishedUsage = addRunUsage(this.#finishedUsage, tally.snapshot().usage);
+    this.#running.delete(job);
+    this.#showProgress();
+  }
+
+  /** Retry notices, with the job's id, even with `--quiet`. */
+  event(job: BatchJob, event: RlmEvent): void {
+    if (event.type !== 'model-retry') return;
+    this.line(formatModelRetry(event, `rlm: id ${describeJobId(job.id)}: `).trimEnd());
+  }
+
+  /** A job's first store failure, one line per cause at most every 10 s. */
+  storeFailed(job: BatchJob, failure: StoreFailure): void {
+    this.jobNotice(
+      job,
+      `the store failed (${failure.operation}): ${failure.message}; the batch goes on, but what this job stores may be lost${this.#options.run.storeErrors === 'fail' ? ' (exit 3 at the end; --store-errors warn for 0)' : ''}`,
+      causeOf(`${failure.operation} ${failure.message}`),
+    );
+  }
+
+  /** A line about a job, rate-limited by `cause`. */
+  jobNotice(job: BatchJob, text: string, cause: string): void {
+    this.#notices.report(cause, `rlm: id ${describeJobId(job.id)}: ${text}`);
+  }
+
+  /** One line on stderr, above the progress line. */
+  line(text: string): void {
+    this.#clearProgress();
+    this.#io.stderr.write(`${text}\n`);
+    this.#showProgress();
+  }
+
+  #record(job: BatchJob, result: BatchResult): void {
+    if (result.storeFailures) this.#storeFailed.push({ job, first: result.storeFailures.first });
+    if (this.#options.queue !== undefined) {
+      this.#finishedUsage = addRunUsage(this.#finishedUsage, result.usage);
+    }
+    const store = result.storeFailures
+      ? ` · the store failed ${result.storeFailures.count} ${result.storeFailures.count === 1 ? 'time' : 'times'} (first: ${result.storeFailures.first.operation}: ${result.storeFailures.first.message})`
+      : '';
+    if ('answer' in result) {
+      this.#answered++;
+      if (this.#live() && store === '') return;
+      this.#jobLine(
+        job,
+        `answered in ${formatDuration(result.durationMs)} · ${formatTokens(result.usage)} · ${formatCost(result.usage)}${store}`,
+      );
+    } else {
+      this.#failed++;
+      this.#jobLine(job, `failed: ${result.error.message}${store}`);
+    }
+  }
+
+  #jobLine(job: BatchJob, text: string): void {
+    const done = this.#answered + this.#failed;
+    this.line(`rlm: [${done}/${this.#total}] id ${describeJobId(job.id)} ${text}`);
   }
 
   /** Usage of the finished jobs plus what the running ones have spent so far. */
@@ -372,14 +478,13 @@ class BatchRun {
     return total;
   }
 
-  #overCap(): boolean {
-    const cap = this.#options.maxBatchCostUsd;
-    return cap !== undefined && (this.#spent().costUsd ?? 0) >= cap;
-  }
-
-  /** A live progress line: on a terminal, unless `--quiet`. */
+  /** A live progress line: on a terminal, for jobs run here, unless `--quiet`. */
   #live(): boolean {
-    return Boolean(this.#io.stderr.isTTY) && !this.#options.run.quiet;
+    return (
+      Boolean(this.#io.stderr.isTTY) &&
+      !this.#options.run.quiet &&
+      this.#options.queue === undefined
+    );
   }
 
   #showProgress(): void {
@@ -405,32 +510,17 @@ class BatchRun {
     this.#progressShown = false;
   }
 
-  /** One line on stderr, above the progress line. */
-  #line(text: string): void {
-    this.#clearProgress();
-    this.#io.stderr.write(`${text}\n`);
-    this.#showProgress();
-  }
-
-  /**
-   * A job's outcome: on a terminal only failures (the progress line counts the rest); piped or
-   * `--quiet`, one plain line per job.
-   */
-  #jobLine(job: BatchJob, text: string, failure = false): void {
-    if (this.#live() && !failure) return;
-    const done = this.#answered + this.#failed;
-    this.#line(`rlm: [${done}/${this.#total}] id ${job.key} ${text}`);
-  }
-
-  #summary(notRun: number): void {
+  #summary(stopped: boolean, unanswered: number): void {
     const spent = this.#spent();
     const parts = [
       `${this.#answered} answered`,
       `${this.#failed} failed`,
-      ...(notRun > 0 ? [`${notRun} not run`] : []),
+      ...(this.#notRun.length > 0 ? [`${this.#notRun.length} not run`] : []),
+      ...(unanswered > 0 ? [`${unanswered} not answered`] : []),
     ];
+    this.#clearProgress();
     this.#io.stderr.write(
-      `rlm: batch ${this.#stopped === undefined ? 'done' : 'stopped'}: ${parts.join(', ')} · ${formatTokens(spent)} · ${formatCost(spent)} · ${formatDuration(performance.now() - this.#started)}${this.#options.outFile === undefined ? '' : ` · results in ${this.#options.outFile}`}\n`,
+      `rlm: batch ${stopped ? 'stopped' : 'done'}: ${parts.join(', ')} · ${formatTokens(spent)} · ${formatCost(spent)} · ${formatDuration(performance.now() - this.#started)}${this.#options.outFile === undefined ? '' : ` · results in ${this.#options.outFile}`}\n`,
     );
   }
 }
@@ -442,13 +532,4 @@ function totalTokens(usage: RunUsage): number {
     (usage.cacheReadTokens ?? 0) +
     (usage.cacheWriteTokens ?? 0)
   );
-}
-
-function subscribeTo(signal: NodeJS.Signals) {
-  return (listener: () => void) => {
-    process.on(signal, listener);
-    return () => {
-      process.off(signal, listener);
-    };
-  };
 }

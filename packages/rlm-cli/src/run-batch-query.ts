@@ -7,8 +7,19 @@ import { createRunTracer } from './record-run-trace.js';
 import { runQuery } from './run-query.js';
 import type { RunTally } from './run-tally.js';
 import { toPrintableData } from './to-printable-data.js';
+import type { StoreFailure } from './watch-store-failures.js';
 
-/** One line of a batch's results: an answer or a failure, keyed by the job's id. */
+/** A job's failed writes to the artifact store: how many, and the first. */
+export interface JobStoreFailures {
+  readonly count: number;
+  readonly first: StoreFailure;
+}
+
+/**
+ * One line of a batch's results: an answer or a failure, keyed by the job's id. `storeFailures`
+ * is there when the store failed during the job (the answer stands; what the job stored may be
+ * lost).
+ */
 export type BatchResult =
   | {
       readonly id: BatchJobId;
@@ -19,6 +30,7 @@ export type BatchResult =
       readonly costUsd?: number;
       /** Wall time of the query, in milliseconds. */
       readonly durationMs: number;
+      readonly storeFailures?: JobStoreFailures;
     }
   | {
       readonly id: BatchJobId;
@@ -26,6 +38,7 @@ export type BatchResult =
       /** What the job spent before it failed. */
       readonly usage: RunUsage;
       readonly durationMs: number;
+      readonly storeFailures?: JobStoreFailures;
     };
 
 /** What {@link runBatchQuery} needs besides the RLM and the job. */
@@ -35,6 +48,8 @@ export interface BatchQueryOptions {
   readonly signal: AbortSignal;
   /** Sees every event, e.g. to count what running jobs have spent. */
   readonly tally: RunTally;
+  /** Sees every event after the tally (a retry notice, ...). */
+  readonly onEvent?: (event: RlmEvent) => void;
   /** Where the job's trace is kept (`rlm runs`), when there is a store. */
   readonly store: ArtifactStore | undefined;
   /** Continue from the job's checkpoint in `store`, if it has one. */
@@ -48,13 +63,17 @@ export interface BatchQueryOptions {
 
 /**
  * Runs one job of a batch and resolves to its result line, a failure included; `error` is the
- * run's error when it failed. Never rejects.
+ * run's error when it failed; `runId` names its trace when a store keeps it. Never rejects.
  */
 export async function runBatchQuery(
   rlm: RLM,
   job: { readonly id: BatchJobId; readonly query: string },
   options: BatchQueryOptions,
-): Promise<{ readonly result: BatchResult; readonly error?: unknown }> {
+): Promise<{
+  readonly result: BatchResult;
+  readonly error?: unknown;
+  readonly runId: string | undefined;
+}> {
   const tracer = createRunTracer({
     store: options.store,
     traceFile: undefined,
@@ -67,6 +86,7 @@ export async function runBatchQuery(
       batchId: job.id,
     },
   });
+  const runId = options.store === undefined ? undefined : tracer.runId;
   try {
     const context = await options.context();
     const report = await runQuery(rlm, job.query, context, {
@@ -74,11 +94,13 @@ export async function runBatchQuery(
       onEvent: (event: RlmEvent) => {
         options.tally.observe(event);
         tracer.record(event);
+        options.onEvent?.(event);
       },
       resume: options.resume,
     });
     await tracer.finish();
     return {
+      runId,
       result: {
         id: job.id,
         answer: toPrintableData(report.answer),
@@ -91,6 +113,7 @@ export async function runBatchQuery(
     await tracer.finish(error);
     const failure = jsonFailureReport(error, { spent: options.tally.snapshot() });
     return {
+      runId,
       result: {
         id: job.id,
         error: { name: failure.error.name, message: failure.error.message },

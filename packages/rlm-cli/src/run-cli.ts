@@ -14,16 +14,17 @@ import { AnswerSink } from './answer-sink.js';
 import { checkContextFile } from './check-context-file.js';
 import { createCliModels, createCliRlm } from './create-cli-rlm.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
+import { runEvalCommand } from './commands/eval/run-eval-command.js';
 import { cliVersion } from './cli-version.js';
 import { ContextLoadError } from './context-load-error.js';
 import { describeRunError } from './describe-run-error.js';
 import type { JsonRunReport } from './format-answer.js';
 import { formatBytes } from './format-bytes.js';
 import { formatModelRetry } from './format-model-retry.js';
-import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { helpText } from './help-text.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
-import { type LoadedContext, loadContext } from './load-context.js';
+import type { LoadedContext } from './load-context.js';
+import { loadCliContext } from './load-cli-context.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { type CliOptions, parseArguments } from './parse-arguments.js';
 import { openStore } from './open-store.js';
@@ -38,6 +39,7 @@ import { runStoreCommand } from './run-store-command.js';
 import { RunTally } from './run-tally.js';
 import { runTraceCommand } from './run-trace-command.js';
 import { StoreFailedError } from './store-failed-error.js';
+import { subscribeToSignal } from './subscribe-to-signal.js';
 import { UsageError } from './usage-error.js';
 import { StoreFailureWatch } from './watch-store-failures.js';
 import { disposeThenClose } from './dispose-then-close.js';
@@ -124,6 +126,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'batch') return await runBatchCommand(command.argv, options);
     if (command.kind === 'worker') return await runWorkerCommand(command.argv, options);
+    if (command.kind === 'eval') return await runEvalCommand(command.argv, options);
     if (command.kind === 'tools') {
       await checkToolStoreDirectory(command.toolStore, { writable: false });
       return await runToolsCommand(command.argv, {
@@ -143,18 +146,11 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       );
     }
     const answers = await AnswerSink.open({ ...cli, stdout, stderr });
-    const context = await loadContext({
-      file: cli.contextFile,
-      directory: cli.contextDirectory,
-      concat: cli.concat,
-      ...cli.contextSelection,
-      maxBytes: cli.maxContextBytes,
-    });
-    if (context && context.binaryFiles.length > 0) {
-      stderr.write(formatSkippedBinaryFiles(context.binaryFiles));
-    }
+    const context = await loadCliContext(cli, stderr);
     const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
-    store = cli.storePath ? await openStore(cli.storePath) : undefined;
+    store = cli.storePath
+      ? await openStore(cli.storePath, { connectTimeoutMs: cli.connectTimeoutMs })
+      : undefined;
     // After the artifact store: the default tool store lives beside it.
     if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
     const watch = new StoreFailureWatch((failure) => {
@@ -481,8 +477,8 @@ class Session {
   }
 
   #subscribe(whenIdle: () => void): () => void {
-    const onInterrupt = this.#io.onInterrupt ?? subscribeToSigint;
-    const onTerminate = this.#io.onTerminate ?? subscribeToSigterm;
+    const onInterrupt = this.#io.onInterrupt ?? subscribeToSignal('SIGINT');
+    const onTerminate = this.#io.onTerminate ?? subscribeToSignal('SIGTERM');
     const unsubscribeInterrupt = onInterrupt(() => this.#interrupt(whenIdle));
     const unsubscribeTerminate = onTerminate(() => this.#terminate());
     return () => {
@@ -490,16 +486,6 @@ class Session {
       unsubscribeTerminate();
     };
   }
-}
-
-function subscribeToSigint(listener: () => void): () => void {
-  process.on('SIGINT', listener);
-  return () => process.off('SIGINT', listener);
-}
-
-function subscribeToSigterm(listener: () => void): () => void {
-  process.on('SIGTERM', listener);
-  return () => process.off('SIGTERM', listener);
 }
 
 /** The store a session writes (when any) and the watch over its failures. */

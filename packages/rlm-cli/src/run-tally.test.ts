@@ -45,6 +45,17 @@ test('sums usage across depths, counts root iterations, keeps the deepest depth'
     callUsage: [],
     durationMs: expect.any(Number),
   });
+  // The child's step is a sub-call; so is a model call serving a host request of the root.
+  expect(tally.subCalls).toBe(1);
+  tally.observe({
+    ...base,
+    type: 'usage',
+    usage: { inputTokens: 5, outputTokens: 5 },
+    modelId: 'anthropic:claude-sonnet-5-5',
+    modelCalls: 3,
+    requestId: 'req-1',
+  });
+  expect(tally.subCalls).toBe(2);
 });
 
 test('nothing observed: zeros and a zero cost', () => {

@@ -34,6 +34,7 @@ export class RunTally {
   #depthReached = 0;
   #usage: RunUsage = emptyRunUsage();
   #modelCalls = 0;
+  #subCalls = 0;
   #callUsage: readonly CallUsage[] = [];
 
   /** Takes one event into account. */
@@ -44,9 +45,18 @@ export class RunTally {
     } else if (event.type === 'usage') {
       this.#usage = addModelCallUsage(this.#usage, event.usage, event.costUsd);
       this.#modelCalls = Math.max(this.#modelCalls, event.modelCalls);
+      if (event.depth > 0 || event.requestId !== undefined) this.#subCalls++;
     } else if (event.type === 'call-error' && event.depth === 0 && event.callUsage) {
       this.#callUsage = event.callUsage;
     }
+  }
+
+  /**
+   * Model calls made below the root loop so far: the steps of `sub_rlm` children and the calls
+   * serving `llm_query` and other host requests.
+   */
+  get subCalls(): number {
+    return this.#subCalls;
   }
 
   /** The counts so far. */

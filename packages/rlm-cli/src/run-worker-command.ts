@@ -1,19 +1,38 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ArtifactStore, RLM } from '@rlm/core';
-import { batchQueueName, type QueuedContext, type QueuedJobData } from './batch-queue-job.js';
+import { type ArtifactStore, emptyRunUsage } from '@rlm/core';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { limitBatchArtifacts, redisArtifactCounter } from './batch-artifact-quota.js';
+import {
+  batchQueueName,
+  type JobClaim,
+  parseJobClaim,
+  type QueuedContext,
+  type QueuedJobData,
+  queueKeys,
+} from './batch-queue-job.js';
 import { checkQueueReachable } from './check-queue-reachable.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
-import { createCliModels, createCliRlm } from './create-cli-rlm.js';
+import { createCliModels, createCliRlmFactory } from './create-cli-rlm.js';
+import { describeJobId } from './describe-job-id.js';
+import { disposeThenClose } from './dispose-then-close.js';
+import { formatModelRetry } from './format-model-retry.js';
 import { formatDuration } from './format-runs-table.js';
 import { loadContext } from './load-context.js';
 import { loadToolsModule } from './load-tools-module.js';
-import { openStore } from './open-store.js';
-import { parseArguments } from './parse-arguments.js';
+import { isRedisUrl, openStore } from './open-store.js';
+import { type CliOptions, parseArguments, parseDuration } from './parse-arguments.js';
+import { defaultArtifactTtlMs, positiveWhole } from './parse-batch-arguments.js';
+import { defaultMaxQueryChars } from './parse-batch-jobs.js';
 import { parseQueueUrl } from './parse-queue-url.js';
-import { runBatchQuery } from './run-batch-query.js';
+import { causeOf, RateLimitedLog } from './rate-limited-log.js';
+import { type BatchResult, runBatchQuery } from './run-batch-query.js';
 import { RunTally } from './run-tally.js';
+import { subscribeToSignal } from './subscribe-to-signal.js';
 import { UsageError } from './usage-error.js';
-import { disposeThenClose } from './dispose-then-close.js';
+import { StoreFailureWatch } from './watch-store-failures.js';
+import { redactPassword } from './redact-password.js';
 
 /** What `rlm worker` writes to and listens on. */
 export interface WorkerCommandIo {
@@ -37,9 +56,18 @@ that sees the same context files at the same paths.
                                (default 30s); a killed worker's job goes to another after it
       --store redis://...      share checkpoints between workers: a job taken over from a
                                killed worker resumes from its last checkpoint
+      --artifact-ttl <time>    every key a job writes to a Redis store, and its result on the
+                               queue, expires this long after its last write (default 7d)
+      --max-query-chars <n>    a job whose query is longer fails without a model call
+                               (default ${defaultMaxQueryChars.toLocaleString('en-US')})
 
-Every run flag (--model, --max-cost, --max-model-calls, --tools, ...) applies to each job.
+Every run flag (--model, --max-cost, --max-model-calls, --tools, --connect-timeout, ...)
+applies to each job. A job's result is written beside the queue before the queue is told, and
+kept and written again when Redis refuses it, so a Redis restart loses no answer.
 `;
+
+/** The flags only `rlm worker` has. */
+const workerFlags = /^--(queue|concurrency|lock-duration|artifact-ttl|max-query-chars)(?:=(.*))?$/;
 
 /**
  * `rlm worker`: takes jobs from the BullMQ queue of `rlm batch --queue` and returns their result
@@ -55,7 +83,7 @@ export async function runWorkerCommand(
   const rest: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index]!;
-    const match = /^--(queue|concurrency|lock-duration)(?:=(.*))?$/.exec(word);
+    const match = workerFlags.exec(word);
     if (match === null) {
       rest.push(word);
       continue;
@@ -83,83 +111,75 @@ export async function runWorkerCommand(
     );
   }
   const connection = parseQueueUrl(own.queue);
-  const concurrency = positiveWhole(own.concurrency ?? '2', '--concurrency');
-  const lockDurationMs = parseSeconds(own['lock-duration'] ?? '30s');
+  const settings: WorkerSettings = {
+    queue: own.queue,
+    concurrency: positiveWhole(own.concurrency ?? '2', '--concurrency'),
+    lockDurationMs: parseDuration(own['lock-duration'] ?? '30s', '--lock-duration'),
+    artifactTtlMs:
+      own['artifact-ttl'] === undefined
+        ? defaultArtifactTtlMs
+        : parseDuration(own['artifact-ttl'], '--artifact-ttl'),
+    maxQueryChars: positiveWhole(
+      own['max-query-chars'] ?? String(defaultMaxQueryChars),
+      '--max-query-chars',
+    ),
+    cli,
+  };
+  if (settings.lockDurationMs < 1000) {
+    throw new UsageError(
+      `--lock-duration needs at least 1s, such as 30s or 2m (got ${JSON.stringify(own['lock-duration'])})`,
+    );
+  }
   const models = createCliModels(cli, io.env);
-  await checkQueueReachable(connection, own.queue);
+  await checkQueueReachable(connection, own.queue, cli.connectTimeoutMs);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   let store: ArtifactStore | undefined;
-  let rlm: RLM | undefined;
+  let redis: Redis | undefined;
+  let jobs: WorkerJobs | undefined;
   try {
-    store = cli.storePath ? await openStore(cli.storePath) : undefined;
+    store = cli.storePath
+      ? await openStore(cli.storePath, {
+          connectTimeoutMs: cli.connectTimeoutMs,
+          ...(isRedisUrl(cli.storePath) ? { ttlMs: settings.artifactTtlMs } : {}),
+        })
+      : undefined;
     if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
-    rlm = createCliRlm(cli, models, {
-      tools,
-      artifacts: store,
-      persistent: false,
-    });
-    const { Worker } = await import('bullmq');
-    const running = new Set<AbortController>();
-    const workerRlm = rlm;
-    const workerStore = store;
-    const worker = new Worker<QueuedJobData>(
+    const createRlm = createCliRlmFactory(cli, models, { tools, persistent: false });
+    const [{ Worker }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
+    // Results, claims and counters: a command waits through an outage instead of failing.
+    redis = new Redis({ ...connection, maxRetriesPerRequest: null });
+    const runner = new WorkerJobs(settings, io, redis, store, createRlm);
+    jobs = runner;
+    const queueWorker = new Worker<QueuedJobData, BatchResult>(
       batchQueueName,
-      async (job) => {
-        const { id, query, context } = job.data;
-        const controller = new AbortController();
-        running.add(controller);
-        io.stderr.write(`rlm: worker: id ${JSON.stringify(id)} started\n`);
-        try {
-          const { result } = await runBatchQuery(
-            workerRlm,
-            { id, query },
-            {
-              context: () => loadQueuedContext(context, cli.maxContextBytes),
-              signal: controller.signal,
-              tally: new RunTally(),
-              store: workerStore,
-              // Taken over from a killed worker: continue from its last checkpoint.
-              resume: workerStore !== undefined,
-              report: (line) => io.stderr.write(`${line}\n`),
-              model: cli.model,
-              subModel: cli.subModel,
-            },
-          );
-          io.stderr.write(
-            `rlm: worker: id ${JSON.stringify(id)} ${'answer' in result ? 'answered' : `failed (${result.error.message})`} in ${formatDuration(result.durationMs)}\n`,
-          );
-          return result;
-        } finally {
-          running.delete(controller);
-        }
-      },
+      (job) => runner.process(job),
       {
         connection: { ...connection, maxRetriesPerRequest: null },
-        concurrency,
-        lockDuration: lockDurationMs,
-        stalledInterval: Math.max(500, Math.floor(lockDurationMs / 2)),
+        concurrency: settings.concurrency,
+        lockDuration: settings.lockDurationMs,
+        stalledInterval: Math.max(500, Math.floor(settings.lockDurationMs / 2)),
         maxStalledCount: 3,
-        name: `${hostname()}:${process.pid}`,
+        name: runner.name,
       },
     );
-    worker.on('error', (error) => io.stderr.write(`rlm: worker: ${error.message}\n`));
+    queueWorker.on('error', (error) => runner.queueError(error));
     try {
-      await worker.waitUntilReady();
+      await queueWorker.waitUntilReady();
     } catch (error) {
-      await worker.close(true).catch(() => {});
+      await queueWorker.close(true).catch(() => {});
       throw new UsageError(
-        `cannot reach the queue ${own.queue}: ${error instanceof Error ? error.message : String(error)}; start Redis or fix --queue`,
+        `cannot reach the queue ${redactPassword(own.queue)}: ${error instanceof Error ? error.message : String(error)}; start Redis or fix --queue`,
         { cause: error },
       );
     }
     io.stderr.write(
-      `rlm: worker ${hostname()}:${process.pid} on ${own.queue}, ${concurrency} ${concurrency === 1 ? 'job' : 'jobs'} at once; Ctrl-C to stop\n`,
+      `rlm: worker ${runner.name} on ${redactPassword(own.queue)}, ${settings.concurrency} ${settings.concurrency === 1 ? 'job' : 'jobs'} at once; Ctrl-C to stop\n`,
     );
-    const exitCode = await new Promise<number>((resolve) => {
+    return await new Promise<number>((resolve) => {
       let stopping = false;
       const stop = (code: number) => () => {
         if (stopping) {
-          for (const controller of running) controller.abort();
+          runner.quit();
           resolve(code);
           return;
         }
@@ -167,21 +187,360 @@ export async function runWorkerCommand(
         io.stderr.write(
           'rlm: worker: stopping once the running jobs end (again to quit at once)\n',
         );
-        worker.close().then(
+        queueWorker.close().then(
           () => resolve(code),
           () => resolve(code),
         );
       };
-      const offInterrupt = (io.onInterrupt ?? subscribeTo('SIGINT'))(stop(130));
-      const offTerminate = (io.onTerminate ?? subscribeTo('SIGTERM'))(stop(143));
-      worker.on('closed', () => {
+      const offInterrupt = (io.onInterrupt ?? subscribeToSignal('SIGINT'))(stop(130));
+      const offTerminate = (io.onTerminate ?? subscribeToSignal('SIGTERM'))(stop(143));
+      queueWorker.on('closed', () => {
         offInterrupt();
         offTerminate();
       });
     });
-    return exitCode;
   } finally {
-    await disposeThenClose(rlm, store);
+    jobs?.flush();
+    redis?.disconnect();
+    await disposeThenClose(undefined, store);
+  }
+}
+
+/** What a worker runs jobs with, from its command line. */
+interface WorkerSettings {
+  readonly queue: string;
+  readonly concurrency: number;
+  readonly lockDurationMs: number;
+  readonly artifactTtlMs: number;
+  readonly maxQueryChars: number;
+  readonly cli: CliOptions;
+}
+
+/** A job this worker runs now: its claim, kept fresh while it runs. */
+interface RunningJob {
+  claim: JobClaim;
+  readonly controller: AbortController;
+}
+
+/**
+ * The jobs of one worker: each claimed beside the queue (so a batch whose queue lost the job
+ * sees it running, and a job queued again is not run twice at once), run on its own RLM and
+ * store view, its result written beside the queue before BullMQ is told (kept and written again
+ * until Redis takes it), and every line about it rate-limited per cause.
+ */
+class WorkerJobs {
+  readonly name = `${hostname()}:${process.pid}`;
+  readonly #settings: WorkerSettings;
+  readonly #io: WorkerCommandIo;
+  readonly #redis: Redis;
+  readonly #store: ArtifactStore | undefined;
+  readonly #createRlm: ReturnType<typeof createCliRlmFactory>;
+  readonly #notices: RateLimitedLog;
+  readonly #running = new Map<string, RunningJob>();
+  /** Ids of the jobs seen, by queue job id, for messages about them. */
+  readonly #ids = new Map<string, QueuedJobData['id']>();
+  /** Results not yet written beside the queue, by queue job id. */
+  readonly #unwritten = new Map<string, QueuedJobData['id']>();
+  /** Redis servers already said to be out of memory. */
+  readonly #outOfMemory = new Set<string>();
+  #quitting = false;
+
+  constructor(
+    settings: WorkerSettings,
+    io: WorkerCommandIo,
+    redis: Redis,
+    store: ArtifactStore | undefined,
+    createRlm: ReturnType<typeof createCliRlmFactory>,
+  ) {
+    this.#settings = settings;
+    this.#io = io;
+    this.#redis = redis;
+    this.#store = store;
+    this.#createRlm = createRlm;
+    this.#notices = new RateLimitedLog((line) => this.#line(line), { prefix: 'rlm: worker: ' });
+    const heartbeat = setInterval(
+      () => this.#refreshClaims(),
+      Math.max(250, Math.floor(settings.lockDurationMs / 3)),
+    );
+    heartbeat.unref();
+    // Back after an outage (a restart wiped the claims): claim the running jobs again at once.
+    redis.on('ready', () => this.#refreshClaims());
+    redis.on('error', (error: Error) => this.queueError(error));
+  }
+
+  /** BullMQ's processor: one job, to its result line. */
+  async process(job: Job<QueuedJobData>): Promise<BatchResult> {
+    const jobId = job.id!;
+    const { id, query } = job.data;
+    const shown = describeJobId(id);
+    this.#ids.set(jobId, id);
+    const kept = await this.#redis.get(queueKeys.result(jobId));
+    const keptResult = readKeptResult(kept);
+    if (keptResult) {
+      this.#line(`rlm: worker: id ${shown}: its result was kept from an earlier run; given back`);
+      return keptResult;
+    }
+    let result: BatchResult;
+    if (query.length > this.#settings.maxQueryChars) {
+      result = {
+        id,
+        error: {
+          name: 'QueryTooLongError',
+          message: `the query has ${query.length.toLocaleString('en-US')} characters, over this worker's --max-query-chars ${this.#settings.maxQueryChars}; no model was called`,
+        },
+        usage: emptyRunUsage(),
+        durationMs: 0,
+      };
+    } else {
+      const claimed = await this.#claim(jobId, shown);
+      if ('result' in claimed) return claimed.result;
+      this.#line(`rlm: worker: id ${shown} started`);
+      try {
+        result = await this.#run(job, claimed.running);
+      } finally {
+        this.#running.delete(jobId);
+      }
+    }
+    await this.#keep(jobId, result);
+    await this.#release(jobId);
+    const failures = result.storeFailures
+      ? ` (the store failed ${result.storeFailures.count} ${result.storeFailures.count === 1 ? 'time' : 'times'})`
+      : '';
+    this.#line(
+      `rlm: worker: id ${shown} ${'answer' in result ? 'answered' : `failed (${result.error.message})`} in ${formatDuration(result.durationMs)}${failures}`,
+    );
+    return result;
+  }
+
+  /** A BullMQ or Redis error, said once per cause every 10 s. */
+  queueError(error: Error): void {
+    const message = error.message;
+    this.#noteOutOfMemory(message, this.#settings.queue, 'results');
+    const missing = /Missing (?:key|lock) for job ([^\s.]+)/.exec(message);
+    const id = missing ? this.#ids.get(missing[1]!) : undefined;
+    if (id !== undefined) {
+      this.#notices.report(
+        causeOf(message.replace(missing![1]!, '')),
+        `rlm: worker: id ${describeJobId(id)}: the queue no longer holds this run of the job (Redis restarted without persistence, or the job went to another worker); its result is kept beside the queue for the batch`,
+      );
+      return;
+    }
+    this.#notices.report(causeOf(message), `rlm: worker: ${message}`);
+  }
+
+  /** Prints the counts of the lines still held back (when the worker stops). */
+  flush(): void {
+    this.#notices.flush();
+  }
+
+  /** A second signal: stops the running jobs and the writes still waiting for Redis. */
+  quit(): void {
+    this.#quitting = true;
+    for (const running of this.#running.values()) running.controller.abort();
+    if (this.#unwritten.size > 0) {
+      const ids = [...this.#unwritten.values()].map(describeJobId).join(', ');
+      this.#line(
+        `rlm: worker: quitting with the results of ids ${ids} not written to the queue: the batch runs them again`,
+      );
+    }
+    this.#notices.flush();
+  }
+
+  /**
+   * Claims the job beside the queue. Another run of it claimed by a live worker is waited for
+   * (its result is given back) instead of running the job twice at once.
+   */
+  async #claim(
+    jobId: string,
+    shown: string,
+  ): Promise<{ readonly running: RunningJob } | { readonly result: BatchResult }> {
+    const key = queueKeys.claim(jobId);
+    let said = false;
+    for (;;) {
+      const now = Date.now();
+      const claim: JobClaim = {
+        worker: this.name,
+        token: randomBytes(8).toString('hex'),
+        startedAt: now,
+        progressAt: now,
+      };
+      const taken = await this.#redis.set(
+        key,
+        JSON.stringify(claim),
+        'PX',
+        this.#settings.lockDurationMs,
+        'NX',
+      );
+      if (taken === 'OK') {
+        const running = { claim, controller: new AbortController() };
+        this.#running.set(jobId, running);
+        return { running };
+      }
+      const [other, kept] = await Promise.all([
+        this.#redis.get(key).then(parseJobClaim),
+        this.#redis.get(queueKeys.result(jobId)).then(readKeptResult),
+      ]);
+      if (kept) return { result: kept };
+      if (other && !said) {
+        said = true;
+        this.#line(
+          `rlm: worker: id ${shown} is already running on worker ${other.worker} (since ${new Date(other.startedAt).toISOString()}): waiting for its result instead of running it again`,
+        );
+      }
+      if (this.#quitting) throw new Error('the worker is quitting');
+      await sleep(Math.min(1000, this.#settings.lockDurationMs / 3));
+    }
+  }
+
+  /** Runs the job on its own RLM and view of the store. */
+  async #run(job: Job<QueuedJobData>, running: RunningJob): Promise<BatchResult> {
+    const { id, query, context, batch } = job.data;
+    const shown = describeJobId(id);
+    const cli = this.#settings.cli;
+    const watch = new StoreFailureWatch((failure) => {
+      this.#noteOutOfMemory(failure.message, cli.storePath ?? '', 'artifacts and checkpoints');
+      this.#notices.report(
+        causeOf(`${failure.operation} ${failure.message}`),
+        `rlm: worker: id ${shown}: the store failed (${failure.operation}): ${failure.message}; the job goes on, but what it stores may be lost`,
+      );
+    });
+    const store = this.#store;
+    const limit = batch?.maxArtifactBytes;
+    const view =
+      store &&
+      watch.wrap(
+        limit === undefined || batch === undefined
+          ? store
+          : limitBatchArtifacts(
+              store,
+              redisArtifactCounter(
+                this.#redis,
+                queueKeys.artifactBytes(batch.id),
+                this.#settings.artifactTtlMs,
+              ),
+              limit,
+            ),
+      );
+    const rlm = this.#createRlm(view);
+    let result: BatchResult;
+    try {
+      ({ result } = await runBatchQuery(
+        rlm,
+        { id, query },
+        {
+          context: () => loadQueuedContext(context, cli.maxContextBytes),
+          signal: running.controller.signal,
+          tally: new RunTally(),
+          onEvent: (event) => {
+            running.claim = { ...running.claim, progressAt: Date.now() };
+            if (event.type === 'model-retry') {
+              this.#line(formatModelRetry(event, `rlm: worker: id ${shown}: `).trimEnd());
+            }
+          },
+          store,
+          // Taken over from a killed worker: continue from its last checkpoint.
+          resume: store !== undefined,
+          report: (line) =>
+            this.#notices.report(
+              causeOf(line),
+              line.replace(/^rlm: /, `rlm: worker: id ${shown}: `),
+            ),
+          model: cli.model,
+          subModel: cli.subModel,
+        },
+      ));
+    } finally {
+      // Waits for the job's last checkpoint writes, whose failures count too.
+      await rlm.dispose().catch(() => {});
+    }
+    const failures = watch.take();
+    return failures.length === 0
+      ? result
+      : { ...result, storeFailures: { count: failures.length, first: failures[0]! } };
+  }
+
+  /**
+   * Writes the result beside the queue, for the batch to find whatever becomes of the job in
+   * the queue; a refusal (out of memory, ...) is said and the write tried again, until it is
+   * taken or the worker quits. An outage is waited through.
+   */
+  async #keep(jobId: string, result: BatchResult): Promise<void> {
+    const shown = describeJobId(result.id);
+    this.#unwritten.set(jobId, result.id);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.#redis.set(
+            queueKeys.result(jobId),
+            JSON.stringify(result),
+            'PX',
+            this.#settings.artifactTtlMs,
+          );
+          if (attempt > 0) {
+            this.#line(`rlm: worker: id ${shown}: its kept result is written to the queue now`);
+          }
+          return;
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          this.#noteOutOfMemory(message, this.#settings.queue, 'results');
+          this.#notices.report(
+            causeOf(`result ${message}`),
+            `rlm: worker: id ${shown}: the queue refused its result (${message}); keeping it and trying again`,
+          );
+          if (this.#quitting) throw error;
+          await sleep(Math.min(500 * 2 ** attempt, 10_000));
+        }
+      }
+    } finally {
+      this.#unwritten.delete(jobId);
+    }
+  }
+
+  /** Drops the job's claim, if it is still this worker's. */
+  async #release(jobId: string): Promise<void> {
+    const key = queueKeys.claim(jobId);
+    const claim = parseJobClaim(await this.#redis.get(key).catch(() => null));
+    if (claim?.worker === this.name) await this.#redis.del(key).catch(() => {});
+  }
+
+  /** Writes every running job's claim again, with its latest progress. */
+  #refreshClaims(): void {
+    for (const [jobId, running] of this.#running) {
+      this.#redis
+        .set(
+          queueKeys.claim(jobId),
+          JSON.stringify(running.claim),
+          'PX',
+          this.#settings.lockDurationMs,
+        )
+        .catch(() => {});
+    }
+  }
+
+  /** Says once per Redis server that it refuses writes for want of memory. */
+  #noteOutOfMemory(message: string, url: string, what: string): void {
+    if (!/\bOOM\b/.test(message) || this.#outOfMemory.has(url)) return;
+    this.#outOfMemory.add(url);
+    this.#line(
+      `rlm: worker: Redis at ${redactPassword(url)} refuses writes: it is out of memory (maxmemory); ${what} cannot be kept until memory is freed: raise maxmemory, free keys, or lower --artifact-ttl (said once)`,
+    );
+  }
+
+  #line(text: string): void {
+    this.#io.stderr.write(`${text}\n`);
+  }
+}
+
+/** A result kept beside the queue (JSON), or `undefined`. */
+function readKeptResult(text: string | null): BatchResult | undefined {
+  if (text === null) return undefined;
+  try {
+    const value = JSON.parse(text) as BatchResult;
+    return typeof value === 'object' && value !== null && ('answer' in value || 'error' in value)
+      ? value
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -195,32 +554,6 @@ async function loadQueuedContext(
   return loaded?.value;
 }
 
-function positiveWhole(text: string, flag: string): number {
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new UsageError(`${flag} needs a positive whole number (got ${JSON.stringify(text)})`);
-  }
-  return value;
-}
-
-/** `30s`, `2m`, `1500ms` or milliseconds, as milliseconds. */
-function parseSeconds(text: string): number {
-  const match = /^(\d+)\s*(ms|s|m)?$/i.exec(text.trim());
-  const unit = { '': 1, ms: 1, s: 1000, m: 60_000 }[(match?.[2] ?? '').toLowerCase() as '']!;
-  const value = match === null ? Number.NaN : Number(match[1]) * unit;
-  if (!Number.isSafeInteger(value) || value < 1000) {
-    throw new UsageError(
-      `--lock-duration needs a duration of at least 1s such as 30s or 2m (got ${JSON.stringify(text)})`,
-    );
-  }
-  return value;
-}
-
-function subscribeTo(signal: NodeJS.Signals) {
-  return (listener: () => void) => {
-    process.on(signal, listener);
-    return () => {
-      process.off(signal, listener);
-    };
-  };
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -16,6 +16,7 @@ const callerErrors = new Set([
   'ArtifactValueError',
   'ArtifactConflictError',
   'ArtifactNotFoundError',
+  'BatchArtifactQuotaError',
 ]);
 
 /**

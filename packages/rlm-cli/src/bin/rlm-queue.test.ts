@@ -1,10 +1,9 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { fakeText } from '@rlm/anthropic/testing';
+import { freePort, type RedisServer, startRedisServer } from '@rlm/artifacts/testing';
 import { afterEach, describe, expect, test } from 'vitest';
+import { redisCli } from '../test-support/redis-cli.js';
 import { startBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
@@ -14,60 +13,23 @@ import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
  */
 
 const { root, serve } = useBuiltRlmWorkspace('rlm-cli-queue-');
-let redis: ChildProcess | undefined;
+let redis: RedisServer | undefined;
 
 afterEach(async () => {
-  if (redis && redis.exitCode === null) {
-    const exited = new Promise((resolve) => redis!.once('exit', resolve));
-    redis.kill('SIGKILL');
-    await exited;
-  }
+  await redis?.stop();
   redis = undefined;
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts `redis-server` on a free port, without persistence; resolves to its URL. */
 async function startRedis(): Promise<string> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  redis = child;
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
-  });
-  return `redis://127.0.0.1:${port}`;
+  redis = await startRedisServer();
+  return redis.url;
 }
 
 /** Resolves once a key matching `pattern` exists in the Redis at `url`. */
 async function waitForRedisKey(url: string, pattern: string): Promise<void> {
   for (;;) {
-    const { stdout } = await promisify(execFile)('redis-cli', [
-      '-u',
-      url,
-      '--scan',
-      '--pattern',
-      pattern,
-    ]);
-    if (stdout.trim() !== '') return;
+    if ((await redisCli(url, '--scan', '--pattern', pattern)) !== '') return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -35,6 +35,8 @@ export interface BuiltRlmOptions {
    * arrive in `stdout`, with `\r\n` line ends.
    */
   readonly terminal?: boolean;
+  /** A command that runs the bin, e.g. `['prlimit', '--fsize=4096']`. */
+  readonly wrapper?: readonly string[];
   /** Sees stderr each time it grows and may signal the child. */
   readonly onStderr?: (stderr: string, kill: (signal: NodeJS.Signals) => void) => void;
 }
@@ -57,7 +59,7 @@ export interface BuiltRlmProcess {
  * environment; stdin gets `input` and is closed.
  */
 export function startBuiltRlm(args: readonly string[], options: BuiltRlmOptions): BuiltRlmProcess {
-  const command = [process.execPath, builtRlmBin, ...args];
+  const command = [...(options.wrapper ?? []), process.execPath, builtRlmBin, ...args];
   const [file, ...argv] = options.terminal
     ? ['script', '-qefc', command.map(shellQuote).join(' '), '/dev/null']
     : command;

@@ -1,0 +1,396 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type FakeMessagesRequest,
+  type FakeMessagesServer,
+  type FakeReply,
+  fakeText,
+} from '@rlm/anthropic/testing';
+import { type EvalResult, readEvalResults, summarizeEval } from '@rlm/eval';
+import { describe, expect, test } from 'vitest';
+import { type BuiltRlmResult, startBuiltRlm } from '../../bin/start-built-rlm.js';
+import { useBuiltRlmWorkspace } from '../../bin/use-built-rlm-workspace.js';
+
+/** `rlm eval` end to end: the built bin as a real subprocess against the fake Messages API. */
+
+const { serve, makeTree } = useBuiltRlmWorkspace('rlm-cli-eval-');
+let server: FakeMessagesServer | undefined;
+
+function runRlm(
+  args: readonly string[],
+  directory: string,
+  onStderr?: (stderr: string, kill: (signal: NodeJS.Signals) => void) => void,
+): Promise<BuiltRlmResult> {
+  return startBuiltRlm(args, {
+    cwd: directory,
+    baseURL: server?.url ?? 'http://127.0.0.1:9',
+    onStderr,
+  }).done;
+}
+
+function textOf(request: FakeMessagesRequest): string {
+  return JSON.stringify(request.messages);
+}
+
+function systemOf(request: FakeMessagesRequest): string {
+  return typeof request.system === 'string' ? request.system : JSON.stringify(request.system ?? '');
+}
+
+/** The item a request is about: `Question <n>?` in its messages. */
+function questionOf(request: FakeMessagesRequest): string {
+  return /Question (\w+)\?/.exec(textOf(request))?.[1] ?? 'none';
+}
+
+/**
+ * A fake API for every part of an eval: the RLM's root (`FINAL(answer <n>)`, or what `rlm`
+ * says for a model and item), the direct baseline (its answer read from the context it is
+ * sent), and the judge (`judge`).
+ */
+async function startEvalServer(
+  options: {
+    readonly delayMs?: number;
+    readonly rlm?: (model: string, question: string) => string | undefined;
+    readonly judge?: (question: string) => FakeReply;
+  } = {},
+) {
+  server = await serve({
+    handler: async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
+      const question = questionOf(request);
+      const system = systemOf(request);
+      if (system.includes('You grade answers')) {
+        return options.judge?.(question) ?? fakeText('{"score": 1, "reason": "matches"}');
+      }
+      if (system.includes('Answer the question from the context')) {
+        return fakeText(/the answer is ([\w ]+?)\./.exec(textOf(request))?.[1] ?? 'no idea');
+      }
+      return fakeText(`FINAL(${options.rlm?.(request.model, question) ?? `answer ${question}`})`);
+    },
+  });
+  return server;
+}
+
+/** A dataset of `count` items `Question <n>?` expecting `answer <n>`, with context files. */
+function makeDataset(
+  name: string,
+  count: number,
+  options: { readonly largeFrom?: number; readonly extraLines?: readonly string[] } = {},
+): Promise<string> {
+  const files: Record<string, string> = {};
+  const lines: string[] = [];
+  for (let id = 1; id <= count; id++) {
+    const large = options.largeFrom !== undefined && id >= options.largeFrom;
+    const filler = 'filler text. '.repeat(large ? 3_000 : 20);
+    files[`contexts/${id}.txt`] = `${filler}the answer is answer ${id}. ${filler}`;
+    lines.push(
+      JSON.stringify({
+        id,
+        query: `Question ${id}?`,
+        context: `contexts/${id}.txt`,
+        expected: `answer ${id}`,
+      }),
+    );
+  }
+  files['data.jsonl'] = `${[...lines, ...(options.extraLines ?? [])].join('\n')}\n`;
+  return makeTree(name, files);
+}
+
+async function readResults(directory: string, file = 'results.jsonl'): Promise<EvalResult[]> {
+  return [...readEvalResults(await readFile(path.join(directory, file), 'utf8')).results];
+}
+
+/** Every complete line of a results file, duplicates included. */
+async function readLines(directory: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(path.join(directory, 'results.jsonl'), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+function summaryRow(stdout: string, variant: string): string | undefined {
+  return stdout.split('\n').find((line) => line.startsWith(`${variant} `));
+}
+
+describe('rlm eval (built bin)', () => {
+  test('known answers give known scores and Wilson intervals; the baseline records what did not fit', async () => {
+    await startEvalServer({
+      rlm: (model, question) =>
+        model === 'claude-haiku-4-5' && Number(question) % 2 === 0
+          ? 'a wrong answer'
+          : model === 'claude-sonnet-4-5' && Number(question) >= 9
+            ? 'I do not know'
+            : undefined,
+    });
+    const directory = await makeDataset('known', 10, { largeFrom: 6 });
+    const result = await runRlm(
+      [
+        'eval',
+        'data.jsonl',
+        '--variant',
+        'sonnet=--model anthropic:claude-sonnet-4-5',
+        '--variant',
+        'haiku=--model anthropic:claude-haiku-4-5',
+        '--model',
+        'anthropic:claude-haiku-4-5',
+        '--baseline',
+        'direct',
+        '--baseline-window',
+        '4k',
+        '-o',
+        'results.jsonl',
+      ],
+      directory,
+    );
+    expect(result.stderr).toContain('rlm: batch done: 30 answered, 0 failed');
+    expect(result.code).toBe(0);
+    // Wilson 95%: 8 of 10 is 0.490–0.943, 5 of 10 is 0.237–0.763.
+    expect(summaryRow(result.stdout, 'sonnet')).toMatch(
+      /^sonnet\s+10\s+0\.800\s+0\.490–0\.943\s+\$/,
+    );
+    expect(summaryRow(result.stdout, 'haiku')).toMatch(/^haiku\s+10\s+0\.500\s+0\.237–0\.763\s+\$/);
+    expect(summaryRow(result.stdout, 'direct')).toMatch(
+      /^direct\s+10\s+0\.500\s+0\.237–0\.763\s+\$/,
+    );
+    expect(result.stdout).toContain('direct: 5 did not fit the window (scored 0)');
+    expect(result.stdout).toContain('CI: Wilson score interval (scores all 0 or 1)');
+
+    const lines = await readResults(directory);
+    expect(lines).toHaveLength(30);
+    const score = (variant: string) =>
+      Object.fromEntries(
+        lines.filter((line) => line.variant === variant).map((line) => [line.id, line.score]),
+      );
+    expect(score('sonnet')).toEqual({
+      1: 1,
+      2: 1,
+      3: 1,
+      4: 1,
+      5: 1,
+      6: 1,
+      7: 1,
+      8: 1,
+      9: 0,
+      10: 0,
+    });
+    expect(score('haiku')).toEqual({ 1: 1, 2: 0, 3: 1, 4: 0, 5: 1, 6: 0, 7: 1, 8: 0, 9: 1, 10: 0 });
+    expect(score('direct')).toEqual({
+      1: 1,
+      2: 1,
+      3: 1,
+      4: 1,
+      5: 1,
+      6: 0,
+      7: 0,
+      8: 0,
+      9: 0,
+      10: 0,
+    });
+    for (const line of lines) {
+      expect(line.expected).toBe(`answer ${line.id}`);
+      expect(line.contextChars).toBeGreaterThan(0);
+      if (line.didNotFit) {
+        expect(line.variant).toBe('direct');
+        expect(line.id).toBeGreaterThanOrEqual(6);
+        expect(line.didNotFit.windowTokens).toBe(4_000);
+        expect(line.answer ?? null).toBeNull();
+        continue;
+      }
+      expect(typeof line.answer).toBe('string');
+      expect(line.costUsd).toBeGreaterThan(0);
+      expect(line.tokens).toBeGreaterThan(0);
+      expect(line.durationMs).toBeGreaterThan(0);
+      expect(line.steps).toBe(1);
+      expect(line.subCalls).toBe(0);
+      // The RLM's runs keep their traces in the store; the baseline is one plain call.
+      if (line.variant === 'direct') expect(line.runId).toBeUndefined();
+      else expect(line.runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]+$/);
+    }
+    // The summary printed is the summary of the file.
+    const summary = summarizeEval(lines);
+    const sonnet = summary.variants.find((variant) => variant.variant === 'sonnet')!;
+    expect(summaryRow(result.stdout, 'sonnet')).toContain(
+      `$${Number(sonnet.costPerItemUsd!.toPrecision(4))}`,
+    );
+    // The baseline sent only the contexts that fit: 5 requests.
+    const direct = server!.requests.filter((request) =>
+      systemOf(request.body as FakeMessagesRequest).includes(
+        'Answer the question from the context',
+      ),
+    );
+    expect(direct).toHaveLength(5);
+  });
+
+  test('SIGKILL mid-eval, then the same command: the scores kept, each pair once, only the rest asked', async () => {
+    await startEvalServer({ delayMs: 200 });
+    const count = 8;
+    const directory = await makeDataset('killed', count);
+    const args = ['eval', 'data.jsonl', '-o', 'results.jsonl', '--concurrency', '2', '--no-store'];
+    const killed = await runRlm(args, directory, (stderr, kill) => {
+      if (/\[3\/8\]/.test(stderr)) kill('SIGKILL');
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const before = await readLines(directory);
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    expect(before.length).toBeLessThan(count);
+    const requestsBefore = server!.requests.length;
+
+    const rerun = await runRlm(args, directory);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr).toContain(
+      `rlm: ${before.length} of ${count} item runs are already in results.jsonl`,
+    );
+    const after = await readLines(directory);
+    // Each item once; the lines written before the kill are there as they were.
+    expect(after.map((line) => line.id).sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.every((line) => line.score === 1)).toBe(true);
+    const askedAgain = server!.requests
+      .slice(requestsBefore)
+      .map((request) => questionOf(request.body as FakeMessagesRequest));
+    expect(new Set(askedAgain)).toEqual(
+      new Set(
+        Array.from({ length: count }, (_, index) => String(index + 1)).filter(
+          (id) => !before.some((line) => String(line.id) === id),
+        ),
+      ),
+    );
+    expect(summaryRow(rerun.stdout, 'rlm')).toMatch(/^rlm\s+8\s+1\.000\s+0\.676–1\.000/);
+  });
+
+  test('bad lines are reported and skipped; an unknown scorer is a usage error', async () => {
+    await startEvalServer();
+    const directory = await makeDataset('bad-lines', 2, {
+      extraLines: [
+        JSON.stringify({ id: 3, query: 'Question 3?' }),
+        JSON.stringify({ id: 4, query: 'Question 4?', context: 'missing.txt', expected: 'x' }),
+        '{"id": 5,',
+      ],
+    });
+    const result = await runRlm(
+      ['eval', 'data.jsonl', '-o', 'results.jsonl', '--no-store'],
+      directory,
+    );
+    expect(result.code).toBe(1);
+    const reported = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('rlm: data.jsonl:'));
+    expect(reported).toEqual([
+      'rlm: data.jsonl:3: id 3 has no "expected": add the answer it should get, e.g. "expected": "42"; skipped',
+      expect.stringMatching(/^rlm: data\.jsonl:4: id 4: no context file .*missing\.txt; skipped$/),
+      expect.stringMatching(/^rlm: data\.jsonl:5: not valid JSON; .*; skipped$/),
+    ]);
+    expect((await readResults(directory)).map((line) => line.id)).toEqual(
+      expect.arrayContaining([1, 2]),
+    );
+
+    const requests = server!.requests.length;
+    const unknown = await runRlm(['eval', 'data.jsonl', '--scorer', 'fuzzy'], directory);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      'rlm: unknown scorer "fuzzy": use exact, contains, number, f1, regex, json, judge, or a module path such as ./my-scorer.mjs\n',
+    );
+    expect(server!.requests).toHaveLength(requests);
+  });
+
+  test('a scorer module that throws or hangs marks those items; the rerun scores them again without the model', async () => {
+    await startEvalServer();
+    const directory = await makeDataset('scorer-module', 4);
+    await writeFile(
+      path.join(directory, 'my-scorer.mjs'),
+      `export default ({ id, answer, expected }) => {
+        if (id === 2) throw new Error('cannot score item 2');
+        if (id === 3) for (;;) {}
+        return answer === expected;
+      };`,
+    );
+    const args = ['eval', 'data.jsonl', '--scorer', './my-scorer.mjs', '--scorer-timeout', '2s'];
+    const first = await runRlm([...args, '-o', 'results.jsonl', '--no-store'], directory);
+    expect(first.code).toBe(0);
+    const lines = await readResults(directory);
+    const byId = new Map(lines.map((line) => [line.id, line]));
+    expect(byId.get(1)?.score).toBe(1);
+    expect(byId.get(2)?.score).toBeNull();
+    expect(byId.get(2)?.scoreFailure).toEqual({
+      kind: 'threw',
+      message: 'the scorer failed: it threw Error: cannot score item 2',
+    });
+    expect(byId.get(3)?.scoreFailure?.kind).toBe('timed-out');
+    expect(byId.get(4)?.score).toBe(1);
+    expect(first.stderr).toMatch(
+      /rlm: id 3 \(rlm\): not scored: the scorer took longer than 2000 ms/,
+    );
+    expect(summaryRow(first.stdout, 'rlm')).toMatch(/^rlm\s+4\s+1\.000\s/);
+    expect(first.stdout).toContain('rlm: 2 not scored (the scorer failed; left out of the mean)');
+
+    // A fixed scorer: the kept answers are scored again, no model is asked.
+    await writeFile(
+      path.join(directory, 'my-scorer.mjs'),
+      'export default ({ answer, expected }) => (answer === expected ? 1 : 0);',
+    );
+    const requests = server!.requests.length;
+    const second = await runRlm([...args, '-o', 'results.jsonl', '--no-store'], directory);
+    expect(second.code).toBe(0);
+    expect(server!.requests).toHaveLength(requests);
+    const rescored = (await readResults(directory)).map((line) => [line.id, line.score]);
+    expect(rescored.sort(([a], [b]) => Number(a) - Number(b))).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+    ]);
+  });
+
+  test('the judge grades with its own model and cost; an unparseable verdict marks the item only', async () => {
+    await startEvalServer({
+      judge: (question) =>
+        question === '2'
+          ? fakeText('It looks fine to me.')
+          : fakeText('{"score": 1, "reason": "same"}'),
+    });
+    const directory = await makeDataset('judge', 3);
+    const result = await runRlm(
+      [
+        'eval',
+        'data.jsonl',
+        '--scorer',
+        'judge',
+        '--judge-model',
+        'anthropic:claude-haiku-4-5',
+        '--judge-rubric',
+        'Score 1 when the answer names the same thing.',
+        '-o',
+        'results.jsonl',
+        '--no-store',
+      ],
+      directory,
+    );
+    expect(result.code).toBe(0);
+    const lines = await readResults(directory);
+    const two = lines.find((line) => line.id === 2)!;
+    expect(two.score).toBeNull();
+    expect(two.scoreFailure?.kind).toBe('judge-unparseable');
+    for (const line of lines) {
+      expect(line.scorer).toBe('judge');
+      expect(line.judge?.costUsd).toBeGreaterThan(0);
+      // The judge's cost is apart from the run's.
+      expect(line.costUsd).toBe(line.usage.costUsd);
+    }
+    expect(lines.find((line) => line.id === 1)).toMatchObject({ score: 1, note: 'same' });
+    const judged = server!.requests.filter((request) =>
+      systemOf(request.body as FakeMessagesRequest).includes('You grade answers'),
+    );
+    expect(judged).toHaveLength(3);
+    expect((judged[0]!.body as FakeMessagesRequest).model).toBe('claude-haiku-4-5');
+    expect(systemOf(judged[0]!.body as FakeMessagesRequest)).toContain(
+      'Rubric: Score 1 when the answer names the same thing.',
+    );
+    expect(result.stdout).toMatch(/rlm: 1 not scored .* · judge cost \$0\.\d+ \(apart\)/);
+  });
+});

@@ -1,0 +1,467 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type ArtifactStore,
+  defaultModelPrices,
+  emptyRunUsage,
+  findModelPrice,
+  type LanguageModel,
+  type RLM,
+} from '@rlm/core';
+import {
+  contextAsText,
+  createBuiltInScorer,
+  createJudgeScorer,
+  type EvalItem,
+  type EvalResult,
+  type EvalRun,
+  EvalSettingsError,
+  evalResultKey,
+  findContextWindow,
+  formatEvalSummary,
+  loadScorerModule,
+  readEvalResults,
+  runDirectBaseline,
+  type Scorer,
+  ScorerModuleError,
+  scoreRun,
+  summarizeEval,
+  writeSniahDataset,
+} from '@rlm/eval';
+import { BatchResultsFile } from '../../batch-results-file.js';
+import { createCliModel } from '../../create-cli-model.js';
+import { createCliModels, createCliRlmFactory } from '../../create-cli-rlm.js';
+import { formatBytes } from '../../format-bytes.js';
+import { openBatchResources } from '../../open-batch-resources.js';
+import type { CliOptions } from '../../parse-arguments.js';
+import type { BatchJob } from '../../parse-batch-jobs.js';
+import { type BatchCommandIo, BatchOutput } from '../../run-batch-command.js';
+import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../../run-batch-jobs.js';
+import { type BatchResult, runBatchQuery } from '../../run-batch-query.js';
+import { UsageError } from '../../usage-error.js';
+import { evalHelp } from './eval-help.js';
+import { type EvalOptions, baselineVariant, parseEvalArguments } from './parse-eval-arguments.js';
+import { readEvalDataset } from './read-eval-dataset.js';
+import { writeEvalReport } from './write-eval-report.js';
+
+/** One item run by one variant: a job of the batch runner. */
+interface EvalJob extends BatchJob {
+  readonly item: EvalItem;
+  readonly variant: string;
+}
+
+/** How one variant answers a job. */
+type VariantRunner = (
+  job: EvalJob,
+  io: BatchJobIo,
+) => Promise<{
+  readonly result: BatchResult;
+  readonly run: EvalRun;
+}>;
+
+/**
+ * `rlm eval`: runs a dataset with each variant (and the direct baseline) on rlm batch's runner,
+ * scores each answer as it comes, appends one result line per item and variant to `--out`,
+ * prints the summary on stdout and writes the `--report`. Or `--generate sniah` writes a
+ * dataset. Resolves to the exit code; rejects with a `UsageError` before any model is called.
+ */
+export async function runEvalCommand(argv: readonly string[], io: BatchCommandIo): Promise<number> {
+  const command = parseEvalArguments(argv, io.env);
+  if (command.kind === 'help') {
+    io.stdout.write(evalHelp);
+    return 0;
+  }
+  if (command.kind === 'generate') {
+    const written = await writeSniahDataset(command.directory, command).catch((error: unknown) => {
+      if (EvalSettingsError.isInstance(error)) {
+        throw new UsageError(error.message.replace(/^@rlm\/eval: /, ''), { cause: error });
+      }
+      throw error;
+    });
+    io.stderr.write(
+      `rlm: wrote ${written.items} items (${formatBytes(written.contextBytes)} of contexts) to ${written.datasetFile}; run them with rlm eval ${written.datasetFile} --scorer contains\n`,
+    );
+    return 0;
+  }
+  return await new EvalCommand(command.options, io).run();
+}
+
+/** One `rlm eval` invocation: its models, scorer, variants, results and report. */
+class EvalCommand {
+  readonly #options: EvalOptions;
+  readonly #io: BatchCommandIo;
+  /** Lines from an earlier run of the same command (`--out`), the last per pair. */
+  readonly #results = new Map<string, EvalResult>();
+
+  constructor(options: EvalOptions, io: BatchCommandIo) {
+    this.#options = options;
+    this.#io = io;
+  }
+
+  async run(): Promise<number> {
+    const options = this.#options;
+    const base = options.batch.run;
+    const io = this.#io;
+    // Keys are checked first, before any file is read or any model is called.
+    const variantModels = options.variants.map((variant) => createCliModels(variant.run, io.env));
+    const baseline = options.baseline ? this.#baselineSettings(base) : undefined;
+    const judgeModel =
+      options.scorer.kind === 'judge'
+        ? createCliModel(options.judgeModel, io.env, base.modelCalls)
+        : undefined;
+    const dataset = await readEvalDataset(options.batch.jobsFile);
+    for (const problem of dataset.problems) {
+      io.stderr.write(
+        `rlm: ${options.batch.jobsFile}:${problem.line}: ${problem.message}; skipped\n`,
+      );
+    }
+    const scorer = await this.#createScorer(judgeModel);
+    let store: ArtifactStore | undefined;
+    let output: BatchOutput | undefined;
+    try {
+      // The lock on --out first: then what it holds is this eval's to read.
+      const { results } = BatchResultsFile.open(options.batch.outFile, io.stdout);
+      output = new BatchOutput(options.batch, io, results, dataset.problems.length);
+      const resources = await openBatchResources(options.batch, io.stderr);
+      store = resources.store;
+      await this.#readPrevious();
+      await this.#rescore(dataset.items, scorer, (line) => {
+        results.append(line);
+        this.#results.set(evalResultKey(line.id, line.variant), line);
+      });
+      const factories = new Map<string, (artifacts: ArtifactStore | undefined) => RLM>();
+      const runners = new Map<string, VariantRunner>();
+      options.variants.forEach((variant, index) => {
+        factories.set(
+          variant.name,
+          createCliRlmFactory(variant.run, variantModels[index]!, {
+            tools: resources.tools,
+            persistent: false,
+          }),
+        );
+        runners.set(variant.name, rlmRunner(variant.run));
+      });
+      if (baseline) {
+        // The baseline's jobs make no RLM run; any variant's factory gives them one to ignore.
+        factories.set(baselineVariant, factories.values().next().value!);
+        runners.set(baselineVariant, baselineRunner(baseline));
+      }
+      const jobs = this.#pendingJobs(dataset.items, [...runners.keys()]);
+      const skipped = dataset.items.length * runners.size - jobs.length;
+      if (skipped > 0 && !base.quiet) {
+        io.stderr.write(
+          `rlm: ${skipped} of ${dataset.items.length * runners.size} item runs are already in ${options.batch.outFile}; skipping them\n`,
+        );
+      }
+      const append = (line: EvalResult) => {
+        this.#results.set(evalResultKey(line.id, line.variant), line);
+      };
+      const runs = new Map<EvalJob, { run: EvalRun; contextChars: number | undefined }>();
+      const execute = async (batchJob: BatchJob, jobIo: BatchJobIo): Promise<BatchResult> => {
+        const job = batchJob as EvalJob;
+        let contextChars: number | undefined;
+        const measured = {
+          ...jobIo,
+          context: async () => {
+            const value = await jobIo.context();
+            contextChars = value === undefined ? undefined : contextAsText(value).length;
+            return value;
+          },
+        };
+        const { result, run } = await runners.get(job.variant)!(job, measured);
+        runs.set(job, { run, contextChars });
+        return result;
+      };
+      const scored = async function* (
+        outcomes: AsyncGenerator<BatchOutcome, void, undefined>,
+      ): AsyncGenerator<BatchOutcome, void, undefined> {
+        for await (const outcome of outcomes) {
+          if (outcome.kind !== 'result') {
+            yield outcome;
+            continue;
+          }
+          const job = outcome.job as EvalJob;
+          const { run, contextChars } = runs.get(job)!;
+          runs.delete(job);
+          const line = await scoreRun(job.item, run, {
+            variant: job.variant,
+            scorer,
+            contextChars,
+          });
+          if (line.scoreFailure) {
+            output!.line(`rlm: id ${job.id}: not scored: ${line.scoreFailure.message}`);
+          }
+          append(line);
+          // The line written is the scored one; what did not fit counts as done, not failed.
+          yield {
+            kind: 'result',
+            job,
+            result: (line.didNotFit ? { ...line, answer: null } : line) as unknown as BatchResult,
+          };
+        }
+      };
+      const { concat, contextSelection } = base;
+      const outcome = await output.consume(jobs, (signal) =>
+        scored(
+          runBatchJobs(jobs, {
+            createRlm: (artifacts, job) => factories.get((job as EvalJob).variant)!(artifacts),
+            execute,
+            directoryContext: { concat, ...contextSelection },
+            store,
+            concurrency: options.batch.concurrency,
+            maxBatchCostUsd: options.batch.maxBatchCostUsd,
+            maxArtifactBytes: options.batch.maxBatchArtifactBytes,
+            context: resources.context?.value,
+            maxContextBytes: base.maxContextBytes,
+            model: base.model,
+            subModel: base.subModel,
+            signal,
+            onStart: (job, tally) => output!.started(job, tally),
+            onEnd: (job) => output!.ended(job),
+            onEvent: (job, event) => output!.event(job, event),
+            onStoreFailure: (job, failure) => output!.storeFailed(job, failure),
+            report: (job, line) => output!.jobNotice(job, line.replace(/^rlm: /, ''), line),
+          }),
+        ),
+      );
+      if (outcome === 130 || outcome === 143) return outcome;
+      const all = [...this.#results.values()];
+      const variants = [...runners.keys()];
+      io.stdout.write(
+        formatEvalSummary(summarizeEval(all, { confidence: options.confidence, variants })),
+      );
+      if (options.reportFile !== undefined) {
+        const written = await writeEvalReport(options.reportFile, all, {
+          store,
+          settings: {
+            title: `rlm eval ${path.basename(options.batch.jobsFile)}`,
+            scorer: describeScorer(options, scorer),
+            ...(options.scorer.kind === 'judge' ? { rubric: await this.#rubric() } : {}),
+            confidence: options.confidence,
+            variants,
+          },
+        });
+        io.stderr.write(
+          `rlm: report written to ${options.reportFile}${written.traces > 0 ? ` with ${written.traces} ${written.traces === 1 ? 'trace' : 'traces'} in ${written.tracesDirectory}` : ''}${store === undefined ? ' (no traces: --no-store)' : ''}\n`,
+        );
+      }
+      return outcome;
+    } finally {
+      output?.closeResults();
+      await closeScorer(scorer);
+      await store?.close().catch(() => {});
+    }
+  }
+
+  /** The direct baseline's model, window and price; a usage error when the window is unknown. */
+  #baselineSettings(base: CliOptions) {
+    const model = createCliModel(base.model, this.#io.env, base.modelCalls);
+    const windowTokens =
+      this.#options.baseline?.windowTokens ?? findContextWindow(base.model.modelId);
+    if (windowTokens === undefined) {
+      throw new UsageError(
+        `--baseline direct needs the input window of ${base.model.modelId}, which rlm does not know: add --baseline-window <tokens>, e.g. 128k`,
+      );
+    }
+    const price = findModelPrice({ ...defaultModelPrices, ...base.prices }, base.model.modelId);
+    return { model, windowTokens, price };
+  }
+
+  /** Reads the lines an earlier run of the same command left in `--out`. */
+  async #readPrevious(): Promise<void> {
+    const file = this.#options.batch.outFile;
+    if (file === undefined) return;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw new UsageError(`cannot read the results --out ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    const read = readEvalResults(text);
+    for (const line of read.results) this.#results.set(evalResultKey(line.id, line.variant), line);
+  }
+
+  async #createScorer(judgeModel: LanguageModel | undefined): Promise<Scorer> {
+    const options = this.#options;
+    const choice = options.scorer;
+    if (choice.kind === 'built-in') {
+      return createBuiltInScorer(choice.name, {
+        ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }),
+        jsonMatch: options.jsonMatch,
+      });
+    }
+    if (choice.kind === 'judge') {
+      const base = options.batch.run;
+      const rubric = await this.#rubric();
+      const price = findModelPrice(
+        { ...defaultModelPrices, ...base.prices },
+        options.judgeModel.modelId,
+      );
+      return createJudgeScorer({
+        model: judgeModel!,
+        ...(rubric === undefined ? {} : { rubric }),
+        ...(price === undefined ? {} : { price }),
+      });
+    }
+    try {
+      return await loadScorerModule(choice.file, { timeoutMs: options.scorerTimeoutMs });
+    } catch (error) {
+      if (ScorerModuleError.isInstance(error)) {
+        throw new UsageError(
+          `${error.message.replace(/^@rlm\/eval: /, '')}; see rlm eval --help for the scorer's shape`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** `--judge-rubric`: its text, or the file it names with `@`. */
+  async #rubric(): Promise<string | undefined> {
+    const text = this.#options.judgeRubric;
+    if (text === undefined || !text.startsWith('@')) return text;
+    try {
+      return await readFile(text.slice(1), 'utf8');
+    } catch (error) {
+      throw new UsageError(
+        `cannot read the rubric ${text.slice(1)}: ${(error as Error).message}; give --judge-rubric "<text>" or @<file>`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Scores again the answers an earlier run kept but could not score (the scorer failed on
+   * them), without running the items again.
+   */
+  async #rescore(
+    items: readonly EvalItem[],
+    scorer: Scorer,
+    append: (line: EvalResult) => void,
+  ): Promise<void> {
+    const byId = new Map(items.map((item) => [item.key, item]));
+    for (const line of [...this.#results.values()]) {
+      const item = byId.get(JSON.stringify(line.id));
+      if (line.score !== null || line.answer === undefined || item === undefined) continue;
+      const run: EvalRun = {
+        kind: 'answered',
+        answer: line.answer,
+        usage: line.usage,
+        durationMs: line.durationMs,
+        steps: line.steps,
+        subCalls: line.subCalls,
+        ...(line.runId === undefined ? {} : { runId: line.runId }),
+      };
+      append(
+        await scoreRun(item, run, {
+          variant: line.variant,
+          scorer,
+          contextChars: line.contextChars,
+        }),
+      );
+    }
+  }
+
+  /** Item by item, each variant: the pairs without a finished line in `--out`. */
+  #pendingJobs(items: readonly EvalItem[], variants: readonly string[]): EvalJob[] {
+    const jobs: EvalJob[] = [];
+    for (const item of items) {
+      for (const variant of variants) {
+        const done = this.#results.get(evalResultKey(item.id, variant));
+        if (done !== undefined && done.error === undefined) continue;
+        jobs.push({
+          // Shown in the progress lines and kept in the trace: the item's id and the variant.
+          id: `${String(item.id)} (${variant})`,
+          key: `${item.key} (${variant})`,
+          query: item.query,
+          contextFile: item.context?.kind === 'file' ? item.context.path : undefined,
+          ...(item.context?.kind === 'directory' ? { contextDirectory: item.context.path } : {}),
+          line: item.line,
+          item,
+          variant,
+        });
+      }
+    }
+    return jobs;
+  }
+}
+
+/** A variant that runs each item on its RLM, keeping the trace in `store`. */
+function rlmRunner(cli: CliOptions): VariantRunner {
+  return async (job, io) => {
+    const { result, runId } = await runBatchQuery(io.rlm, job, {
+      ...io,
+      resume: false,
+      model: cli.model,
+      subModel: cli.subModel,
+    });
+    const facts = {
+      usage: result.usage,
+      durationMs: result.durationMs,
+      steps: io.tally.snapshot().iterations,
+      subCalls: io.tally.subCalls,
+      ...(runId === undefined ? {} : { runId }),
+    };
+    const run: EvalRun =
+      'answer' in result
+        ? { kind: 'answered', answer: result.answer, ...facts }
+        : { kind: 'failed', error: result.error, ...facts };
+    return { result, run };
+  };
+}
+
+/** The direct baseline: the same model, the whole context in one prompt when it fits. */
+function baselineRunner(settings: {
+  readonly model: LanguageModel;
+  readonly windowTokens: number;
+  readonly price: ReturnType<typeof findModelPrice>;
+}): VariantRunner {
+  return async (job, io) => {
+    let run: EvalRun;
+    try {
+      const context = await io.context();
+      run = await runDirectBaseline(job.query, context, { ...settings, signal: io.signal });
+    } catch (error) {
+      run = {
+        kind: 'failed',
+        error: {
+          name: (error as Error).name ?? 'Error',
+          message: (error as Error).message ?? String(error),
+        },
+        usage: emptyRunUsage(),
+        durationMs: 0,
+        steps: 0,
+        subCalls: 0,
+      };
+    }
+    if (run.kind === 'did-not-fit') {
+      return { result: { id: job.id, answer: null, usage: emptyRunUsage(), durationMs: 0 }, run };
+    }
+    const { usage, durationMs } = run;
+    const result: BatchResult =
+      run.kind === 'answered'
+        ? {
+            id: job.id,
+            answer: run.answer,
+            usage,
+            ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
+            durationMs,
+          }
+        : { id: job.id, error: run.error, usage, durationMs };
+    return { result, run };
+  };
+}
+
+function describeScorer(options: EvalOptions, scorer: Scorer): string {
+  if (options.scorer.kind === 'judge')
+    return `judge (${options.judgeModel.provider}:${options.judgeModel.modelId})`;
+  return scorer.name;
+}
+
+async function closeScorer(scorer: Scorer | undefined): Promise<void> {
+  const closable = scorer as { close?: () => Promise<void> } | undefined;
+  await closable?.close?.().catch(() => {});
+}
