@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { CliOptions } from './parse-arguments.js';
 import type { BatchJob, BatchJobId } from './parse-batch-jobs.js';
+import type { QueuedRunSettings } from './queued-run-settings.js';
 
 /** The BullMQ queue every `rlm batch --queue` and `rlm worker` use. */
 export const batchQueueName = 'rlm-batch';
@@ -72,6 +73,11 @@ export interface QueuedJobData {
     /** `--max-batch-artifact-bytes`: what all the batch's jobs may store together. */
     readonly maxArtifactBytes: number | undefined;
   };
+  /**
+   * The run settings of the job (an `rlm eval` variant's), within the worker's own limits;
+   * absent: the worker's flags. Untrusted: the worker reads them with `readQueuedRunSettings`.
+   */
+  readonly run?: QueuedRunSettings;
 }
 
 /** The id of a batch on the queue: the same for the same JSONL file, on any machine's rerun. */
@@ -80,33 +86,41 @@ export function queuedBatchId(jobsFile: string): string {
 }
 
 /**
- * The BullMQ job id of a batch's job: the same for the same JSONL file and id, so a rerun finds
- * the jobs it queued before, and different across files.
+ * The BullMQ job id of a batch's job: the same for the same JSONL file, id and run settings, so
+ * a rerun finds the jobs it queued before, and different across files and settings.
  */
-export function queuedJobId(jobsFile: string, job: BatchJob): string {
+export function queuedJobId(jobsFile: string, job: BatchJob, run?: QueuedRunSettings): string {
   return createHash('sha256')
-    .update(`${path.resolve(jobsFile)}\u0000${job.key}`)
+    .update(
+      `${path.resolve(jobsFile)}\u0000${job.key}${run === undefined ? '' : `\u0000${JSON.stringify(run)}`}`,
+    )
     .digest('hex')
     .slice(0, 40);
 }
 
-/** The data a worker receives for `job`, with the batch's context flags as a fallback. */
+/**
+ * The data a worker receives for `job`, with the batch's context flags as a fallback (and the
+ * way they pick a directory's files for a job's own directory).
+ */
 export function queuedJobData(
   job: BatchJob,
   cli: CliOptions,
   batch: NonNullable<QueuedJobData['batch']>,
+  run?: QueuedRunSettings,
 ): QueuedJobData {
   const context: QueuedContext | undefined =
     job.contextFile !== undefined
       ? { file: job.contextFile }
-      : cli.contextFile !== undefined
-        ? { file: path.resolve(cli.contextFile) }
-        : cli.contextDirectory !== undefined
-          ? {
-              directory: path.resolve(cli.contextDirectory),
-              concat: cli.concat,
-              ...cli.contextSelection,
-            }
-          : undefined;
-  return { id: job.id, query: job.query, context, batch };
+      : job.contextDirectory !== undefined
+        ? { directory: job.contextDirectory, concat: cli.concat, ...cli.contextSelection }
+        : cli.contextFile !== undefined
+          ? { file: path.resolve(cli.contextFile) }
+          : cli.contextDirectory !== undefined
+            ? {
+                directory: path.resolve(cli.contextDirectory),
+                concat: cli.concat,
+                ...cli.contextSelection,
+              }
+            : undefined;
+  return { id: job.id, query: job.query, context, batch, ...(run === undefined ? {} : { run }) };
 }

@@ -46,7 +46,7 @@ export class ByteLimit {
   #fail(what: string, file: string): never {
     throw new ContextLoadError(
       `${what}, over the ${formatBytes(this.#max)} limit; raise it with ${this.#flag} <bytes>`,
-      { path: file },
+      { path: file, tooLarge: true },
     );
   }
 }

@@ -10,11 +10,14 @@ import { RlmError } from '@rlm/core';
 export class ContextLoadError extends RlmError {
   /** The file or directory at fault. */
   readonly path: string;
+  /** Whether the context is over the size limit (rather than unreadable). */
+  readonly tooLarge: boolean;
 
-  constructor(message: string, options: { path: string; cause?: unknown }) {
+  constructor(message: string, options: { path: string; tooLarge?: boolean; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = 'ContextLoadError';
     this.path = options.path;
+    this.tooLarge = options.tooLarge ?? false;
   }
 
   /** True for a `ContextLoadError` from any copy of this package. */

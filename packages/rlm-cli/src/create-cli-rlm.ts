@@ -61,7 +61,31 @@ export function createCliRlmFactory(
   models: ReturnType<typeof createCliModels>,
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): (artifacts: ArtifactStore | undefined) => RLM {
-  const settings: Parameters<typeof createRLM>[0] = {
+  const settings = cliRlmSettings(cli, models, parts);
+  const create = (artifacts: ArtifactStore | undefined) => {
+    try {
+      return createRLM({ ...settings, ...(artifacts ? { artifacts } : {}) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
+      throw new UsageError(reason || String(error), { cause: error });
+    }
+  };
+  // Settings are checked now, before any job runs.
+  void create(undefined).dispose();
+  return create;
+}
+
+/**
+ * The `createRLM` settings a command line describes, without an artifact store: its models,
+ * sandbox (one factory), depth, budgets, quotas, tools and tool store (`rlm serve` makes an RLM
+ * per request from them).
+ */
+export function cliRlmSettings(
+  cli: CliOptions,
+  models: ReturnType<typeof createCliModels>,
+  parts: Omit<CliRlmParts, 'artifacts'>,
+): Parameters<typeof createRLM>[0] {
+  return {
     llm: models.llm,
     subLlm: models.subLlm,
     sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
@@ -91,15 +115,4 @@ export function createCliRlmFactory(
       ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
       : {}),
   };
-  const create = (artifacts: ArtifactStore | undefined) => {
-    try {
-      return createRLM({ ...settings, ...(artifacts ? { artifacts } : {}) });
-    } catch (error) {
-      const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
-      throw new UsageError(reason || String(error), { cause: error });
-    }
-  };
-  // Settings are checked now, before any job runs.
-  void create(undefined).dispose();
-  return create;
 }

@@ -140,6 +140,11 @@ Eval:        rlm eval <data.jsonl> [--scorer <name>] [--variant name=flags]... [
              rlm eval --generate sniah --lengths 8k,128k,1m --n 50
                                           write the paper's needle-in-a-haystack dataset
 
+Serve:       rlm serve [--host <address>] [--port <n>] [--context-root <dir>] [--mcp]
+                                          an OpenAI-compatible API (and MCP); see rlm serve --help
+             rlm mcp [--http] [--context-root <dir>]
+                                          an MCP server (stdio, or HTTP); see rlm mcp --help
+
 Runs:        rlm runs [--limit <n>] [--json] [--store <file>]     recent runs and their totals
              rlm trace [--last | <run-id>] [-o <file.html>] [--jsonl] [--store <file>]
                                           a run's trace as HTML (or JSON lines); see rlm trace --help

@@ -193,6 +193,10 @@ export type CliCommand =
   | { readonly kind: 'batch'; readonly argv: readonly string[] }
   /** `rlm worker ...`: the words after `worker`, parsed by the command. */
   | { readonly kind: 'worker'; readonly argv: readonly string[] }
+  /** `rlm serve ...`: the words after `serve`, parsed by the command. */
+  | { readonly kind: 'serve'; readonly argv: readonly string[] }
+  /** `rlm mcp ...`: the words after `mcp`, parsed by the command. */
+  | { readonly kind: 'mcp'; readonly argv: readonly string[] }
   /** `rlm eval ...`: the words after `eval`, parsed by the command. */
   | { readonly kind: 'eval'; readonly argv: readonly string[] }
   | {
@@ -325,6 +329,8 @@ export function parseArguments(
   if (first === 'trace') return { kind: 'trace', argv: argv.slice(1) };
   if (first === 'batch') return { kind: 'batch', argv: argv.slice(1) };
   if (first === 'worker') return { kind: 'worker', argv: argv.slice(1) };
+  if (first === 'serve') return { kind: 'serve', argv: argv.slice(1) };
+  if (first === 'mcp') return { kind: 'mcp', argv: argv.slice(1) };
   if (first === 'eval') return { kind: 'eval', argv: argv.slice(1) };
   const storeAt = argv.indexOf('store');
   if (storeAt >= 0 && isStoreCommand(argv.slice(0, storeAt))) {
@@ -662,7 +668,8 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-function optionalInteger(text: string | undefined, flag: string): number | undefined {
+/** A positive whole number given to `flag`; `undefined` when the flag was not given. */
+export function optionalInteger(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   return checkPositive(
     /^\d+$/.test(text) ? Number(text) : Number.NaN,

@@ -15,6 +15,7 @@ import { formatDuration } from './format-runs-table.js';
 import type { CliOptions } from './parse-arguments.js';
 import type { BatchJob } from './parse-batch-jobs.js';
 import type { QueueConnection } from './parse-queue-url.js';
+import type { QueuedRunSettings } from './queued-run-settings.js';
 import { causeOf, RateLimitedLog } from './rate-limited-log.js';
 import type { BatchOutcome } from './run-batch-jobs.js';
 import type { BatchResult } from './run-batch-query.js';
@@ -33,6 +34,11 @@ export interface QueuedBatchOptions {
   readonly maxBatchCostUsd?: number;
   /** Bytes all the batch's jobs may store together; passed to the workers. */
   readonly maxArtifactBytes?: number;
+  /**
+   * The run settings a job carries (`rlm eval`'s variants); `undefined` for the workers' flags.
+   * Part of the job's id on the queue: other settings make another job.
+   */
+  readonly runSettings?: (job: BatchJob) => QueuedRunSettings | undefined;
   /** How long no worker may make progress on the batch before it stops waiting, in ms. */
   readonly stallTimeoutMs: number;
   /**
@@ -95,7 +101,9 @@ export async function* queueBatchJobs(
   });
 
   const batch = { id: queuedBatchId(options.jobsFile), maxArtifactBytes: options.maxArtifactBytes };
-  const byJobId = new Map(jobs.map((job) => [queuedJobId(options.jobsFile, job), job]));
+  const byJobId = new Map(
+    jobs.map((job) => [queuedJobId(options.jobsFile, job, options.runSettings?.(job)), job]),
+  );
   const outstanding = new Set(byJobId.keys());
   /** When each job was first found missing from the queue, with no result and no claim. */
   const missingSince = new Map<string, number>();
@@ -126,7 +134,7 @@ export async function* queueBatchJobs(
   };
   const submit = async (jobId: string, job: BatchJob) => {
     await redis.del(queueKeys.result(jobId));
-    await queue.add('query', queuedJobData(job, options.cli, batch), {
+    await queue.add('query', queuedJobData(job, options.cli, batch, options.runSettings?.(job)), {
       jobId,
       removeOnComplete: false,
       removeOnFail: false,

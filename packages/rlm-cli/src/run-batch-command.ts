@@ -253,6 +253,7 @@ export class BatchOutput {
   readonly #io: BatchCommandIo;
   readonly #results: BatchResultsFile;
   readonly #problems: number;
+  readonly #describe: ((result: BatchResult) => string | undefined) | undefined;
   readonly #started = performance.now();
   readonly #running = new Map<BatchJob, RunTally>();
   readonly #notices: RateLimitedLog;
@@ -270,11 +271,14 @@ export class BatchOutput {
     io: BatchCommandIo,
     results: BatchResultsFile,
     problems: number,
+    /** What a result's line says after its id instead of "answered in ...", when it says more. */
+    describe?: (result: BatchResult) => string | undefined,
   ) {
     this.#options = options;
     this.#io = io;
     this.#results = results;
     this.#problems = problems;
+    this.#describe = describe;
     this.#notices = new RateLimitedLog((line) => this.line(line), { prefix: 'rlm: ' });
   }
 
@@ -458,7 +462,7 @@ export class BatchOutput {
       if (this.#live() && store === '') return;
       this.#jobLine(
         job,
-        `answered in ${formatDuration(result.durationMs)} · ${formatTokens(result.usage)} · ${formatCost(result.usage)}${store}`,
+        `${this.#describe?.(result) ?? `answered in ${formatDuration(result.durationMs)} · ${formatTokens(result.usage)} · ${formatCost(result.usage)}`}${store}`,
       );
     } else {
       this.#failed++;

@@ -31,6 +31,8 @@ import { openStore } from './open-store.js';
 import { createRunTracer } from './record-run-trace.js';
 import { LiveStatus } from './live-status.js';
 import { createEventRenderer } from './render-events.js';
+import { runMcpCommand } from './commands/mcp/run-mcp-command.js';
+import { runServeCommand } from './commands/serve/run-serve-command.js';
 import { runBatchCommand } from './run-batch-command.js';
 import { runQuery } from './run-query.js';
 import { runWorkerCommand } from './run-worker-command.js';
@@ -126,6 +128,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
     if (command.kind === 'batch') return await runBatchCommand(command.argv, options);
     if (command.kind === 'worker') return await runWorkerCommand(command.argv, options);
+    if (command.kind === 'serve') return await runServeCommand(command.argv, options);
+    if (command.kind === 'mcp') return await runMcpCommand(command.argv, options);
     if (command.kind === 'eval') return await runEvalCommand(command.argv, options);
     if (command.kind === 'tools') {
       await checkToolStoreDirectory(command.toolStore, { writable: false });

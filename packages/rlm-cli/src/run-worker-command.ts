@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type ArtifactStore, emptyRunUsage } from '@rlm/core';
+import { type ArtifactStore, defaultModelPrices, emptyRunUsage, findModelPrice } from '@rlm/core';
+import { contextAsText, type DirectBaselineSettings } from '@rlm/eval';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { applyQueuedRunSettings } from './apply-queued-run-settings.js';
 import { limitBatchArtifacts, redisArtifactCounter } from './batch-artifact-quota.js';
 import {
   batchQueueName,
@@ -14,6 +16,13 @@ import {
 } from './batch-queue-job.js';
 import { checkQueueReachable } from './check-queue-reachable.js';
 import { checkToolStoreDirectory } from './check-tool-store-directory.js';
+import {
+  baselineFactsOf,
+  type QueuedEvalFacts,
+  type QueuedEvalResult,
+} from './commands/eval/eval-run-result.js';
+import { runBaselineJob } from './commands/eval/run-baseline-job.js';
+import { createCliModel } from './create-cli-model.js';
 import { createCliModels, createCliRlmFactory } from './create-cli-rlm.js';
 import { describeJobId } from './describe-job-id.js';
 import { disposeThenClose } from './dispose-then-close.js';
@@ -26,6 +35,7 @@ import { type CliOptions, parseArguments, parseDuration } from './parse-argument
 import { defaultArtifactTtlMs, positiveWhole } from './parse-batch-arguments.js';
 import { defaultMaxQueryChars } from './parse-batch-jobs.js';
 import { parseQueueUrl } from './parse-queue-url.js';
+import { modelText, type QueuedRunSettings, readQueuedRunSettings } from './queued-run-settings.js';
 import { causeOf, RateLimitedLog } from './rate-limited-log.js';
 import { type BatchResult, runBatchQuery } from './run-batch-query.js';
 import { RunTally } from './run-tally.js';
@@ -62,7 +72,9 @@ that sees the same context files at the same paths.
                                (default ${defaultMaxQueryChars.toLocaleString('en-US')})
 
 Every run flag (--model, --max-cost, --max-model-calls, --tools, --connect-timeout, ...)
-applies to each job. A job's result is written beside the queue before the queue is told, and
+applies to each job. A job of rlm eval --queue carries its variant's models and limits: they
+replace the worker's, each limit bounded by the worker's own (--max-cost, --max-iterations,
+...); base URLs, keys, tools, the store and the context stay the worker's. A job's result is written beside the queue before the queue is told, and
 kept and written again when Redis refuses it, so a Redis restart loses no answer.
 `;
 
@@ -148,7 +160,7 @@ export async function runWorkerCommand(
     const [{ Worker }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
     // Results, claims and counters: a command waits through an outage instead of failing.
     redis = new Redis({ ...connection, maxRetriesPerRequest: null });
-    const runner = new WorkerJobs(settings, io, redis, store, createRlm);
+    const runner = new WorkerJobs(settings, io, redis, store, { createRlm, tools });
     jobs = runner;
     const queueWorker = new Worker<QueuedJobData, BatchResult>(
       batchQueueName,
@@ -216,6 +228,35 @@ interface WorkerSettings {
   readonly cli: CliOptions;
 }
 
+/** Makes a job's RLM on its view of the store. */
+type RlmFactory = ReturnType<typeof createCliRlmFactory>;
+
+/** What a worker makes RLMs from. */
+interface WorkerRlmParts {
+  /** The RLMs of the worker's own flags. */
+  readonly createRlm: RlmFactory;
+  /** `--tools`: every job's host tools. */
+  readonly tools: Parameters<typeof createCliRlmFactory>[2]['tools'];
+}
+
+/** How a job runs: with the worker's flags, the settings it carries, or as the direct baseline. */
+type JobPlan =
+  | {
+      readonly kind: 'own' | 'rlm';
+      readonly cli: CliOptions;
+      readonly bounded: readonly string[];
+      readonly createRlm: RlmFactory;
+    }
+  | {
+      readonly kind: 'direct';
+      readonly cli: CliOptions;
+      readonly bounded: readonly string[];
+      readonly baseline: Omit<DirectBaselineSettings, 'signal'>;
+    };
+
+/** RLM factories a worker keeps for the settings of jobs (an eval's variants). */
+const keptFactories = 8;
+
 /** A job this worker runs now: its claim, kept fresh while it runs. */
 interface RunningJob {
   claim: JobClaim;
@@ -234,7 +275,10 @@ class WorkerJobs {
   readonly #io: WorkerCommandIo;
   readonly #redis: Redis;
   readonly #store: ArtifactStore | undefined;
-  readonly #createRlm: ReturnType<typeof createCliRlmFactory>;
+  readonly #createRlm: RlmFactory;
+  readonly #tools: WorkerRlmParts['tools'];
+  /** RLM factories of the run settings jobs carried lately (eval variants), by settings. */
+  readonly #factories = new Map<string, RlmFactory>();
   readonly #notices: RateLimitedLog;
   readonly #running = new Map<string, RunningJob>();
   /** Ids of the jobs seen, by queue job id, for messages about them. */
@@ -250,13 +294,14 @@ class WorkerJobs {
     io: WorkerCommandIo,
     redis: Redis,
     store: ArtifactStore | undefined,
-    createRlm: ReturnType<typeof createCliRlmFactory>,
+    parts: WorkerRlmParts,
   ) {
     this.#settings = settings;
     this.#io = io;
     this.#redis = redis;
     this.#store = store;
-    this.#createRlm = createRlm;
+    this.#createRlm = parts.createRlm;
+    this.#tools = parts.tools;
     this.#notices = new RateLimitedLog((line) => this.#line(line), { prefix: 'rlm: worker: ' });
     const heartbeat = setInterval(
       () => this.#refreshClaims(),
@@ -392,11 +437,117 @@ class WorkerJobs {
     }
   }
 
-  /** Runs the job on its own RLM and view of the store. */
+  /**
+   * Runs the job: on its own RLM and view of the store with this worker's flags, or with the
+   * run settings it carries (an eval's variant within this worker's limits, or the direct
+   * baseline), then with the facts the eval scores by.
+   */
   async #run(job: Job<QueuedJobData>, running: RunningJob): Promise<BatchResult> {
-    const { id, query, context, batch } = job.data;
+    const { id, query, context } = job.data;
+    let plan: JobPlan;
+    try {
+      plan = this.#plan(job.data);
+    } catch (error) {
+      return {
+        id,
+        error: { name: (error as Error).name, message: (error as Error).message },
+        usage: emptyRunUsage(),
+        durationMs: 0,
+      };
+    }
+    const { cli, bounded } = plan;
+    let contextChars: number | undefined;
+    const loadJobContext = async () => {
+      const value = await loadQueuedContext(context, cli.maxContextBytes);
+      // Measured for an eval only: the text of a large directory is not free.
+      if (plan.kind !== 'own' && value !== undefined) contextChars = contextAsText(value).length;
+      return value;
+    };
+    const withFacts = (result: BatchResult, facts: QueuedEvalFacts): QueuedEvalResult => ({
+      ...result,
+      eval: {
+        ...facts,
+        ...(contextChars === undefined ? {} : { contextChars }),
+        ...(bounded.length === 0 ? {} : { bounded }),
+      },
+    });
+    if (plan.kind === 'direct') {
+      const { result, run } = await runBaselineJob({ id, query }, loadJobContext, {
+        ...plan.baseline,
+        signal: running.controller.signal,
+      });
+      return withFacts(result, baselineFactsOf(run));
+    }
+    const tally = new RunTally();
+    const { result, runId } = await this.#runRlm(job.data, running, plan, tally, loadJobContext);
+    if (plan.kind === 'own') return result;
+    const facts = { steps: tally.snapshot().iterations, subCalls: tally.subCalls };
+    return withFacts(result, runId === undefined ? facts : { ...facts, runId });
+  }
+
+  /**
+   * How to run a job: with this worker's flags, or with the settings it carries, checked and
+   * bounded by this worker's. Throws for settings this worker refuses and for a model it has no
+   * key for.
+   */
+  #plan(data: QueuedJobData): JobPlan {
+    const own = this.#settings.cli;
+    if (data.run === undefined) {
+      return { kind: 'own', cli: own, bounded: [], createRlm: this.#createRlm };
+    }
+    const settings = readQueuedRunSettings(data.run);
+    const { cli, bounded } = applyQueuedRunSettings(own, settings);
+    if (bounded.length > 0) {
+      this.#notices.report(
+        causeOf(`bounded ${bounded.join(' ')}`),
+        `rlm: worker: id ${describeJobId(data.id)}: it asks for more than this worker allows (${bounded.join(', ')}): this worker's limits apply`,
+      );
+    }
+    if (settings.kind === 'rlm') {
+      return { kind: 'rlm', cli, bounded, createRlm: this.#factoryFor(settings, cli) };
+    }
+    return {
+      kind: 'direct',
+      cli,
+      bounded,
+      baseline: {
+        model: createCliModel(cli.model, this.#io.env, cli.modelCalls),
+        windowTokens: settings.windowTokens!,
+        price: findModelPrice({ ...defaultModelPrices, ...cli.prices }, modelText(cli.model)),
+      },
+    };
+  }
+
+  /**
+   * The RLM factory of a job's settings: kept for the last few settings (an eval's variants),
+   * so that their jobs share models and a warm sandbox.
+   */
+  #factoryFor(settings: QueuedRunSettings, cli: CliOptions): RlmFactory {
+    const key = JSON.stringify(settings);
+    const kept = this.#factories.get(key);
+    if (kept !== undefined) return kept;
+    const factory = createCliRlmFactory(cli, createCliModels(cli, this.#io.env), {
+      tools: this.#tools,
+      persistent: false,
+    });
+    if (this.#factories.size >= keptFactories) {
+      this.#factories.delete(this.#factories.keys().next().value!);
+    }
+    this.#factories.set(key, factory);
+    return factory;
+  }
+
+  /** Runs the job on its own RLM and view of the store. */
+  async #runRlm(
+    data: QueuedJobData,
+    running: RunningJob,
+    plan: Extract<JobPlan, { readonly createRlm: RlmFactory }>,
+    tally: RunTally,
+    context: () => Promise<unknown>,
+  ): Promise<{ readonly result: BatchResult; readonly runId: string | undefined }> {
+    const { id, query, batch } = data;
     const shown = describeJobId(id);
-    const cli = this.#settings.cli;
+    const cli = plan.cli;
     const watch = new StoreFailureWatch((failure) => {
       this.#noteOutOfMemory(failure.message, cli.storePath ?? '', 'artifacts and checkpoints');
       this.#notices.report(
@@ -421,16 +572,16 @@ class WorkerJobs {
               limit,
             ),
       );
-    const rlm = this.#createRlm(view);
-    let result: BatchResult;
+    const rlm = plan.createRlm(view);
+    let ran: Awaited<ReturnType<typeof runBatchQuery>>;
     try {
-      ({ result } = await runBatchQuery(
+      ran = await runBatchQuery(
         rlm,
         { id, query },
         {
-          context: () => loadQueuedContext(context, cli.maxContextBytes),
+          context,
           signal: running.controller.signal,
-          tally: new RunTally(),
+          tally,
           onEvent: (event) => {
             running.claim = { ...running.claim, progressAt: Date.now() };
             if (event.type === 'model-retry') {
@@ -438,8 +589,10 @@ class WorkerJobs {
             }
           },
           store,
-          // Taken over from a killed worker: continue from its last checkpoint.
-          resume: store !== undefined,
+          // Taken over from a killed worker: continue from its last checkpoint. Not an eval's
+          // job: the variants of an item share its checkpoints' key, so one could resume
+          // another's run.
+          resume: store !== undefined && plan.kind === 'own',
           report: (line) =>
             this.#notices.report(
               causeOf(line),
@@ -448,15 +601,19 @@ class WorkerJobs {
           model: cli.model,
           subModel: cli.subModel,
         },
-      ));
+      );
     } finally {
       // Waits for the job's last checkpoint writes, whose failures count too.
       await rlm.dispose().catch(() => {});
     }
     const failures = watch.take();
-    return failures.length === 0
-      ? result
-      : { ...result, storeFailures: { count: failures.length, first: failures[0]! } };
+    return {
+      runId: ran.runId,
+      result:
+        failures.length === 0
+          ? ran.result
+          : { ...ran.result, storeFailures: { count: failures.length, first: failures[0]! } },
+    };
   }
 
   /**

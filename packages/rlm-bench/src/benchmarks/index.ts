@@ -13,6 +13,7 @@ import { largeCheckpointBenchmark } from './large-checkpoint-benchmark.js';
 import { promptCachingBenchmark } from './prompt-caching-benchmark.js';
 import { promptGrowthBenchmark } from './prompt-growth-benchmark.js';
 import { quickjsBenchmark } from './quickjs-benchmark.js';
+import { serveBenchmark } from './serve-benchmark.js';
 import { traceViewerBenchmark } from './trace-viewer-benchmark.js';
 
 /** Every benchmark, in the order the table shows them. */
@@ -32,4 +33,5 @@ export const benchmarks: readonly Benchmark[] = [
   bridgeBenchmark,
   quickjsBenchmark,
   traceViewerBenchmark,
+  serveBenchmark,
 ];

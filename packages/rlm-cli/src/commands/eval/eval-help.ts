@@ -1,4 +1,4 @@
-import { defaultBatchConcurrency } from '../../parse-batch-arguments.js';
+import { defaultBatchConcurrency, defaultStallTimeoutMs } from '../../parse-batch-arguments.js';
 import { defaultScorerTimeoutMs } from './parse-eval-arguments.js';
 
 /** `rlm eval --help`. */
@@ -49,6 +49,15 @@ Output:
                                Student's t otherwise
       --concurrency <n>        items run at once (default ${defaultBatchConcurrency})
       --max-batch-cost <usd>   once the runs have spent this, no item starts (the judge apart)
+
+Workers:
+      --queue <url>            put the runs on this Redis server's queue: rlm worker --queue
+                               <url> processes run them, each with its variant's models and
+                               limits (no base URL: the workers' own), bounded by the worker's
+                               own limits; the baseline too. Scoring, the judge included, stays
+                               here; this process needs no key but the judge's
+      --stall-timeout <time>   with --queue: stop waiting, saying why, once no worker has made
+                               progress for this long (default ${defaultStallTimeoutMs / 60_000}m); a rerun collects the rest
 
 Every run flag (--model, --sub-model, --max-iterations, --context, --store, ...) applies to each
 variant. Exit codes: 0 done, 1 some runs failed, lines were skipped or items not run, 2 usage

@@ -133,4 +133,24 @@ describe('parseEvalArguments', () => {
     );
     expect(usageError(['d.jsonl', '--confidence', '2'])).toMatch(/--confidence needs a level/);
   });
+
+  test("--queue takes the variants; base URLs stay the workers'", () => {
+    const queue = ['--queue', 'redis://127.0.0.1:6379'];
+    const options = evalOptions(['d.jsonl', ...queue, '--variant', 'a=--max-iterations 3']);
+    expect(options.batch.queue).toBe('redis://127.0.0.1:6379');
+    expect(options.variants[0]?.run.maxIterations).toBe(3);
+    const routed =
+      "with --queue, base URLs are the workers' (variant a has one): each worker reaches a provider at its own --base-url, else ANTHROPIC_BASE_URL or OPENAI_BASE_URL; give it to rlm worker instead";
+    expect(
+      usageError(['d.jsonl', ...queue, '--variant', 'a=--base-url http://127.0.0.1:8000']),
+    ).toBe(routed);
+    expect(
+      usageError(['d.jsonl', ...queue, '--base-url', 'http://127.0.0.1:8000', '--variant', 'a']),
+    ).toBe(routed);
+    // Without a queue, a variant may call its own server.
+    expect(
+      evalOptions(['d.jsonl', '--variant', 'a=--base-url http://127.0.0.1:8000']).variants[0]?.run
+        .model.baseURL,
+    ).toBe('http://127.0.0.1:8000');
+  });
 });

@@ -99,7 +99,6 @@ const refusedFlags: ReadonlyMap<string, string> = new Map([
   ['--json', 'results are JSON lines in --out, the summary is on stdout'],
   ['--resume', 'rerunning the same command skips the items already answered in --out'],
   ['--trace', 'traces are kept in the store; --report links them'],
-  ['--queue', 'it runs in this process only (the variants need their own flags)'],
 ]);
 
 /** Run flags a `--variant` may set: which model, which sub-model, how far a run may go. */
@@ -175,6 +174,16 @@ export function parseEvalArguments(
     throw new UsageError(
       `--variant ${baselineVariant} clashes with --baseline direct; name the variant otherwise`,
     );
+  }
+  if (batch.queue !== undefined) {
+    const routed = variants.find(
+      (variant) => variant.run.model.baseURL !== undefined || variant.run.subModel?.baseURL,
+    );
+    if (routed) {
+      throw new UsageError(
+        `with --queue, base URLs are the workers' (variant ${routed.name} has one): each worker reaches a provider at its own --base-url, else ANTHROPIC_BASE_URL or OPENAI_BASE_URL; give it to rlm worker instead`,
+      );
+    }
   }
   if (own['judge-model'] !== undefined && scorer.kind !== 'judge') {
     throw new UsageError('--judge-model only applies to --scorer judge');

@@ -6,12 +6,20 @@ import {
   type FakeReply,
   fakeText,
 } from '@rlm/anthropic/testing';
+import { type RedisServer, startRedisServer } from '@rlm/artifacts/testing';
 import { type EvalResult, readEvalResults, summarizeEval } from '@rlm/eval';
-import { describe, expect, test } from 'vitest';
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, test } from 'vitest';
 import { type BuiltRlmResult, startBuiltRlm } from '../../bin/start-built-rlm.js';
 import { useBuiltRlmWorkspace } from '../../bin/use-built-rlm-workspace.js';
+import { batchQueueName, queueKeys } from '../../batch-queue-job.js';
+import { parseQueueUrl } from '../../parse-queue-url.js';
+import { redisCli } from '../../test-support/redis-cli.js';
 
-/** `rlm eval` end to end: the built bin as a real subprocess against the fake Messages API. */
+/**
+ * `rlm eval` end to end: the built bin as real subprocesses against the fake Messages API; with
+ * `--queue`, a real `redis-server` and real `rlm worker` processes.
+ */
 
 const { serve, makeTree } = useBuiltRlmWorkspace('rlm-cli-eval-');
 let server: FakeMessagesServer | undefined;
@@ -159,6 +167,11 @@ describe('rlm eval (built bin)', () => {
       /^direct\s+10\s+0\.500\s+0\.237–0\.763\s+\$/,
     );
     expect(result.stdout).toContain('direct: 5 did not fit the window (scored 0)');
+    // Its progress line says so, not "answered in 0 ms".
+    expect(result.stderr).toMatch(
+      /^rlm: \[\d+\/30\] id "6 \(direct\)" did not fit the model's window \(about 19,537 tokens for a window of 4,000\): not sent, scored 0$/m,
+    );
+    expect(result.stderr).not.toMatch(/\(direct\)" answered in 0 ms/);
     expect(result.stdout).toContain('CI: Wilson score interval (scores all 0 or 1)');
 
     const lines = await readResults(directory);
@@ -393,4 +406,241 @@ describe('rlm eval (built bin)', () => {
     );
     expect(result.stdout).toMatch(/rlm: 1 not scored .* · judge cost \$0\.\d+ \(apart\)/);
   });
+});
+
+describe('rlm eval --queue and rlm worker (built bin, real redis-server)', () => {
+  let redis: RedisServer | undefined;
+  afterEach(async () => {
+    await redis?.stop();
+    redis = undefined;
+  });
+
+  /** Starts `rlm worker` on the queue in `directory`, against the fake API. */
+  function startWorker(
+    directory: string,
+    args: readonly string[],
+    onStderr?: (stderr: string, kill: (signal: NodeJS.Signals) => void) => void,
+  ) {
+    return startBuiltRlm(['worker', '--queue', redis!.url, ...args], {
+      cwd: directory,
+      baseURL: server!.url,
+      onStderr,
+    });
+  }
+
+  /** A line without what differs from run to run: its time and its trace's id. */
+  function comparable(line: EvalResult): Omit<EvalResult, 'durationMs' | 'runId'> {
+    const { durationMs: _durationMs, runId: _runId, ...rest } = line;
+    return rest;
+  }
+
+  function byPair(lines: readonly EvalResult[]): EvalResult[] {
+    return [...lines].sort(
+      (a, b) => a.variant.localeCompare(b.variant) || Number(a.id) - Number(b.id),
+    );
+  }
+
+  test('two variants and the baseline on workers, one SIGKILLed mid-job: each variant asks its own model, nothing is lost, the lines are a local eval’s', async () => {
+    redis = await startRedisServer();
+    await startEvalServer({
+      delayMs: 150,
+      rlm: (model, question) =>
+        `${model === 'claude-haiku-4-5' && Number(question) % 2 === 0 ? 'a wrong reply' : `answer ${question}`} from ${model}`,
+    });
+    const count = 6;
+    const directory = await makeDataset('queued', count, { largeFrom: 5 });
+    const evalArgs = [
+      'eval',
+      'data.jsonl',
+      '--scorer',
+      'contains',
+      '--model',
+      'anthropic:claude-haiku-4-5',
+      '--variant',
+      'a=--model anthropic:claude-sonnet-4-5',
+      '--variant',
+      'b=--model anthropic:claude-haiku-4-5 --max-iterations 5',
+      '--baseline',
+      'direct',
+      '--baseline-window',
+      '4k',
+    ];
+    // The same store as the workers': what the prompt says of it is the same.
+    const local = await runRlm([...evalArgs, '-o', 'local.jsonl', '--store', redis.url], directory);
+    expect(local.code).toBe(0);
+    const localRequests = server!.requests.length;
+
+    // The workers' own --model is neither variant's: a request for it would be a worker's flags.
+    const workerArgs = [
+      '--store',
+      redis.url,
+      '--concurrency',
+      '2',
+      '--lock-duration',
+      '2s',
+      '--model',
+      'anthropic:claude-opus-4-1',
+    ];
+    /** The job the first worker was running when it was killed. */
+    let killedMidJob: string | undefined;
+    const victim = startWorker(directory, workerArgs, (stderr, kill) => {
+      const started = /id ("[^"]+") started/.exec(stderr);
+      if (killedMidJob === undefined && started) {
+        killedMidJob = started[1];
+        kill('SIGKILL');
+      }
+    });
+    await victim.stderrContains('Ctrl-C to stop');
+    const queued = startBuiltRlm([...evalArgs, '--queue', redis.url, '-o', 'queued.jsonl'], {
+      cwd: directory,
+      baseURL: server!.url,
+    });
+    const killed = await victim.done;
+    const survivors = [startWorker(directory, workerArgs), startWorker(directory, workerArgs)];
+    const result = await queued.done;
+    for (const worker of survivors) worker.kill('SIGTERM');
+    const stopped = await Promise.all(survivors.map((worker) => worker.done));
+
+    expect(result.stderr).toContain(`rlm: batch done: ${count * 3} answered, 0 failed`);
+    expect(result.code).toBe(0);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killedMidJob).toBeDefined();
+    expect(killed.stderr).not.toContain(`id ${killedMidJob} answered`);
+    expect(stopped.map((worker) => worker.stderr).join('')).toContain(
+      `id ${killedMidJob} answered`,
+    );
+    expect(stopped.map((worker) => worker.code)).toEqual([143, 143]);
+
+    // Each pair once, and the same lines as the local eval: answers, scores, tokens, costs,
+    // steps, context sizes, what did not fit.
+    const lines = await readResults(directory, 'queued.jsonl');
+    expect(lines).toHaveLength(count * 3);
+    expect(byPair(lines).map(comparable)).toEqual(
+      byPair(await readResults(directory, 'local.jsonl')).map(comparable),
+    );
+    expect(summaryRow(result.stdout, 'a')).toMatch(/^a\s+6\s+1\.000\s/);
+    expect(summaryRow(result.stdout, 'b')).toMatch(/^b\s+6\s+0\.500\s/);
+    expect(summaryRow(result.stdout, 'direct')).toMatch(/^direct\s+6\s+0\.667\s/);
+    for (const line of lines) {
+      if (line.variant === 'a') expect(line.answer).toMatch(/ from claude-sonnet-4-5$/);
+      if (line.variant === 'b') expect(line.answer).toMatch(/ from claude-haiku-4-5$/);
+      // The workers kept each RLM run's trace in their store.
+      if (line.variant !== 'direct') expect(line.runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]+$/);
+    }
+    const asked = server!.requests
+      .slice(localRequests)
+      .map((request) => request.body as FakeMessagesRequest);
+    const direct = asked.filter((request) =>
+      systemOf(request).includes('Answer the question from the context'),
+    );
+    expect(new Set(direct.map((request) => request.model))).toEqual(new Set(['claude-haiku-4-5']));
+    // Each variant asked its own model; no request used the workers' --model.
+    expect(new Set(asked.map((request) => request.model))).toEqual(
+      new Set(['claude-sonnet-4-5', 'claude-haiku-4-5']),
+    );
+    // The baseline's progress line says what did not fit.
+    expect(result.stderr).toMatch(/id "5 \(direct\)" did not fit the model's window/);
+  }, 180_000);
+
+  test('no worker: the eval stops after --stall-timeout and says why; a worker and the same command collect the rest, within the worker’s --max-cost', async () => {
+    redis = await startRedisServer();
+    await startEvalServer();
+    const directory = await makeDataset('stalled', 3);
+    const args = [
+      'eval',
+      'data.jsonl',
+      '--queue',
+      redis.url,
+      '--variant',
+      'capped=--max-cost 2',
+      '-o',
+      'results.jsonl',
+    ];
+    const stalled = await runRlm([...args, '--stall-timeout', '2s'], directory);
+    expect(stalled.code).toBe(1);
+    expect(stalled.stderr).toMatch(
+      /^rlm: no worker made progress on this batch for .* \(--stall-timeout\): 3 jobs not answered \(ids "1 \(capped\)", "2 \(capped\)", "3 \(capped\)"\): no rlm worker is connected to the queue; start one: rlm worker --queue redis:\/\/127\.0\.0\.1:\d+; they stay on the queue/m,
+    );
+    expect(server!.requests).toHaveLength(0);
+
+    const worker = startWorker(directory, ['--no-store', '--max-cost', '0.5']);
+    await worker.stderrContains('Ctrl-C to stop');
+    // The same command, with the default --stall-timeout: it collects the jobs it queued.
+    const collected = await runRlm(args, directory);
+    expect(collected.code).toBe(0);
+    expect(collected.stderr).toContain(
+      "rlm: variant capped: a worker ran it within its own lower limits (--max-cost), not the variant's",
+    );
+    const lines = await readResults(directory);
+    expect(lines.map((line) => [line.id, line.score]).sort()).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+    ]);
+
+    // A job whose settings reach past the allow-list fails alone, without a model call.
+    const queue = new Queue(batchQueueName, { connection: parseQueueUrl(redis.url) });
+    const requests = server!.requests.length;
+    await queue.add(
+      'query',
+      {
+        id: 'hostile',
+        query: 'Question 9?',
+        context: undefined,
+        run: { kind: 'rlm', model: 'anthropic:claude-haiku-4-5', toolsModule: '/tmp/evil.mjs' },
+      },
+      { jobId: 'hostile-job' },
+    );
+    await queue.close();
+    let kept = '';
+    while (kept === '') {
+      kept = await redisCli(redis.url, 'GET', queueKeys.result('hostile-job'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(JSON.parse(kept)).toMatchObject({
+      id: 'hostile',
+      error: {
+        name: 'QueuedRunSettingsError',
+        message: expect.stringContaining('"toolsModule" is not a setting a job may carry'),
+      },
+    });
+    expect(server!.requests).toHaveLength(requests);
+    worker.kill('SIGTERM');
+    const stopped = await worker.done;
+    expect(stopped.code).toBe(143);
+    expect(stopped.stderr).toMatch(
+      /id "1 \(capped\)": it asks for more than this worker allows \(--max-cost\): this worker's limits apply/,
+    );
+  }, 120_000);
+
+  test('--max-batch-cost: once spent, the waiting jobs are taken off the queue and reported as not run', async () => {
+    redis = await startRedisServer();
+    await startEvalServer({ delayMs: 100 });
+    const count = 8;
+    const directory = await makeDataset('capped', count);
+    const worker = startWorker(directory, ['--no-store', '--concurrency', '1']);
+    // Each item costs about $0.0014: the cap is passed after two.
+    const result = await runRlm(
+      [
+        'eval',
+        'data.jsonl',
+        '--queue',
+        redis.url,
+        '-o',
+        'results.jsonl',
+        '--max-batch-cost',
+        '0.002',
+      ],
+      directory,
+    );
+    worker.kill('SIGTERM');
+    await worker.done;
+    expect(result.code).toBe(1);
+    const answered = Number(/batch done: (\d+) answered/.exec(result.stderr)?.[1]);
+    const notRun = Number(/, (\d+) not run/.exec(result.stderr)?.[1]);
+    expect(answered).toBeGreaterThanOrEqual(2);
+    expect(notRun).toBeGreaterThan(0);
+    expect(answered + notRun).toBe(count);
+    expect(await readResults(directory)).toHaveLength(answered);
+  }, 120_000);
 });

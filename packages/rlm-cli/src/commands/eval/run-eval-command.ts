@@ -3,7 +3,6 @@ import path from 'node:path';
 import {
   type ArtifactStore,
   defaultModelPrices,
-  emptyRunUsage,
   findModelPrice,
   type LanguageModel,
   type RLM,
@@ -12,6 +11,7 @@ import {
   contextAsText,
   createBuiltInScorer,
   createJudgeScorer,
+  type DirectBaselineSettings,
   type EvalItem,
   type EvalResult,
   type EvalRun,
@@ -21,7 +21,6 @@ import {
   formatEvalSummary,
   loadScorerModule,
   readEvalResults,
-  runDirectBaseline,
   type Scorer,
   ScorerModuleError,
   scoreRun,
@@ -29,25 +28,47 @@ import {
   writeSniahDataset,
 } from '@rlm/eval';
 import { BatchResultsFile } from '../../batch-results-file.js';
+import { checkQueueReachable } from '../../check-queue-reachable.js';
 import { createCliModel } from '../../create-cli-model.js';
 import { createCliModels, createCliRlmFactory } from '../../create-cli-rlm.js';
 import { formatBytes } from '../../format-bytes.js';
-import { openBatchResources } from '../../open-batch-resources.js';
+import { type BatchResources, openBatchResources } from '../../open-batch-resources.js';
+import { openStore } from '../../open-store.js';
 import type { CliOptions } from '../../parse-arguments.js';
 import type { BatchJob } from '../../parse-batch-jobs.js';
+import { type QueueConnection, parseQueueUrl } from '../../parse-queue-url.js';
+import { queueBatchJobs } from '../../queue-batch-jobs.js';
+import { queuedRunSettings } from '../../queued-run-settings.js';
 import { type BatchCommandIo, BatchOutput } from '../../run-batch-command.js';
 import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../../run-batch-jobs.js';
 import { type BatchResult, runBatchQuery } from '../../run-batch-query.js';
 import { UsageError } from '../../usage-error.js';
 import { evalHelp } from './eval-help.js';
+import { evalRunOf, readQueuedEvalResult } from './eval-run-result.js';
 import { type EvalOptions, baselineVariant, parseEvalArguments } from './parse-eval-arguments.js';
 import { readEvalDataset } from './read-eval-dataset.js';
+import { runBaselineJob } from './run-baseline-job.js';
 import { writeEvalReport } from './write-eval-report.js';
 
 /** One item run by one variant: a job of the batch runner. */
 interface EvalJob extends BatchJob {
   readonly item: EvalItem;
   readonly variant: string;
+}
+
+/** How a job's run went, for its score. */
+interface JobRun {
+  readonly run: EvalRun;
+  readonly contextChars: number | undefined;
+  /** Flags whose limit a worker lowered to its own. */
+  readonly bounded?: readonly string[];
+}
+
+/** The eval's jobs run here or on the queue: how to start them, and each one's run. */
+interface EvalBatch {
+  readonly start: (signal: AbortSignal) => AsyncGenerator<BatchOutcome, void, undefined>;
+  /** Called once per result, as it comes. */
+  readonly runOf: (job: EvalJob, result: BatchResult) => JobRun;
 }
 
 /** How one variant answers a job. */
@@ -102,9 +123,20 @@ class EvalCommand {
     const options = this.#options;
     const base = options.batch.run;
     const io = this.#io;
-    // Keys are checked first, before any file is read or any model is called.
-    const variantModels = options.variants.map((variant) => createCliModels(variant.run, io.env));
-    const baseline = options.baseline ? this.#baselineSettings(base) : undefined;
+    const queue =
+      options.batch.queue === undefined
+        ? undefined
+        : { url: options.batch.queue, connection: parseQueueUrl(options.batch.queue) };
+    // Keys are checked first, before any file is read or any model is called. With a queue the
+    // workers call the models: only the judge's key is needed here.
+    const variantModels = queue
+      ? undefined
+      : options.variants.map((variant) => createCliModels(variant.run, io.env));
+    const windowTokens = options.baseline ? this.#baselineWindow(base) : undefined;
+    const baselineModel =
+      queue || windowTokens === undefined
+        ? undefined
+        : createCliModel(base.model, io.env, base.modelCalls);
     const judgeModel =
       options.scorer.kind === 'judge'
         ? createCliModel(options.judgeModel, io.env, base.modelCalls)
@@ -116,117 +148,49 @@ class EvalCommand {
       );
     }
     const scorer = await this.#createScorer(judgeModel);
+    if (queue) await checkQueueReachable(queue.connection, queue.url, base.connectTimeoutMs);
     let store: ArtifactStore | undefined;
     let output: BatchOutput | undefined;
     try {
       // The lock on --out first: then what it holds is this eval's to read.
       const { results } = BatchResultsFile.open(options.batch.outFile, io.stdout);
-      output = new BatchOutput(options.batch, io, results, dataset.problems.length);
-      const resources = await openBatchResources(options.batch, io.stderr);
-      store = resources.store;
+      output = new BatchOutput(options.batch, io, results, dataset.problems.length, describeResult);
+      const resources = queue ? undefined : await openBatchResources(options.batch, io.stderr);
+      store = resources?.store;
+      if (queue && options.reportFile !== undefined && base.storePath !== undefined) {
+        // The report links the traces the workers kept: in this store when they share it.
+        store = await openStore(base.storePath, { connectTimeoutMs: base.connectTimeoutMs });
+      }
       await this.#readPrevious();
       await this.#rescore(dataset.items, scorer, (line) => {
         results.append(line);
         this.#results.set(evalResultKey(line.id, line.variant), line);
       });
-      const factories = new Map<string, (artifacts: ArtifactStore | undefined) => RLM>();
-      const runners = new Map<string, VariantRunner>();
-      options.variants.forEach((variant, index) => {
-        factories.set(
-          variant.name,
-          createCliRlmFactory(variant.run, variantModels[index]!, {
-            tools: resources.tools,
-            persistent: false,
-          }),
-        );
-        runners.set(variant.name, rlmRunner(variant.run));
-      });
-      if (baseline) {
-        // The baseline's jobs make no RLM run; any variant's factory gives them one to ignore.
-        factories.set(baselineVariant, factories.values().next().value!);
-        runners.set(baselineVariant, baselineRunner(baseline));
-      }
-      const jobs = this.#pendingJobs(dataset.items, [...runners.keys()]);
-      const skipped = dataset.items.length * runners.size - jobs.length;
+      const variants = [
+        ...options.variants.map((variant) => variant.name),
+        ...(windowTokens === undefined ? [] : [baselineVariant]),
+      ];
+      const jobs = this.#pendingJobs(dataset.items, variants);
+      const skipped = dataset.items.length * variants.length - jobs.length;
       if (skipped > 0 && !base.quiet) {
         io.stderr.write(
-          `rlm: ${skipped} of ${dataset.items.length * runners.size} item runs are already in ${options.batch.outFile}; skipping them\n`,
+          `rlm: ${skipped} of ${dataset.items.length * variants.length} item runs are already in ${options.batch.outFile}; skipping them\n`,
         );
       }
-      const append = (line: EvalResult) => {
-        this.#results.set(evalResultKey(line.id, line.variant), line);
-      };
-      const runs = new Map<EvalJob, { run: EvalRun; contextChars: number | undefined }>();
-      const execute = async (batchJob: BatchJob, jobIo: BatchJobIo): Promise<BatchResult> => {
-        const job = batchJob as EvalJob;
-        let contextChars: number | undefined;
-        const measured = {
-          ...jobIo,
-          context: async () => {
-            const value = await jobIo.context();
-            contextChars = value === undefined ? undefined : contextAsText(value).length;
-            return value;
-          },
-        };
-        const { result, run } = await runners.get(job.variant)!(job, measured);
-        runs.set(job, { run, contextChars });
-        return result;
-      };
-      const scored = async function* (
-        outcomes: AsyncGenerator<BatchOutcome, void, undefined>,
-      ): AsyncGenerator<BatchOutcome, void, undefined> {
-        for await (const outcome of outcomes) {
-          if (outcome.kind !== 'result') {
-            yield outcome;
-            continue;
-          }
-          const job = outcome.job as EvalJob;
-          const { run, contextChars } = runs.get(job)!;
-          runs.delete(job);
-          const line = await scoreRun(job.item, run, {
-            variant: job.variant,
-            scorer,
-            contextChars,
-          });
-          if (line.scoreFailure) {
-            output!.line(`rlm: id ${job.id}: not scored: ${line.scoreFailure.message}`);
-          }
-          append(line);
-          // The line written is the scored one; what did not fit counts as done, not failed.
-          yield {
-            kind: 'result',
-            job,
-            result: (line.didNotFit ? { ...line, answer: null } : line) as unknown as BatchResult,
-          };
-        }
-      };
-      const { concat, contextSelection } = base;
+      const batch = queue
+        ? this.#queued(jobs, queue, windowTokens, output)
+        : this.#local(
+            jobs,
+            resources!,
+            variantModels!,
+            baselineModel && { model: baselineModel, windowTokens: windowTokens! },
+            output,
+          );
       const outcome = await output.consume(jobs, (signal) =>
-        scored(
-          runBatchJobs(jobs, {
-            createRlm: (artifacts, job) => factories.get((job as EvalJob).variant)!(artifacts),
-            execute,
-            directoryContext: { concat, ...contextSelection },
-            store,
-            concurrency: options.batch.concurrency,
-            maxBatchCostUsd: options.batch.maxBatchCostUsd,
-            maxArtifactBytes: options.batch.maxBatchArtifactBytes,
-            context: resources.context?.value,
-            maxContextBytes: base.maxContextBytes,
-            model: base.model,
-            subModel: base.subModel,
-            signal,
-            onStart: (job, tally) => output!.started(job, tally),
-            onEnd: (job) => output!.ended(job),
-            onEvent: (job, event) => output!.event(job, event),
-            onStoreFailure: (job, failure) => output!.storeFailed(job, failure),
-            report: (job, line) => output!.jobNotice(job, line.replace(/^rlm: /, ''), line),
-          }),
-        ),
+        this.#scored(batch.start(signal), scorer, batch.runOf, output!),
       );
       if (outcome === 130 || outcome === 143) return outcome;
       const all = [...this.#results.values()];
-      const variants = [...runners.keys()];
       io.stdout.write(
         formatEvalSummary(summarizeEval(all, { confidence: options.confidence, variants })),
       );
@@ -253,9 +217,161 @@ class EvalCommand {
     }
   }
 
-  /** The direct baseline's model, window and price; a usage error when the window is unknown. */
-  #baselineSettings(base: CliOptions) {
-    const model = createCliModel(base.model, this.#io.env, base.modelCalls);
+  /**
+   * Scores each result as it comes, the line written being the scored one; passes on the
+   * other outcomes. `runOf` tells how the job's run went.
+   */
+  async *#scored(
+    outcomes: AsyncGenerator<BatchOutcome, void, undefined>,
+    scorer: Scorer,
+    runOf: (job: EvalJob, result: BatchResult) => JobRun,
+    output: BatchOutput,
+  ): AsyncGenerator<BatchOutcome, void, undefined> {
+    const saidBounded = new Set<string>();
+    for await (const outcome of outcomes) {
+      if (outcome.kind !== 'result') {
+        yield outcome;
+        continue;
+      }
+      const job = outcome.job as EvalJob;
+      const { run, contextChars, bounded = [] } = runOf(job, outcome.result);
+      const said = `${job.variant} ${bounded.join(' ')}`;
+      if (bounded.length > 0 && !saidBounded.has(said)) {
+        saidBounded.add(said);
+        output.line(
+          `rlm: variant ${job.variant}: a worker ran it within its own lower limits (${bounded.join(', ')}), not the variant's; raise them on the workers to measure the variant as given`,
+        );
+      }
+      const line = await scoreRun(job.item, run, { variant: job.variant, scorer, contextChars });
+      if (line.scoreFailure) {
+        output.line(`rlm: id ${job.id}: not scored: ${line.scoreFailure.message}`);
+      }
+      this.#results.set(evalResultKey(line.id, line.variant), line);
+      // The line written is the scored one; what did not fit counts as done, not failed.
+      yield {
+        kind: 'result',
+        job,
+        result: (line.didNotFit ? { ...line, answer: null } : line) as unknown as BatchResult,
+      };
+    }
+  }
+
+  /** The jobs run in this process, each variant on its own RLM, the baseline on its model. */
+  #local(
+    jobs: readonly EvalJob[],
+    resources: BatchResources,
+    variantModels: readonly ReturnType<typeof createCliModels>[],
+    baseline: { readonly model: LanguageModel; readonly windowTokens: number } | undefined,
+    output: BatchOutput,
+  ): EvalBatch {
+    const options = this.#options;
+    const base = options.batch.run;
+    const factories = new Map<string, (artifacts: ArtifactStore | undefined) => RLM>();
+    const runners = new Map<string, VariantRunner>();
+    options.variants.forEach((variant, index) => {
+      factories.set(
+        variant.name,
+        createCliRlmFactory(variant.run, variantModels[index]!, {
+          tools: resources.tools,
+          persistent: false,
+        }),
+      );
+      runners.set(variant.name, rlmRunner(variant.run));
+    });
+    if (baseline) {
+      // The baseline's jobs make no RLM run; any variant's factory gives them one to ignore.
+      factories.set(baselineVariant, factories.values().next().value!);
+      runners.set(
+        baselineVariant,
+        baselineRunner({
+          ...baseline,
+          price: findModelPrice({ ...defaultModelPrices, ...base.prices }, base.model.modelId),
+        }),
+      );
+    }
+    const runs = new Map<EvalJob, JobRun>();
+    const execute = async (batchJob: BatchJob, jobIo: BatchJobIo): Promise<BatchResult> => {
+      const job = batchJob as EvalJob;
+      let contextChars: number | undefined;
+      const measured = {
+        ...jobIo,
+        context: async () => {
+          const value = await jobIo.context();
+          contextChars = value === undefined ? undefined : contextAsText(value).length;
+          return value;
+        },
+      };
+      const { result, run } = await runners.get(job.variant)!(job, measured);
+      runs.set(job, { run, contextChars });
+      return result;
+    };
+    const { concat, contextSelection } = base;
+    return {
+      start: (signal) =>
+        runBatchJobs(jobs, {
+          createRlm: (artifacts, job) => factories.get((job as EvalJob).variant)!(artifacts),
+          execute,
+          directoryContext: { concat, ...contextSelection },
+          store: resources.store,
+          concurrency: options.batch.concurrency,
+          maxBatchCostUsd: options.batch.maxBatchCostUsd,
+          maxArtifactBytes: options.batch.maxBatchArtifactBytes,
+          context: resources.context?.value,
+          maxContextBytes: base.maxContextBytes,
+          model: base.model,
+          subModel: base.subModel,
+          signal,
+          onStart: (job, tally) => output.started(job, tally),
+          onEnd: (job) => output.ended(job),
+          onEvent: (job, event) => output.event(job, event),
+          onStoreFailure: (job, failure) => output.storeFailed(job, failure),
+          report: (job, line) => output.jobNotice(job, line.replace(/^rlm: /, ''), line),
+        }),
+      runOf: (job) => {
+        const run = runs.get(job)!;
+        runs.delete(job);
+        return run;
+      },
+    };
+  }
+
+  /**
+   * The jobs put on the queue for `rlm worker`s, each with its variant's run settings (the
+   * baseline's too); the workers return the facts each run is scored by.
+   */
+  #queued(
+    jobs: readonly EvalJob[],
+    queue: { readonly url: string; readonly connection: QueueConnection },
+    windowTokens: number | undefined,
+    output: BatchOutput,
+  ): EvalBatch {
+    const options = this.#options;
+    const settings = new Map(
+      options.variants.map((variant) => [variant.name, queuedRunSettings(variant.run, 'rlm')]),
+    );
+    if (windowTokens !== undefined) {
+      settings.set(baselineVariant, queuedRunSettings(options.batch.run, 'direct', windowTokens));
+    }
+    return {
+      start: (signal) =>
+        queueBatchJobs(jobs, {
+          queue: queue.url,
+          connection: queue.connection,
+          jobsFile: options.batch.jobsFile,
+          cli: options.batch.run,
+          maxBatchCostUsd: options.batch.maxBatchCostUsd,
+          maxArtifactBytes: options.batch.maxBatchArtifactBytes,
+          stallTimeoutMs: options.batch.stallTimeoutMs,
+          runSettings: (job) => settings.get((job as EvalJob).variant),
+          signal,
+          report: (line) => output.line(line),
+        }),
+      runOf: (_job, result) => readQueuedEvalResult(result),
+    };
+  }
+
+  /** The direct baseline's model window in tokens; a usage error when it is unknown. */
+  #baselineWindow(base: CliOptions): number {
     const windowTokens =
       this.#options.baseline?.windowTokens ?? findContextWindow(base.model.modelId);
     if (windowTokens === undefined) {
@@ -263,8 +379,7 @@ class EvalCommand {
         `--baseline direct needs the input window of ${base.model.modelId}, which rlm does not know: add --baseline-window <tokens>, e.g. 128k`,
       );
     }
-    const price = findModelPrice({ ...defaultModelPrices, ...base.prices }, base.model.modelId);
-    return { model, windowTokens, price };
+    return windowTokens;
   }
 
   /** Reads the lines an earlier run of the same command left in `--out`. */
@@ -398,61 +513,26 @@ function rlmRunner(cli: CliOptions): VariantRunner {
       model: cli.model,
       subModel: cli.subModel,
     });
-    const facts = {
-      usage: result.usage,
-      durationMs: result.durationMs,
+    const run = evalRunOf(result, {
       steps: io.tally.snapshot().iterations,
       subCalls: io.tally.subCalls,
       ...(runId === undefined ? {} : { runId }),
-    };
-    const run: EvalRun =
-      'answer' in result
-        ? { kind: 'answered', answer: result.answer, ...facts }
-        : { kind: 'failed', error: result.error, ...facts };
+    });
     return { result, run };
   };
 }
 
 /** The direct baseline: the same model, the whole context in one prompt when it fits. */
-function baselineRunner(settings: {
-  readonly model: LanguageModel;
-  readonly windowTokens: number;
-  readonly price: ReturnType<typeof findModelPrice>;
-}): VariantRunner {
-  return async (job, io) => {
-    let run: EvalRun;
-    try {
-      const context = await io.context();
-      run = await runDirectBaseline(job.query, context, { ...settings, signal: io.signal });
-    } catch (error) {
-      run = {
-        kind: 'failed',
-        error: {
-          name: (error as Error).name ?? 'Error',
-          message: (error as Error).message ?? String(error),
-        },
-        usage: emptyRunUsage(),
-        durationMs: 0,
-        steps: 0,
-        subCalls: 0,
-      };
-    }
-    if (run.kind === 'did-not-fit') {
-      return { result: { id: job.id, answer: null, usage: emptyRunUsage(), durationMs: 0 }, run };
-    }
-    const { usage, durationMs } = run;
-    const result: BatchResult =
-      run.kind === 'answered'
-        ? {
-            id: job.id,
-            answer: run.answer,
-            usage,
-            ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
-            durationMs,
-          }
-        : { id: job.id, error: run.error, usage, durationMs };
-    return { result, run };
-  };
+function baselineRunner(settings: Omit<DirectBaselineSettings, 'signal'>): VariantRunner {
+  return (job, io) => runBaselineJob(job, io.context, { ...settings, signal: io.signal });
+}
+
+/** A did-not-fit line says so, not "answered in 0 ms". */
+function describeResult(result: BatchResult): string | undefined {
+  const didNotFit = (result as Partial<EvalResult>).didNotFit;
+  return didNotFit === undefined
+    ? undefined
+    : `did not fit the model's window (about ${didNotFit.estimatedTokens.toLocaleString('en-US')} tokens for a window of ${didNotFit.windowTokens.toLocaleString('en-US')}): not sent, scored 0`;
 }
 
 function describeScorer(options: EvalOptions, scorer: Scorer): string {

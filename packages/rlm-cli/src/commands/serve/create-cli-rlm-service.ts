@@ -1,0 +1,161 @@
+import {
+  createRlmService,
+  formatServedRequestLog,
+  type RlmService,
+  type RunCatalog,
+  type ServedModel,
+  ServerSettingsError,
+} from '@rlm/server';
+import type { ArtifactStore } from '@rlm/core';
+import { listRuns, loadTrace, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
+import { checkToolStoreDirectory } from '../../check-tool-store-directory.js';
+import { cliVersion } from '../../cli-version.js';
+import { createCliModel } from '../../create-cli-model.js';
+import { cliRlmSettings, createCliModels } from '../../create-cli-rlm.js';
+import { modelSettingFlags, subModelSettingFlags } from '../../describe-run-error.js';
+import { formatAnswer } from '../../format-answer.js';
+import { loadToolsModule } from '../../load-tools-module.js';
+import { nameModelFlags } from '../../name-model-flags.js';
+import { openStore } from '../../open-store.js';
+import { createRunTracer } from '../../record-run-trace.js';
+import { UsageError } from '../../usage-error.js';
+import { loadContextPath } from './load-context-path.js';
+import {
+  parseServedModel,
+  type ServeOptions,
+  type ServedModelSpec,
+} from './parse-serve-arguments.js';
+
+/** A served RLM as the CLI assembles it, and the store it keeps traces in. */
+export interface CliRlmService {
+  readonly service: RlmService;
+  /** Where traces go (`rlm runs` lists them); `undefined` with `--no-store`. */
+  readonly store: ArtifactStore | undefined;
+}
+
+/**
+ * The {@link RlmService} of `rlm serve` and `rlm mcp`: the models the options name (their keys
+ * checked now), one sandbox factory, tools and tool store shared by every run, the maxima per
+ * request from `--max-model-calls`, `--max-cost` and `--max-wall-time`, files under
+ * `--context-root` read as `rlm --context` reads them, each run's trace kept in the store, and one
+ * log line per request on `stderr` (unless `--quiet`).
+ *
+ * @throws {UsageError} for a missing key, a tools module or store that cannot open, settings the
+ * server refuses.
+ */
+export async function createCliRlmService(
+  options: ServeOptions,
+  io: {
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly stderr: NodeJS.WritableStream;
+  },
+): Promise<CliRlmService> {
+  const { run } = options;
+  const defaults = createCliModels(run, io.env);
+  const models: Record<string, ServedModel> = {};
+  for (const [index, spec] of options.models.entries()) {
+    models[spec.id] =
+      index === 0
+        ? { llm: defaults.llm, ...(defaults.subLlm ? { subLlm: defaults.subLlm } : {}) }
+        : createServedModels(spec, options, io.env);
+  }
+  const tools = run.toolsModule ? await loadToolsModule(run.toolsModule) : [];
+  const store = run.storePath
+    ? await openStore(run.storePath, { connectTimeoutMs: run.connectTimeoutMs })
+    : undefined;
+  try {
+    if (run.toolStore) await checkToolStoreDirectory(run.toolStore, { writable: true });
+    const {
+      llm: _llm,
+      subLlm: _subLlm,
+      budget: _budget,
+      persistent: _persistent,
+      ...rlm
+    } = cliRlmSettings(run, defaults, { tools, persistent: false });
+    const service = await createRlmService({
+      models,
+      ...(options.anyModel
+        ? {
+            resolveModel: (id) =>
+              createServedModels(parseServedModel(id.id, 'the model id'), options, io.env),
+          }
+        : {}),
+      rlm,
+      limits: {
+        maxModelCalls: run.budget.maxModelCalls,
+        maxWallTimeMs: run.budget.maxWallTimeMs,
+        ...(run.maxCostUsd === undefined ? {} : { maxCostUsd: run.maxCostUsd }),
+      },
+      concurrency: options.concurrency,
+      ...(options.contextRoot === undefined
+        ? {}
+        : {
+            contextRoot: {
+              directory: options.contextRoot,
+              maxBytes: run.maxContextBytes,
+              load: loadContextPath,
+            },
+          }),
+      ...(store
+        ? {
+            recordRun: (served) =>
+              createRunTracer({
+                store,
+                traceFile: undefined,
+                report: (line) => io.stderr.write(`${line}\n`),
+                announce: false,
+                metadata: {
+                  cli: cliVersion,
+                  model: served.model,
+                  served: { protocol: served.protocol, requestId: served.requestId },
+                },
+              }),
+            runs: storedRuns(store),
+          }
+        : {}),
+      formatAnswer: (answer) =>
+        typeof answer === 'string' ? answer : formatAnswer(answer).replace(/\n$/, ''),
+      log: run.quiet ? () => {} : (entry) => io.stderr.write(`${formatServedRequestLog(entry)}\n`),
+    });
+    return { service, store };
+  } catch (error) {
+    await store?.close().catch(() => {});
+    if (ServerSettingsError.isInstance(error)) {
+      throw new UsageError(error.message.replace(/^@rlm\/server:\s*/, ''), { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** The models of a served id other than the default, their keys from `env`. */
+function createServedModels(
+  spec: ServedModelSpec,
+  options: ServeOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): ServedModel {
+  const calls = options.run.modelCalls;
+  return {
+    llm: nameModelFlags(createCliModel(spec.root, env, calls), modelSettingFlags),
+    ...(spec.sub
+      ? { subLlm: nameModelFlags(createCliModel(spec.sub, env, calls), subModelSettingFlags) }
+      : {}),
+  };
+}
+
+/** The runs kept in `store`, their traces as JSON lines (see `@rlm/trace`). */
+function storedRuns(store: ArtifactStore): RunCatalog {
+  return {
+    list: (limit) => listRuns(store, { limit }),
+    async read(runId) {
+      try {
+        return {
+          mimeType: 'application/jsonl',
+          text: traceToJsonLines(await loadTrace(store, runId)),
+        };
+      } catch (error) {
+        if (TraceNotFoundError.isInstance(error)) return undefined;
+        throw error;
+      }
+    },
+  };
+}
