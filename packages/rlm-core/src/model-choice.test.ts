@@ -38,6 +38,14 @@ describe('modelChoiceProblem', () => {
     expect(modelChoiceProblem('claude-opus-4-5', 'anthropic', listed)).toBe(
       'model "claude-opus-4-5" is not one this run allows; choose one of: claude-haiku-4-5, claude-sonnet-4-5',
     );
+    // An empty list (a queue worker allowing none of a job's ids): no choice, and no menu.
+    const none = { ...open, allowed: [] };
+    expect(modelChoiceProblem('claude-haiku-4-5', 'anthropic', none)).toBe(
+      'this run allows no other model; leave out { model }',
+    );
+    const base = model('anthropic:claude-sonnet-4-5');
+    expect(new ModelChoice(none).menu(base, base)).toBeUndefined();
+    expect(new ModelChoice(open).menu(base, base)).toBeDefined();
   });
 
   test('under a cost budget an unpriced model is refused, naming the priced ones allowed', () => {

@@ -6,7 +6,10 @@ import type { ModelPrices } from './rlm-settings.js';
 
 /** Which model ids model code may name in `{ model }` (see `RLMSettings.subModels`). */
 export interface ModelChoicePolicy {
-  /** The ids allowed, without their provider prefix; `undefined`: any id the adapter makes. */
+  /**
+   * The ids allowed, without their provider prefix; `undefined`: any id the adapter makes; an
+   * empty list: none (calls keep their own model).
+   */
   readonly allowed: readonly string[] | undefined;
   /** Prices by model id: under a cost budget, a model without one is refused. */
   readonly prices: ModelPrices;
@@ -44,6 +47,9 @@ export function modelChoiceProblem(
   provider: string,
   policy: ModelChoicePolicy,
 ): string | undefined {
+  if (policy.allowed?.length === 0) {
+    return `this run allows no other model; leave out { model }`;
+  }
   if (policy.allowed && !policy.allowed.includes(modelId)) {
     return `model ${JSON.stringify(modelId)} is not one this run allows; choose one of: ${policy.allowed.join(', ')}`;
   }
@@ -75,12 +81,12 @@ export class ModelChoice {
 
   /**
    * What the prompt says of the choice: the default models of plain calls and of children, and
-   * the ids allowed with their prices; `undefined` when there is nothing to choose (no list,
-   * and an adapter that cannot switch models).
+   * the ids allowed with their prices; `undefined` when there is nothing to choose (an empty
+   * list, or no list and an adapter that cannot switch models).
    */
   menu(plain: LanguageModel, child: LanguageModel): ModelMenu | undefined {
     const { allowed, prices } = this.#policy;
-    if (!allowed && !plain.withModel) return undefined;
+    if (allowed?.length === 0 || (!allowed && !plain.withModel)) return undefined;
     const provider = providerOf(plain.modelId);
     return {
       plainModel: modelIdFor(plain.modelId, plain),

@@ -160,7 +160,7 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    * one, and `budget.maxCostUsd` still bounds the run: under it a listed id needs a price
    * (`ModelPriceError` otherwise), and an unlisted choice without one is refused. A refused id is
    * an error model code can catch, naming the ids allowed; a choice never changes the model of
-   * the call that made it. The system prompt lists these ids.
+   * the call that made it. The system prompt lists these ids. An empty list allows no choice.
    */
   readonly subModels?: readonly string[];
   /** Creates one sandbox per call (the root's persists across queries in persistent mode). */
