@@ -309,7 +309,8 @@ export function runSandboxConformance(options: SandboxConformanceOptions): void 
             quadruple: 'async (x) => double(await double(x))',
             shout: '(text) => text.toUpperCase() + "!"',
           },
-          limits: { timeoutMs: 300 },
+          // Short enough for the loop to time out soon, long enough for a loaded machine.
+          limits: { timeoutMs: 1000 },
         },
         async (sandbox) => {
           expect((await sandbox.execute('await quadruple(5)')).output).toBe('20');
