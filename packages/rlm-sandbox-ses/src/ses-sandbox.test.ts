@@ -492,7 +492,9 @@ describe('resource limits', () => {
       // A first execution warms the worker, so that the print itself is not what times out on
       // a loaded machine.
       await sandbox.execute('1');
-      const result = await sandbox.execute('print("started"); while (true) {}', { timeoutMs: 1000 });
+      const result = await sandbox.execute('print("started"); while (true) {}', {
+        timeoutMs: 1000,
+      });
       expect(result.output).toBe('started\n');
       expect(result.error).toMatch(/timed out/);
     }));
