@@ -43,7 +43,12 @@ function questionOf(request: FakeMessagesRequest): string | undefined {
  * the requests in flight; `reply` may script other answers.
  */
 async function startAnsweringServer(
-  options: { delayMs?: number; reply?: (question: string) => FakeReply | undefined } = {},
+  options: {
+    delayMs?: number;
+    reply?: (question: string) => FakeReply | undefined;
+    /** Each reply waits for this first. */
+    gate?: Promise<unknown>;
+  } = {},
 ) {
   const inFlight = { now: 0, max: 0 };
   server = await serve({
@@ -51,6 +56,7 @@ async function startAnsweringServer(
       inFlight.now++;
       inFlight.max = Math.max(inFlight.max, inFlight.now);
       try {
+        await options.gate;
         await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
         const question = questionOf(request) ?? 'none';
         return options.reply?.(question) ?? fakeText(`FINAL(answer ${question})`);
@@ -345,7 +351,10 @@ describe('rlm batch (built bin)', () => {
   });
 
   test('one batch per --out: a second one is refused naming the first, which writes every id once', async () => {
-    await startAnsweringServer({ delayMs: 400 });
+    // The first batch's answers wait until the second has been refused, however slowly it
+    // starts.
+    let secondEnded = () => {};
+    await startAnsweringServer({ gate: new Promise<void>((resolve) => (secondEnded = resolve)) });
     const directory = await makeBatch(
       'locked',
       Array.from({ length: 4 }, (_, index) => jobLine(index + 1)),
@@ -363,6 +372,7 @@ describe('rlm batch (built bin)', () => {
     const lock = path.join(directory, 'results.jsonl.lock');
     while (!existsSync(lock)) await new Promise((resolve) => setTimeout(resolve, 20));
     const second = await runRlm(args, directory);
+    secondEnded();
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(
       new RegExp(
