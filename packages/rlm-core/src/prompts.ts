@@ -215,7 +215,12 @@ export function buildStepStatus(
     left.push(`$${remaining.costUsd.toFixed(remaining.costUsd >= 1 ? 2 : 4)}`);
   }
   if (remaining.wallTimeMs !== undefined) {
-    left.push(`${formatDuration(remaining.wallTimeMs)} of wall time`);
+    // Whole minutes past one: enough to plan by, and the prompt stays the same for a minute.
+    const wallTimeMs =
+      remaining.wallTimeMs >= 60_000
+        ? Math.round(remaining.wallTimeMs / 60_000) * 60_000
+        : remaining.wallTimeMs;
+    left.push(`${formatDuration(wallTimeMs)} of wall time`);
   }
   const status = `Step ${step} of ${maxSteps}.`;
   return left.length === 0 ? status : `${status} Budget left: ${left.join(', ')}.`;
