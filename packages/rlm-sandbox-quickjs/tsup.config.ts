@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // The worker is its own entry: the host starts it by URL, relative to the built module.
+  entry: ['src/index.ts', 'src/worker.ts'],
   format: ['esm'],
-  dts: true,
+  dts: { entry: ['src/index.ts'] },
   clean: true,
   sourcemap: true,
   target: 'node20',

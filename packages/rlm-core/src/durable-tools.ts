@@ -6,6 +6,7 @@ import {
   stripControlCharacters,
 } from './bound-tool-contract.js';
 import { describeValue } from './bridge/describe-value.js';
+import { dataCopierSource } from './data-copier-source.js';
 import type {
   DurableToolContract,
   DurableToolRuntime,
@@ -36,13 +37,27 @@ export const toolPromptVersion = 'rlm-tools-1';
  * globals), so only this helper can report an outcome. Method code runs in an isolated scope
  * (`evaluateIsolated`): the standard built-ins, `llm_query`, `llm_query_batched`, `print` and
  * `console`; no `SUBMIT`, `FINAL_VAR`, `tool`, `delegate`, store functions or variables of the
- * run, so code persisted by another run cannot end or read the run that calls it, except
- * through the arguments it is given.
+ * run, so code persisted by another run cannot end or read the run that calls it. Even its
+ * arguments cannot lead back: they reach it as copies made in its own scope (by
+ * {@link dataCopierSource}, evaluated there before the method's code), plain data whose every
+ * object belongs to the method's realm; its result and its errors come back as copies made in
+ * the caller's. A function anywhere in the arguments is refused before any code is planned.
  */
 export const toolGuestHelper = `(() => {
   // The globals this helper needs, taken when it is installed: model code may later reassign
   // intrinsic globals, which must not change how tool calls behave.
-  const { Proxy, Date, Array, Object, String, TypeError } = globalThis;
+  const { Proxy, Date, Array, Object, String, TypeError, JSON } = globalThis;
+  // Copies into the caller's realm (results, errors), and the copier's source, evaluated again
+  // in each method's own realm for its arguments.
+  const copyHere = ${dataCopierSource};
+  const copierSource = ${JSON.stringify(dataCopierSource)};
+  const copyThrown = (error) => {
+    try {
+      return copyHere(error, 'the error');
+    } catch (copyError) {
+      return copyError;
+    }
+  };
   const isArray = Array.isArray;
   const keysOf = Object.keys;
   const freeze = Object.freeze;
@@ -78,18 +93,29 @@ export const toolGuestHelper = `(() => {
     return new Proxy({}, {
       get(_target, method) {
         if (typeof method !== 'string' || method === 'then') return undefined;
-        return async (...args) => {
+        return async (...given) => {
+          // The caller's own copy first: a function anywhere fails the call here, and no getter
+          // of the caller's runs later.
+          const args = [];
+          const call = 'tool(' + JSON.stringify(role) + ').' + method;
+          for (let i = 0; i < given.length; i++) args[i] = copyHere(given[i], call + ': argument ' + (i + 1));
           let failure;
           for (;;) {
             const planned = await plan(role, method, args.map(shape), failure);
             const started = now();
             try {
-              const run = isolate('(' + planned.code + ')', methodGlobals);
+              // The copier, then the method: both made in the method's realm.
+              const made = isolate('[' + copierSource + ', (' + planned.code + ')]', methodGlobals);
+              const copyThere = made[0];
+              const run = made[1];
               if (typeof run !== 'function') throw new TypeError('the code of ' + role + '.' + method + ' is not a function');
-              const result = await run(...args);
+              const copies = [];
+              for (let i = 0; i < args.length; i++) copies[i] = copyThere(args[i], call + ': argument ' + (i + 1));
+              const result = copyHere(await run(...copies), call + ': its result');
               await report(role, method, { plan: planned.id, ok: true, durationMs: now() - started });
               return result;
-            } catch (error) {
+            } catch (thrown) {
+              const error = copyThrown(thrown);
               const name = error === null || typeof error !== 'object' ? 'Error' : field(error, 'name', 'Error');
               const message = error === null || typeof error !== 'object' ? String(error) : field(error, 'message', 'unknown error');
               const verdict = await report(role, method, { plan: planned.id, ok: false, name, message, durationMs: now() - started });

@@ -1,14 +1,17 @@
+import { hardenRealmSource } from './harden-realm.js';
+
 /**
  * The source of the kit that runs inside QuickJS: a function expression, called once per
- * context with the host's raw callbacks, returning the functions the host calls (formatting,
- * variable listing and copying, host function wrappers). It holds the only references to the
- * raw callbacks; nothing of it is a global. It captures the intrinsics it uses before any model
- * code runs, so model code that replaces `JSON` or `Object.keys` later cannot reach into it.
+ * context with the worker's raw callbacks, returning the functions the worker calls
+ * (formatting, variable listing and copying, snapshots, host function wrappers). It holds the
+ * only references to the raw callbacks; nothing of it is a global. It captures the intrinsics
+ * it uses, then hardens the realm (see `hardenRealmSource`) before any model code runs; `seal`
+ * freezes the intrinsics once the sandbox's globals are installed.
  */
 export const guestKitSource = String.raw`(function (write, sleep) {
   'use strict';
   const g = globalThis;
-  const { defineProperty, getOwnPropertyNames, getOwnPropertyDescriptor, getPrototypeOf, keys, create } =
+  const { defineProperty, getOwnPropertyNames, getOwnPropertyDescriptor, getPrototypeOf, keys, create, freeze, isFrozen } =
     Object;
   const hasOwn = Object.prototype.hasOwnProperty;
   const call = Function.prototype.call.bind(Function.prototype.call);
@@ -18,9 +21,18 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   const ErrorType = Error;
   const TypeErrorType = TypeError;
   const StringType = String;
+  const ObjectPrototype = Object.prototype;
+  // Data a snapshot restores as it was: anything else with a prototype is a class instance.
+  const dataPrototypes = new Set([ObjectPrototype, null, Array.prototype, Map.prototype, Set.prototype, Date.prototype]);
+  for (const ErrorClass of [Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError]) {
+    dataPrototypes.add(ErrorClass.prototype);
+  }
+  const hardening = (${hardenRealmSource})();
   const reservedNames = create(null);
   const readOnly = create(null);
   let baseline = create(null);
+  // Model variables' values as last copied for a restart (or tried and refused), by name.
+  const snapshotted = create(null);
   let maxChars = 1e6;
   // Set once an ending function (SUBMIT) is called, until the next execution: the code still
   // unwinding (or going on past a catch) writes nothing, calls nothing and starts no timer.
@@ -115,6 +127,18 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   const isMap = (value) => { try { call(Map.prototype.has, value, undefined); return true; } catch { return false; } };
   const isSet = (value) => { try { call(Set.prototype.has, value, undefined); return true; } catch { return false; } };
   const isDate = (value) => { try { call(getTime, value); return true; } catch { return false; } };
+  // What an object is, by its internal slots; a plain object or an array is known without
+  // trying the others (each try that fails costs an exception).
+  function objectKind(value) {
+    if (isArray(value)) return 'array';
+    const prototype = getPrototypeOf(value);
+    if (prototype === ObjectPrototype || prototype === null) return 'object';
+    if (isDate(value)) return 'date';
+    if (isMap(value)) return 'map';
+    if (isSet(value)) return 'set';
+    if (value instanceof ErrorType) return 'error';
+    return 'object';
+  }
   const bigintToString = BigInt.prototype.toString;
   const maxObjects = 1000000;
   // 256 MiB once copied: characters of strings, each counted at every place it appears.
@@ -178,7 +202,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   // ["u"] (undefined), ["n", digits] (a bigint) or ["d", text] (NaN, Infinity, -Infinity, -0).
   // Counts the characters a value's strings take once copied, each string at every place it
   // appears, before anything is built: a value too large is refused at the cost of a walk.
-  function measure(root) {
+  function measure(root, limit) {
     const seen = new MapType();
     const stack = [root];
     let characters = 0;
@@ -190,18 +214,26 @@ export const guestKitSource = String.raw`(function (write, sleep) {
       stack.length = stack.length - 1;
       if (typeof value === 'string') {
         characters += value.length;
-        if (characters > maxTransferCharacters) throw new TooLarge();
+        if (characters > limit) throw new TooLarge();
         continue;
       }
       if (value === null || typeof value !== 'object' || call(mapGet, seen, value)) continue;
       call(mapSet, seen, value, true);
-      if (isMap(value)) {
+      const kind = objectKind(value);
+      if (kind === 'map') {
         call(mapForEach, value, (entryValue, entryKey) => {
           visit(entryKey);
           visit(entryValue);
         });
-      } else if (isSet(value)) {
+      } else if (kind === 'set') {
         call(setForEach, value, visit);
+      } else if (kind === 'array') {
+        // The elements only, as encode copies them: no list of index names to make.
+        const length = getOwnPropertyDescriptor(value, 'length').value;
+        for (let i = 0; i < length; i++) {
+          const descriptor = getOwnPropertyDescriptor(value, i);
+          if (descriptor !== undefined && own(descriptor, 'value')) visit(descriptor.value);
+        }
       } else {
         const names = getOwnPropertyNames(value);
         for (let i = 0; i < names.length; i++) {
@@ -212,26 +244,28 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     }
   }
 
-  function encode(root) {
-    measure(root);
+  // Class instances cross as plain objects; a snapshot refuses them (asData), since a restored
+  // copy would lose its methods.
+  function encode(root, limit = maxTransferCharacters, asData = false) {
+    measure(root, limit);
     const seen = new MapType();
     const objects = [];
     let characters = 0;
     function item(value) {
-      const kind = typeof value;
-      if (kind === 'string') {
+      const type = typeof value;
+      if (type === 'string') {
         characters += value.length;
-        if (characters > maxTransferCharacters) throw new TooLarge();
+        if (characters > limit) throw new TooLarge();
         return stringify(value);
       }
-      if (kind === 'boolean' || value === null) return stringify(value);
-      if (kind === 'number') {
+      if (type === 'boolean' || value === null) return stringify(value);
+      if (type === 'number') {
         if (value === 0 && 1 / value < 0) return '["d","-0"]';
         return isFiniteNumber(value) ? StringType(value) : '["d",' + stringify(StringType(value)) + ']';
       }
-      if (kind === 'undefined') return '["u"]';
-      if (kind === 'bigint') return '["n",' + stringify(call(bigintToString, value)) + ']';
-      if (kind !== 'object') throw new TypeErrorType('a ' + kind + ' is not data');
+      if (type === 'undefined') return '["u"]';
+      if (type === 'bigint') return '["n",' + stringify(call(bigintToString, value)) + ']';
+      if (type !== 'object') throw new TypeErrorType('a ' + type + ' is not data');
       const known = call(mapGet, seen, value);
       if (known !== undefined) return '["r",' + known + ']';
       const index = objects.length;
@@ -239,7 +273,9 @@ export const guestKitSource = String.raw`(function (write, sleep) {
       call(mapSet, seen, value, index);
       objects[index] = '';
       let text;
-      if (isArray(value)) {
+      const kind = objectKind(value);
+      if (asData && !dataPrototypes.has(getPrototypeOf(value))) throw new TypeErrorType('a class instance is not data');
+      if (kind === 'array') {
         const parts = [];
         const length = getOwnPropertyDescriptor(value, 'length').value;
         for (let i = 0; i < length; i++) {
@@ -247,30 +283,38 @@ export const guestKitSource = String.raw`(function (write, sleep) {
           parts[i] = descriptor !== undefined && own(descriptor, 'value') ? item(descriptor.value) : '["u"]';
         }
         text = '["a",[' + join(parts, ',') + ']]';
-      } else if (isDate(value)) {
+      } else if (kind === 'date') {
         text = '["D",' + StringType(call(getTime, value)) + ']';
-      } else if (isMap(value)) {
+      } else if (kind === 'map') {
         const parts = [];
         call(mapForEach, value, (entryValue, entryKey) => {
           parts[parts.length] = '[' + item(entryKey) + ',' + item(entryValue) + ']';
         });
         text = '["M",[' + join(parts, ',') + ']]';
-      } else if (isSet(value)) {
+      } else if (kind === 'set') {
         const parts = [];
         call(setForEach, value, (entry) => {
           parts[parts.length] = item(entry);
         });
         text = '["S",[' + join(parts, ',') + ']]';
-      } else if (value instanceof ErrorType) {
+      } else if (kind === 'error') {
         const fields = [];
         const names = ['name', 'message'];
         for (let i = 0; i < names.length; i++) {
           let descriptor;
-          for (let from = value, depth = 0; from !== null && descriptor === undefined && depth < 16; depth++) {
-            descriptor = getOwnPropertyDescriptor(from, names[i]);
-            from = getPrototypeOf(from);
+          let holder = value;
+          for (let depth = 0; holder !== null && depth < 16; depth++) {
+            descriptor = getOwnPropertyDescriptor(holder, names[i]);
+            if (descriptor !== undefined) break;
+            holder = getPrototypeOf(holder);
           }
-          const field = descriptor !== undefined && own(descriptor, 'value') ? descriptor.value : undefined;
+          // The error prototypes' own name and message are accessors of the hardened realm
+          // (overridable, see hardenRealmSource), whose getters are the sandbox's, not the guest's.
+          const field =
+            descriptor === undefined ? undefined
+            : own(descriptor, 'value') ? descriptor.value
+            : dataPrototypes.has(holder) && typeof descriptor.get === 'function' ? call(descriptor.get, value)
+            : undefined;
           fields[i] = stringify(typeof field === 'string' ? field : names[i] === 'name' ? 'Error' : '');
         }
         text = '["E",' + join(fields, ',') + ']';
@@ -291,9 +335,28 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     return '{"root":' + rootText + ',"objects":[' + join(objects, ',') + ']}';
   }
 
+  // The graph of a list of strings, finite numbers, booleans and nulls, made without walking
+  // objects; undefined when the list holds anything else (encode copies that).
+  function encodePrimitives(values) {
+    const parts = [];
+    let characters = 0;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      const type = typeof value;
+      if (type === 'string') {
+        characters += value.length;
+        if (characters > maxTransferCharacters) throw new TooLarge();
+      } else if (!(value === null || type === 'boolean' || (type === 'number' && isFiniteNumber(value) && !(value === 0 && 1 / value < 0)))) {
+        return undefined;
+      }
+      parts[i] = stringify(value);
+    }
+    return '{"root":["r",0],"objects":[["a",[' + join(parts, ',') + ']]]}';
+  }
+
   function encodeArguments(values, name) {
     try {
-      return encode(values);
+      return encodePrimitives(values) ?? encode(values);
     } catch (error) {
       if (error instanceof TooLarge) {
         throw new ErrorType(name + ': its arguments are too large to leave the sandbox: ' + tooLargeText);
@@ -337,13 +400,43 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     return 0;
   }
 
+  // Read-only variables cannot change in place either: their own data is frozen (prototypes
+  // are intrinsics, frozen already).
+  function freezeData(root) {
+    const pending = [root];
+    while (pending.length > 0) {
+      const value = pending.pop();
+      if (value === null || typeof value !== 'object' || isFrozen(value)) continue;
+      freeze(value);
+      const names = getOwnPropertyNames(value);
+      for (let i = 0; i < names.length; i++) {
+        const descriptor = getOwnPropertyDescriptor(value, names[i]);
+        if (own(descriptor, 'value')) pending[pending.length] = descriptor.value;
+      }
+    }
+  }
+
+  // The state of a model variable for the recovery snapshot: 'fixed' (not a model variable),
+  // 'primitive' or 'object' (its value now), followed by ' copied' when it is the value copied
+  // last.
+  function variableState(name) {
+    if (baseline[name] || reservedNames[name] || readOnly[name]) return 'fixed';
+    const descriptor = getOwnPropertyDescriptor(g, name);
+    if (descriptor === undefined || !own(descriptor, 'value')) return 'primitive';
+    const value = descriptor.value;
+    const kind = value !== null && (typeof value === 'object' || typeof value === 'function') ? 'object' : 'primitive';
+    return own(snapshotted, name) && snapshotted[name] === value ? kind + ' copied' : kind;
+  }
+
   function setVariable(name, value, asReadOnly) {
     if (reservedNames[name] || (baseline[name] && !readOnly[name])) {
       throw new TypeErrorType(name + ' is a built-in or protected name');
     }
     if (readOnly[name]) {
+      freezeData(value);
       readOnly[name].value = value;
     } else if (asReadOnly) {
+      freezeData(value);
       const cell = { value };
       readOnly[name] = cell;
       defineProperty(g, name, {
@@ -410,6 +503,9 @@ export const guestKitSource = String.raw`(function (write, sleep) {
           protect(name, descriptor.value);
         }
       }
+      const installed = [];
+      for (const name of keys(reservedNames)) installed[installed.length] = getOwnPropertyDescriptor(g, name).get();
+      return hardening.freeze(installed);
     },
     prepare(names) {
       ended = false;
@@ -470,10 +566,39 @@ export const guestKitSource = String.raw`(function (write, sleep) {
         throw error;
       }
     },
-    assign(text, asReadOnly) {
-      const values = decodeGraph(text);
-      const names = keys(values);
-      for (let i = 0; i < names.length; i++) setVariable(names[i], values[names[i]], asReadOnly);
+    // The state of a model variable for the recovery snapshot: 'fixed' (not a model
+    // variable), 'primitive' or 'object' (its value now), and whether it is the value last copied.
+    // One a line, for the names given.
+    variableStates(names) {
+      const states = [];
+      for (let i = 0; i < names.length; i++) states[i] = variableState(names[i]);
+      return join(states, '\n');
+    },
+    // The names of the model's variables (read-only ones are the host's), one a line.
+    modelNames() {
+      const found = [];
+      for (const name of getOwnPropertyNames(g)) {
+        if (!baseline[name] && !reservedNames[name] && !readOnly[name]) found.push(name);
+      }
+      return found.join('\n');
+    },
+    // The JSON text of a model variable's graph, for a restart; refuses functions, class
+    // instances and more than limit characters of strings.
+    // The value tried counts as copied (variableStates) whether or not it could be.
+    snapshotCopy(name, limit) {
+      const descriptor = getOwnPropertyDescriptor(g, name);
+      if (descriptor === undefined || !own(descriptor, 'value')) throw new TypeErrorType(name + ' is not a data property');
+      snapshotted[name] = descriptor.value;
+      return encode(descriptor.value, limit, true);
+    },
+    // Defines a model variable from a snapshot copy; it counts as copied.
+    restore(name, text) {
+      const value = decodeGraph(text);
+      setVariable(name, value, false);
+      snapshotted[name] = value;
+    },
+    assignEncoded(name, text, asReadOnly) {
+      setVariable(name, decodeGraph(text), asReadOnly);
     },
     assignOne: setVariable,
   };

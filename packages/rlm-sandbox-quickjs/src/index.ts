@@ -1,1 +1,1 @@
-export { createQuickJsSandbox } from './create-quickjs-sandbox.js';
+export { createQuickJsSandbox, type QuickJsSandboxSettings } from './create-quickjs-sandbox.js';

@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import {
   defaultSandboxLimits,
   type ExecuteOptions,
@@ -11,609 +12,623 @@ import {
   type SetVariablesOptions,
   type VariableInfo,
 } from '@rlm/core';
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten';
+import {
+  ExecutionClock,
+  OutputBuffer,
+  type WorkerPool,
+  watchExecutionTime,
+} from '@rlm/core/sandbox-support';
 import { decodeGraph, type EncodedGraph } from './decode-graph.js';
 import { encodeGraph } from './encode-graph.js';
-import { guestKitSource } from './guest-kit.js';
-import { rewriteReplCode } from './rewrite-repl-code.js';
+import type {
+  HostMessage,
+  HostResult,
+  RestoreRecord,
+  SnapshotEntry,
+  WorkerMessage,
+  WorkerSetup,
+  WorkerSetupMessage,
+} from './worker-protocol.js';
 
-/** Time leftover jobs of ended executions get before the next execution, in milliseconds. */
-const leftoverJobsMs = 50;
-/** Jobs run between two looks at the execution's promise. */
-const jobBatch = 256;
-/** Stack QuickJS may use before it throws a stack overflow, in bytes: its frames also take the
- * host thread's own stack, which must not run out first. */
-const maxStackBytes = 256 * 1024;
+/**
+ * How long code asked to stop (a timeout, an abort) has to end before its worker is
+ * terminated, in milliseconds. Code stops at once unless it is inside one native built-in
+ * (`indexOf`, `JSON.stringify`, `replaceAll` of large values), where QuickJS does not look at
+ * its interrupt handler.
+ */
+const stopGraceMs = 250;
+/** A request waits at least this long before a silent worker counts as held. */
+const minRequestWaitMs = 1_000;
+/** The time copies for a restart take after an execution: half its timeout, within these. */
+const minSnapshotMs = 100;
+const maxSnapshotMs = 1_000;
+/** Node fires longer timers at once. */
+const maxTimerDelayMs = 2 ** 31 - 1;
 
-type KitFunction =
-  | 'installBase'
-  | 'installHostFunction'
-  | 'installEndingFunction'
-  | 'wrapHostFunction'
-  | 'isolatedEvaluator'
-  | 'installHelper'
-  | 'seal'
-  | 'prepare'
-  | 'forget'
-  | 'result'
-  | 'describeError'
-  | 'names'
-  | 'describe'
-  | 'copy'
-  | 'assign'
-  | 'assignOne';
+/** Settings of {@link QuickJsSandbox} besides the `SandboxOptions` of each sandbox. */
+export interface QuickJsSandboxConfig {
+  /** Starts the workers (and keeps a spare); shared by the sandboxes of one factory. */
+  readonly pool: WorkerPool;
+  /** Characters of model variables copied to the host after each execution, at most. */
+  readonly snapshotLimitChars: number;
+}
 
-class OutputBuffer {
-  private text = '';
-  private dropped = 0;
-  constructor(private readonly cap: number) {}
+/** A running worker and what the host knows of it. */
+interface WorkerState {
+  readonly worker: Worker;
+  /** Its executions' output, shared memory of this worker alone. */
+  readonly output: OutputBuffer;
+  /** The id of the execution the host wants stopped, read by the worker's interrupt handler. */
+  readonly control: Int32Array;
+  /** Resolves with the variables the worker could not restore, once it is ready. */
+  readonly ready: Promise<string[]>;
+  markReady(unrestored: string[]): void;
+  failStart(error: Error): void;
+  /** What the worker said of its engine's failure, before it exited. */
+  fault?: { readonly reason: string; readonly outOfMemory: boolean };
+}
 
-  write(chunk: string): void {
-    const room = this.cap - this.text.length;
-    if (room >= chunk.length) this.text += chunk;
-    else {
-      if (room > 0) this.text += chunk.slice(0, room);
-      this.dropped += chunk.length - Math.max(room, 0);
+/** How an execution ended, seen from the host. */
+type Outcome =
+  | { readonly kind: 'ended'; readonly error: string | undefined }
+  /** Stopped by a timeout or an abort; `restart`: its worker had to be terminated. */
+  | { readonly kind: 'stopped'; readonly reason: string; readonly restart: boolean }
+  | { readonly kind: 'fault'; readonly reason: string }
+  | { readonly kind: 'disposed' };
+
+/** The execution the worker runs now. */
+interface RunningExecution {
+  readonly id: number;
+  readonly clock: ExecutionClock;
+  /** Why the host asked it to stop, once it did. */
+  stopReason: string | undefined;
+  /** The code has ended (`ended`); resolves the execution once its snapshot came. */
+  finish(outcome: Outcome): void;
+  /** Resolves once the worker sent the execution's snapshot (or cannot any more). */
+  snapshotTaken(): void;
+}
+
+interface PendingRequest {
+  resolve(message: WorkerMessage): void;
+  reject(error: Error): void;
+  /** Restarts a worker that leaves the request unanswered. */
+  readonly watchdog: ReturnType<typeof setTimeout>;
+}
+
+/** A request to the worker that `#request` answers. */
+type RequestMessage =
+  | { readonly type: 'list' }
+  | { readonly type: 'get'; readonly name: string }
+  | { readonly type: 'set'; readonly variables: readonly RestoreRecord[] };
+
+/** Requests failed because their worker was replaced: sent once more, to the new worker. */
+const replacedWorkerErrors = new WeakSet<Error>();
+
+function describe(error: unknown): string {
+  try {
+    if (typeof error === 'object' && error !== null && 'message' in error) {
+      return String((error as { message: unknown }).message);
     }
-  }
-
-  finish(): string {
-    const text = this.text.endsWith('\n') ? this.text.slice(0, -1) : this.text;
-    return this.dropped === 0
-      ? text
-      : `${text}\n[output capped: ${this.dropped} characters dropped]`;
+    return String(error);
+  } catch {
+    return 'unknown error';
   }
 }
 
+function disposedError(): SandboxError {
+  return new SandboxError('@rlm/sandbox-quickjs: the sandbox is disposed; create a new one');
+}
+
+/** Output as model code printed it, without the line break that ends every `print`. */
+function withoutFinalNewline(output: string): string {
+  return output.endsWith('\n') ? output.slice(0, -1) : output;
+}
+
+/** An execution's error, cut to `maxChars` like its output. */
+function boundError(error: string | undefined, maxChars: number): string | undefined {
+  if (error === undefined || error.length <= maxChars) return error;
+  return `${error.slice(0, maxChars)}\n[… ${error.length - maxChars} more characters of the error dropped]`;
+}
+
 /**
- * A `Sandbox` on one QuickJS runtime and context in its own WebAssembly module. Model code
- * runs on the calling thread; the interrupt handler stops it at its deadline.
+ * A {@link Sandbox} that runs model code in QuickJS (WebAssembly) inside a `worker_thread`.
+ * Create it with `createQuickJsSandbox()`; see the package README for the guarantees.
  */
 export class QuickJsSandbox implements Sandbox {
-  private readonly limits: SandboxLimits;
-  private readonly runtime: QuickJSRuntime;
-  private readonly context: QuickJSContext;
-  private readonly kit: QuickJSHandle;
-  private readonly deferreds = new Set<QuickJSDeferredPromise>();
-  private readonly isolatedContexts: QuickJSContext[] = [];
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
-  private disposed = false;
-  private deadline = Number.POSITIVE_INFINITY;
-  private interrupted = false;
-  private generation = 0;
-  private running = false;
-  /** Set when an ending function (SUBMIT) ends the running execution. */
-  private ended = false;
-  private pendingHostCalls = 0;
-  private wake: (() => void) | undefined;
-  private output: OutputBuffer | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  /** Host functions whose call ends the execution (see `SandboxOptions.endingFunctions`). */
+  readonly #endingFunctionNames: readonly string[];
+  readonly #internalHostFunctions: Readonly<Record<string, HostFunction>>;
+  readonly #guestHelpers: Readonly<Record<string, string>>;
+  readonly #limits: SandboxLimits;
+  readonly #config: QuickJsSandboxConfig;
+  /** Variables set by the host, encoded: restored into every new worker. */
+  readonly #hostVariables = new Map<string, RestoreRecord>();
+  /** Copies of model variables as of the last execution, restored into a new worker. */
+  readonly #snapshot = new Map<string, string>();
+  /** Model variables after the last execution, to tell which a restart loses. */
+  #modelVariables: readonly string[] = [];
+  readonly #requests = new Map<number, PendingRequest>();
+  readonly #stopping = new Set<Promise<number>>();
+  #current: WorkerState | undefined;
+  #execution: RunningExecution | undefined;
+  /** Results of host calls settled in this turn, sent together. */
+  #results: HostResult[] = [];
+  #queue: Promise<unknown> = Promise.resolve();
+  #nextId = 1;
+  #busy = 0;
+  #disposal: Promise<void> | undefined;
 
-  constructor(module: QuickJSWASMModule, options: SandboxOptions) {
-    this.limits = { ...defaultSandboxLimits, ...options.limits };
-    this.runtime = module.newRuntime();
-    this.runtime.setMemoryLimit(this.limits.memoryMb * 1024 * 1024);
-    this.runtime.setMaxStackSize(maxStackBytes);
-    this.runtime.setInterruptHandler(() => {
-      if (Date.now() > this.deadline) this.interrupted = true;
-      return this.interrupted;
-    });
-    this.context = this.runtime.newContext();
-    this.kit = this.install(options);
-  }
-
-  private install(options: SandboxOptions): QuickJSHandle {
-    const { context } = this;
-    const write = context.newFunction('write', (text) => {
-      if (!this.ended) this.output?.write(`${context.getString(text)}\n`);
-    });
-    const sleep = context.newFunction('sleep', (msHandle) => {
-      const ms = context.getNumber(msHandle);
-      return this.deferredReply(
-        () => new Promise((resolve) => this.startTimer(resolve, ms)),
-        false,
-      );
-    });
-    const factory = this.unwrap(context.evalCode(guestKitSource, 'rlm-kit'));
-    const kit = this.unwrap(context.callFunction(factory, context.undefined, write, sleep));
-    for (const handle of [factory, write, sleep]) handle.dispose();
-    this.withDeadline(this.limits.timeoutMs, () => {
-      this.callKit(kit, 'installBase');
-      const ending = new Set(options.endingFunctions ?? []);
-      for (const [name, fn] of Object.entries(options.hostFunctions)) {
-        const raw = this.rawHostFunction(name, fn, ending.has(name));
-        const install = ending.has(name) ? 'installEndingFunction' : 'installHostFunction';
-        this.callKit(kit, install, context.newString(name), raw);
-      }
-      const helperScope: [string, QuickJSHandle][] = [];
-      for (const [name, fn] of Object.entries(options.internalHostFunctions ?? {})) {
-        const raw = this.rawHostFunction(name, fn);
-        helperScope.push([
-          name,
-          this.unwrapKit(kit, 'wrapHostFunction', raw, context.newString(name)),
-        ]);
-      }
-      const isolated = context.newFunction(isolatedEvaluatorName, (source, globals) =>
-        this.evaluateIsolated(context.getString(source), globals),
-      );
-      helperScope.push([isolatedEvaluatorName, this.unwrapKit(kit, 'isolatedEvaluator', isolated)]);
-      for (const [name, source] of Object.entries(options.guestHelpers ?? {})) {
-        const names = helperScope.map(([scopeName]) => scopeName).join(', ');
-        const maker = this.unwrap(
-          context.evalCode(
-            `(function (${names}) { 'use strict'; return (${source}\n); })`,
-            `rlm-helper-${name}`,
-          ),
-        );
-        const helper = this.unwrap(
-          context.callFunction(
-            maker,
-            context.undefined,
-            ...helperScope.map(([, handle]) => handle),
-          ),
-        );
-        maker.dispose();
-        this.callKit(kit, 'installHelper', context.newString(name), helper);
-      }
-      for (const [, handle] of helperScope) handle.dispose();
-      this.callKit(kit, 'seal', context.newNumber(this.limits.maxOutputChars));
-    });
-    return kit;
-  }
-
-  private startTimer(resolve: (value: unknown) => void, ms: number): void {
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        resolve(undefined);
-      },
-      Math.min(Math.max(ms, 0), 2 ** 31 - 1),
+  private constructor(options: SandboxOptions, config: QuickJsSandboxConfig) {
+    this.#hostFunctions = { ...options.hostFunctions };
+    this.#endingFunctionNames = (options.endingFunctions ?? []).filter((name) =>
+      Object.hasOwn(options.hostFunctions, name),
     );
-    this.timers.add(timer);
+    this.#internalHostFunctions = { ...options.internalHostFunctions };
+    this.#guestHelpers = { ...options.guestHelpers };
+    this.#limits = { ...defaultSandboxLimits, ...options.limits };
+    this.#config = config;
   }
 
-  /**
-   * A QuickJS function that starts a host call and returns a promise for its JSON reply. One
-   * that `ends` the execution (see `SandboxOptions.endingFunctions`) ends it as it is called.
-   */
-  private rawHostFunction(name: string, fn: HostFunction, ends = false): QuickJSHandle {
-    return this.context.newFunction(name, (argumentsText) => {
-      const text = this.context.getString(argumentsText);
-      if (ends && this.running && !this.ended) {
-        this.ended = true;
-        this.wake?.();
-      } else if (this.ended) {
-        return this.deferredReply(async () => {
-          throw new Error(`${name} was not called: SUBMIT or FINAL_VAR ended this code block`);
-        }, false);
-      }
-      if (!this.running) {
-        // Code its execution left behind: the host is not called.
-        return this.deferredReply(async () => {
-          throw new Error(`${name} was called after its execution ended`);
-        }, false);
-      }
-      return this.deferredReply(
-        async () => fn(...(decodeGraph(JSON.parse(text) as EncodedGraph) as unknown[])),
-        true,
-      );
-    });
-  }
-
-  /**
-   * A promise inside the sandbox that settles with `{"value": ...}` or `{"error": message}` once
-   * `start` settles, unless the execution that made it has ended by then (its continuation
-   * never runs).
-   */
-  private deferredReply(start: () => Promise<unknown>, isHostCall: boolean): QuickJSHandle {
-    const deferred = this.context.newPromise();
-    this.deferreds.add(deferred);
-    const generation = this.generation;
-    if (isHostCall) this.pendingHostCalls++;
-    const settle = (reply: string) => {
-      if (isHostCall && generation === this.generation) this.pendingHostCalls--;
-      if (this.disposed || !this.running || generation !== this.generation) return;
-      this.deferreds.delete(deferred);
-      const handle = this.context.newString(reply);
-      deferred.resolve(handle);
-      handle.dispose();
-      deferred.dispose();
-      this.wake?.();
-    };
-    queueMicrotask(() => {
-      let started: Promise<unknown>;
-      try {
-        started = Promise.resolve(start());
-      } catch (error) {
-        started = Promise.reject(error);
-      }
-      started.then(
-        (value) => {
-          let reply: string;
-          try {
-            reply = JSON.stringify({ value }) ?? '{}';
-          } catch (error) {
-            reply = JSON.stringify({
-              error: `the host returned data that cannot be copied: ${String(error)}`,
-            });
-          }
-          settle(reply);
-        },
-        (error: unknown) =>
-          settle(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
-      );
-    });
-    return deferred.handle;
-  }
-
-  /**
-   * Evaluates `source` in a new context of the same runtime (same heap, same limits) whose
-   * global object has the standard built-ins and the own properties of `globals`. Contexts of
-   * one runtime share their objects, so the completion value (a function, say) comes back as it
-   * is, and so does a thrown value.
-   */
-  private evaluateIsolated(
-    source: string,
-    globals: QuickJSHandle,
-  ): QuickJSHandle | { error: QuickJSHandle } {
-    const isolated = this.runtime.newContext();
+  /** Starts a sandbox; resolves once its worker is ready. */
+  static async create(
+    options: SandboxOptions,
+    config: QuickJsSandboxConfig,
+  ): Promise<QuickJsSandbox> {
+    const sandbox = new QuickJsSandbox(options, config);
+    config.pool.open();
     try {
-      // Names the scope lacks read as undefined, as they do in a SES compartment.
-      const prepare = this.unwrapIn(
-        isolated,
-        isolated.evalCode(
-          '(function (values) { if (values !== null && typeof values === "object") for (const name of Object.keys(values)) globalThis[name] = values[name]; Object.setPrototypeOf(globalThis, new Proxy(Object.getPrototypeOf(globalThis), { has: () => true })); })',
-        ),
-      );
-      const prepared = isolated.callFunction(prepare, isolated.undefined, globals);
-      prepare.dispose();
-      if (prepared.error) return { error: prepared.error };
-      prepared.value.dispose();
-      const result = isolated.evalCode(source, 'rlm-isolated', { type: 'global' });
-      return result.error ? { error: result.error } : result.value;
-    } finally {
-      // Freed once the execution ends: the value handed back must outlive this call.
-      this.isolatedContexts.push(isolated);
+      await sandbox.#hold(sandbox.#ensureWorker().ready);
+    } catch (error) {
+      await sandbox.dispose();
+      throw error;
     }
-  }
-
-  private releaseIsolatedContexts(): void {
-    for (const isolated of this.isolatedContexts.splice(0)) {
-      if (isolated.alive) isolated.dispose();
-    }
-  }
-
-  private unwrap(result: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle {
-    return this.unwrapIn(this.context, result);
-  }
-
-  private unwrapIn(context: QuickJSContext, result: ReturnType<QuickJSContext['evalCode']>) {
-    if (result.error) {
-      const message = describeHandle(context, result.error);
-      result.error.dispose();
-      throw new SandboxError(`@rlm/sandbox-quickjs: ${message}`);
-    }
-    return result.value;
-  }
-
-  /** Calls a kit function; the arguments are disposed. */
-  private callKit(kit: QuickJSHandle, name: KitFunction, ...args: QuickJSHandle[]): void {
-    this.unwrapKit(kit, name, ...args).dispose();
-  }
-
-  private unwrapKit(
-    kit: QuickJSHandle,
-    name: KitFunction,
-    ...args: QuickJSHandle[]
-  ): QuickJSHandle {
-    const fn = this.context.getProp(kit, name);
-    try {
-      const result = this.context.callFunction(fn, kit, ...args);
-      if (result.error) {
-        const interrupted = this.interrupted;
-        const message = interrupted ? 'timed out' : this.errorText(kit, result.error);
-        result.error.dispose();
-        throw new SandboxError(`@rlm/sandbox-quickjs: ${message}`);
-      }
-      return result.value;
-    } finally {
-      fn.dispose();
-      for (const arg of args) if (arg.alive) arg.dispose();
-    }
-  }
-
-  private errorText(kit: QuickJSHandle, error: QuickJSHandle): string {
-    const fn = this.context.getProp(kit, 'describeError');
-    const result = this.context.callFunction(fn, kit, error);
-    fn.dispose();
-    if (result.error) {
-      result.error.dispose();
-      return 'Uncaught exception (unprintable)';
-    }
-    const text = this.context.getString(result.value);
-    result.value.dispose();
-    return text;
-  }
-
-  private withDeadline<T>(ms: number, body: () => T): T {
-    this.deadline = Date.now() + ms;
-    this.interrupted = false;
-    try {
-      return body();
-    } finally {
-      this.deadline = Number.POSITIVE_INFINITY;
-    }
-  }
-
-  /** Runs a kit function that returns a string, under a deadline of `timeoutMs`. */
-  private kitString(name: KitFunction, ...args: QuickJSHandle[]): string {
-    this.assertOpen();
-    return this.withDeadline(this.limits.timeoutMs, () => {
-      const handle = this.unwrapKit(this.kit, name, ...args);
-      const text = this.context.getString(handle);
-      handle.dispose();
-      return text;
-    });
-  }
-
-  private assertOpen(): void {
-    if (this.disposed) throw new SandboxError('@rlm/sandbox-quickjs: the sandbox is disposed');
+    return sandbox;
   }
 
   execute(code: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
-    const run = this.queue.then(() => this.executeNow(code, options));
-    this.queue = run.catch(() => undefined);
+    if (this.#disposal) return Promise.reject(disposedError());
+    const run = this.#queue.then(() => this.#hold(this.#run(code, options)));
+    this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  private async executeNow(code: string, options: ExecuteOptions): Promise<ExecuteResult> {
-    this.assertOpen();
-    const started = Date.now();
-    const done = (output: string, error?: string): ExecuteResult =>
-      error === undefined
-        ? { output, durationMs: Date.now() - started }
-        : { output, error, durationMs: Date.now() - started };
-    if (options.signal?.aborted) return done('', 'Aborted before it started');
-    let rewrite: ReturnType<typeof rewriteReplCode>;
-    try {
-      rewrite = rewriteReplCode(code);
-    } catch (error) {
-      return done('', `SyntaxError: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    const timeoutMs = options.timeoutMs ?? this.limits.timeoutMs;
-    const wallLimitMs = Math.max(this.limits.hostWaitMs, timeoutMs);
-    this.drainLeftoverJobs();
-    const output = new OutputBuffer(this.limits.maxOutputChars);
-    this.output = output;
-    this.generation++;
-    this.pendingHostCalls = 0;
-    this.running = true;
-    this.ended = false;
-    let aborted = false;
-    const onAbort = () => {
-      aborted = true;
-      this.wake?.();
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    let spentMs = 0;
-    const runFor = <T>(body: () => T): T => {
-      const before = Date.now();
-      try {
-        return this.withDeadline(timeoutMs - spentMs, body);
-      } finally {
-        spentMs += Date.now() - before;
-      }
-    };
-    let promise: QuickJSHandle | undefined;
-    try {
-      runFor(() => this.callKit(this.kit, 'prepare', this.namesHandle(rewrite.globals)));
-      const evaluated = runFor(() =>
-        this.context.evalCode(rewrite.source, 'rlm-repl', { type: 'global' }),
-      );
-      if (evaluated.error) {
-        const message = this.interrupted ? undefined : this.errorText(this.kit, evaluated.error);
-        evaluated.error.dispose();
-        if (this.ended) return done(output.finish());
-        return done(output.finish(), message ?? this.timeoutText(timeoutMs));
-      }
-      promise = evaluated.value;
-      for (;;) {
-        while (this.runtime.hasPendingJob() && !this.interrupted && !this.ended) {
-          const jobs = runFor(() => this.runtime.executePendingJobs(jobBatch));
-          if (jobs.error) jobs.error.dispose();
-          if (this.context.getPromiseState(promise).type !== 'pending') break;
-        }
-        // SUBMIT ended the execution: as if the code returned there, whatever it did after.
-        if (this.ended) return done(output.finish());
-        if (this.interrupted) return done(output.finish(), this.timeoutText(timeoutMs));
-        const state = this.context.getPromiseState(promise);
-        if (state.type === 'fulfilled') {
-          const shown = this.withDeadline(timeoutMs, () => {
-            const fn = this.context.getProp(this.kit, 'result');
-            const result = this.context.callFunction(fn, this.kit, state.value);
-            fn.dispose();
-            state.value.dispose();
-            if (result.error) {
-              result.error.dispose();
-              return this.interrupted ? undefined : '[unprintable value]';
-            }
-            const text =
-              this.context.typeof(result.value) === 'string'
-                ? this.context.getString(result.value)
-                : undefined;
-            result.value.dispose();
-            return text;
-          });
-          if (shown !== undefined) output.write(`${shown}\n`);
-          return done(output.finish());
-        }
-        if (state.type === 'rejected') {
-          const message = this.withDeadline(timeoutMs, () => this.errorText(this.kit, state.error));
-          state.error.dispose();
-          if (/out of memory/i.test(message))
-            this.callKit(this.kit, 'forget', this.namesHandle(rewrite.globals));
-          return done(output.finish(), message);
-        }
-        if (aborted) return done(output.finish(), 'Aborted');
-        if (this.runtime.hasPendingJob()) continue;
-        const elapsed = Date.now() - started;
-        const hostWaiting = this.pendingHostCalls > 0;
-        const waitMs = hostWaiting
-          ? wallLimitMs - elapsed
-          : Math.min(timeoutMs - spentMs, wallLimitMs - elapsed);
-        if (waitMs <= 0) return done(output.finish(), this.timeoutText(timeoutMs));
-        const before = Date.now();
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, waitMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = undefined;
-        if (!hostWaiting) spentMs += Date.now() - before;
-        this.assertOpen();
-      }
-    } catch (error) {
-      if (this.disposed)
-        throw new SandboxError(
-          '@rlm/sandbox-quickjs: the sandbox was disposed during the execution',
-          { cause: error },
-        );
-      return done(
-        output.finish(),
-        this.interrupted
-          ? this.timeoutText(timeoutMs)
-          : error instanceof Error
-            ? error.message
-            : String(error),
-      );
-    } finally {
-      this.releaseIsolatedContexts();
-      this.running = false;
-      this.output = undefined;
-      this.wake = undefined;
-      options.signal?.removeEventListener('abort', onAbort);
-      if (promise?.alive) promise.dispose();
-    }
-  }
-
-  /**
-   * Runs what code of ended executions left in the job queue, for a short while and with its
-   * output dropped, so that it does not print into the next execution.
-   */
-  private drainLeftoverJobs(): void {
-    this.withDeadline(leftoverJobsMs, () => {
-      while (this.runtime.hasPendingJob() && !this.interrupted) {
-        const jobs = this.runtime.executePendingJobs(jobBatch);
-        if (jobs.error) jobs.error.dispose();
-      }
-    });
-  }
-
-  private namesHandle(names: readonly string[]): QuickJSHandle {
-    const array = this.context.newArray();
-    for (const [index, name] of names.entries()) {
-      const handle = this.context.newString(name);
-      this.context.setProp(array, index, handle);
-      handle.dispose();
-    }
-    return array;
-  }
-
-  private timeoutText(timeoutMs: number): string {
-    return `Execution timed out after ${timeoutMs} ms`;
-  }
-
   async listVariables(): Promise<VariableInfo[]> {
-    const names = this.kitString('names');
-    if (names === '') return [];
-    const variables: VariableInfo[] = [];
-    for (const name of names.split('\n')) {
-      let text = '';
-      try {
-        text = this.kitString('describe', this.context.newString(name));
-      } catch (error) {
-        if (this.disposed) throw error;
-        text = JSON.stringify({ name, type: 'unknown', size: 0, preview: '[unreadable]' });
-      }
-      if (text !== '') variables.push(JSON.parse(text) as VariableInfo);
-    }
-    return variables;
+    const answer = await this.#request({ type: 'list' });
+    if (answer.type !== 'listing') throw new SandboxError('@rlm/sandbox-quickjs: no listing came');
+    return [...answer.variables];
   }
 
   async getVariable(name: string): Promise<unknown> {
-    const text = this.kitString('copy', this.context.newString(name));
-    const reply = JSON.parse(text) as { value?: EncodedGraph; missing?: boolean };
-    if (reply.missing || reply.value === undefined) {
+    const answer = await this.#request({ type: 'get', name });
+    if (answer.type !== 'reply' || !answer.ok || answer.text === undefined) {
       throw new SandboxError(`@rlm/sandbox-quickjs: no variable named ${name}`);
     }
-    return decodeGraph(reply.value);
+    return decodeGraph(JSON.parse(answer.text) as EncodedGraph);
   }
 
   async setVariables(
     values: Readonly<Record<string, unknown>>,
     options: SetVariablesOptions = {},
   ): Promise<void> {
-    this.assertOpen();
-    // Strings (a context, typically) go in as strings: no JSON text to build and parse.
-    const strings = Object.entries(values).filter(
-      (entry): entry is [string, string] => typeof entry[1] === 'string',
-    );
-    const rest = Object.fromEntries(
-      Object.entries(values).filter(([, value]) => typeof value !== 'string'),
-    );
-    let text: string;
-    try {
-      text = encodeGraph(rest);
-    } catch (error) {
-      throw new SandboxError('@rlm/sandbox-quickjs: variables must be plain data', {
-        cause: error,
-      });
-    }
-    const readOnly = () => (options.readOnly ? this.context.true : this.context.false);
-    this.withDeadline(this.limits.timeoutMs, () => {
-      this.callKit(this.kit, 'assign', this.context.newString(text), readOnly());
-      for (const [name, value] of strings) {
-        this.callKit(
-          this.kit,
-          'assignOne',
-          this.context.newString(name),
-          this.context.newString(value),
-          readOnly(),
+    const readOnly = options.readOnly ?? false;
+    const records: RestoreRecord[] = [];
+    for (const [name, value] of Object.entries(values)) {
+      if (typeof value === 'string') {
+        records.push({ name, string: value, owner: 'host', readOnly });
+        continue;
+      }
+      try {
+        records.push({ name, text: encodeGraph(value), owner: 'host', readOnly });
+      } catch (error) {
+        throw new SandboxError(
+          `@rlm/sandbox-quickjs: variables must be plain data (${name}: ${describe(error)})`,
+          { cause: error },
         );
       }
+    }
+    await this.#request({ type: 'set', variables: records });
+    for (const record of records) {
+      this.#hostVariables.set(record.name, record);
+      this.#snapshot.delete(record.name);
+    }
+  }
+
+  dispose(): Promise<void> {
+    this.#disposal ??= this.#shutDown();
+    return this.#disposal;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  // ---- execution ----
+
+  async #run(code: string, options: ExecuteOptions): Promise<ExecuteResult> {
+    const started = performance.now();
+    const durationMs = () => Math.round(performance.now() - started);
+    const { signal } = options;
+    if (signal?.aborted) {
+      return { output: '', error: 'Execution aborted before it started.', durationMs: 0 };
+    }
+    const state = this.#ensureWorker();
+    await state.ready;
+    if (this.#disposal) throw disposedError();
+    const timeoutMs = Math.max(0, options.timeoutMs ?? this.#limits.timeoutMs);
+    const id = this.#nextId++;
+    const cleanups: (() => void)[] = [];
+    let snapshotTaken!: () => void;
+    const snapshot = new Promise<void>((resolve) => {
+      snapshotTaken = resolve;
+    });
+    const outcome = await new Promise<Outcome>((finish) => {
+      const { performance: workerPerformance } = state.worker;
+      const clock = new ExecutionClock(
+        () => performance.now(),
+        () => workerPerformance.eventLoopUtilization().active,
+      );
+      const execution: RunningExecution = {
+        id,
+        clock,
+        stopReason: undefined,
+        finish,
+        snapshotTaken,
+      };
+      this.#execution = execution;
+      const stop = (reason: string) => this.#stop(state, execution, reason);
+      cleanups.push(
+        watchExecutionTime(clock, { timeoutMs, hostWaitMs: this.#limits.hostWaitMs }, stop),
+      );
+      if (signal) {
+        const onAbort = () => stop('Execution aborted');
+        signal.addEventListener('abort', onAbort, { once: true });
+        cleanups.push(() => signal.removeEventListener('abort', onAbort));
+      }
+      state.output.reset();
+      this.#post(state, { type: 'execute', id, code });
+    });
+    for (const cleanup of cleanups) cleanup();
+    if (outcome.kind === 'disposed') {
+      this.#execution = undefined;
+      throw disposedError();
+    }
+    const output = withoutFinalNewline(state.output.read());
+    if (outcome.kind === 'ended' || (outcome.kind === 'stopped' && !outcome.restart)) {
+      // The worker ended the code itself (a stopped one too): every variable is still there.
+      await snapshot;
+      this.#execution = undefined;
+      const error =
+        outcome.kind === 'ended'
+          ? boundError(outcome.error, this.#limits.maxOutputChars)
+          : outcome.reason;
+      return error === undefined
+        ? { output, durationMs: durationMs() }
+        : { output, error, durationMs: durationMs() };
+    }
+    this.#execution = undefined;
+    const note = await this.#restart(state);
+    return { output, error: `${outcome.reason}; ${note}`, durationMs: durationMs() };
+  }
+
+  /**
+   * Asks the worker to stop `execution`: its interrupt handler stops code that computes, a
+   * `stop` message ends code that waits. Code inside one long native built-in sees neither:
+   * after {@link stopGraceMs} its worker is terminated and replaced.
+   */
+  #stop(state: WorkerState, execution: RunningExecution, reason: string): void {
+    if (execution.stopReason !== undefined || this.#execution !== execution) return;
+    execution.stopReason = reason;
+    Atomics.store(state.control, 0, execution.id);
+    this.#post(state, { type: 'stop', id: execution.id });
+    const timer = setTimeout(() => {
+      if (this.#execution === execution) {
+        execution.finish({ kind: 'stopped', reason, restart: true });
+      }
+    }, stopGraceMs);
+    timer.unref();
+  }
+
+  #memoryFault(): string {
+    return `Execution exceeded the memory limit (${this.#limits.memoryMb} MB)`;
+  }
+
+  /** Replaces a faulted worker; says, in words, what the model gets back. */
+  async #restart(state: WorkerState): Promise<string> {
+    const lost = new Set(
+      this.#modelVariables.filter(
+        (name) => !this.#snapshot.has(name) && !this.#hostVariables.has(name),
+      ),
+    );
+    const restarted = new SandboxError('@rlm/sandbox-quickjs: the sandbox restarted');
+    replacedWorkerErrors.add(restarted);
+    this.#terminate(state, restarted);
+    if (this.#disposal) return 'the sandbox was disposed.';
+    try {
+      for (const name of await this.#ensureWorker().ready) lost.add(name);
+    } catch (error) {
+      if (this.#disposal) throw disposedError();
+      return `the sandbox could not restart (${describe(error)}).`;
+    }
+    const restored = 'the sandbox restarted with its variables as of before this execution';
+    return lost.size === 0
+      ? `${restored}.`
+      : `${restored}, except ${[...lost].sort().join(', ')} (functions, class instances and large values cannot be restored).`;
+  }
+
+  // ---- the worker ----
+
+  #ensureWorker(): WorkerState {
+    if (this.#current) return this.#current;
+    const { memoryMb, maxOutputChars, timeoutMs } = this.#limits;
+    const output = OutputBuffer.create(maxOutputChars);
+    const control = new SharedArrayBuffer(4);
+    const setup: WorkerSetup = {
+      outputBuffer: output.buffer,
+      control,
+      requestTimeoutMs: Math.max(timeoutMs, minRequestWaitMs),
+      maxOutputChars,
+      hostFunctionNames: Object.keys(this.#hostFunctions),
+      endingFunctionNames: this.#endingFunctionNames,
+      internalHostFunctionNames: Object.keys(this.#internalHostFunctions),
+      isolatedEvaluatorName,
+      guestHelpers: this.#guestHelpers,
+      snapshotLimitChars: this.#config.snapshotLimitChars,
+      snapshotTimeoutMs: Math.min(Math.max(timeoutMs / 2, minSnapshotMs), maxSnapshotMs),
+    };
+    const { pool } = this.#config;
+    const worker = pool.take(memoryMb);
+    let markReady!: (unrestored: string[]) => void;
+    let failStart!: (error: Error) => void;
+    const ready = new Promise<string[]>((resolve, reject) => {
+      markReady = resolve;
+      failStart = reject;
+    });
+    ready.catch(() => undefined);
+    // Once this worker is ready, a spare starts for the next sandbox (or restart).
+    void ready.then(
+      () => pool.prepareSpare(memoryMb),
+      () => undefined,
+    );
+    const state: WorkerState = {
+      worker,
+      output,
+      control: new Int32Array(control),
+      ready,
+      markReady,
+      failStart,
+    };
+    this.#current = state;
+    worker.on('message', (message: WorkerMessage) => {
+      if (this.#current === state) this.#onMessage(state, message);
+    });
+    worker.on('error', (error) => this.#onFailure(state, error));
+    worker.on('exit', (code) => this.#onFailure(state, new Error(`it exited with code ${code}`)));
+    if (this.#busy > 0) worker.ref();
+    worker.postMessage({ type: 'setup', setup } satisfies WorkerSetupMessage);
+    this.#post(state, { type: 'restore', variables: this.#restoreRecords() });
+    return state;
+  }
+
+  #restoreRecords(): RestoreRecord[] {
+    const records: RestoreRecord[] = [...this.#hostVariables.values()];
+    for (const [name, text] of this.#snapshot) {
+      records.push({ name, text, owner: 'model', readOnly: false });
+    }
+    return records;
+  }
+
+  #onMessage(state: WorkerState, message: WorkerMessage): void {
+    switch (message.type) {
+      case 'ready':
+        state.markReady([...message.unrestored]);
+        return;
+      case 'fault':
+        state.fault = message;
+        return;
+      case 'ended': {
+        const execution = this.#execution;
+        if (execution?.id !== message.id) return;
+        if (message.outOfMemory) {
+          execution.finish({ kind: 'fault', reason: this.#memoryFault() });
+        } else if (execution.stopReason !== undefined) {
+          execution.finish({ kind: 'stopped', reason: execution.stopReason, restart: false });
+        } else {
+          execution.finish({ kind: 'ended', error: message.error });
+        }
+        return;
+      }
+      case 'executed':
+        this.#commitSnapshot(message.snapshot);
+        if (this.#execution?.id === message.id) this.#execution.snapshotTaken();
+        return;
+      case 'listing':
+      case 'reply': {
+        const request = this.#requests.get(message.id);
+        if (request === undefined) return;
+        this.#requests.delete(message.id);
+        clearTimeout(request.watchdog);
+        if (message.type === 'reply' && !message.ok) {
+          request.reject(new SandboxError(`@rlm/sandbox-quickjs: ${message.message}`));
+        } else request.resolve(message);
+        return;
+      }
+      case 'calls':
+        for (const call of message.calls) this.#callHost(state, call.id, call.name, call.args);
+        return;
+    }
+  }
+
+  #commitSnapshot(entries: readonly SnapshotEntry[]): void {
+    const names = new Set<string>();
+    for (const entry of entries) {
+      names.add(entry.name);
+      if (entry.state === 'copied') this.#snapshot.set(entry.name, entry.text);
+      else if (entry.state === 'lost') this.#snapshot.delete(entry.name);
+    }
+    for (const name of this.#snapshot.keys()) if (!names.has(name)) this.#snapshot.delete(name);
+    this.#modelVariables = [...names];
+  }
+
+  #onFailure(state: WorkerState, error: Error): void {
+    const { fault } = state;
+    const reason =
+      (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY' || fault?.outOfMemory
+        ? this.#memoryFault()
+        : fault !== undefined
+          ? `The sandbox's engine failed (${fault.reason})`
+          : `The sandbox worker stopped: ${error.message}`;
+    state.failStart(
+      new SandboxError(`@rlm/sandbox-quickjs: the sandbox worker failed: ${error.message}`, {
+        cause: error,
+      }),
+    );
+    if (this.#current !== state) return;
+    this.#execution?.finish({ kind: 'fault', reason });
+    this.#execution?.snapshotTaken();
+    this.#terminate(state, new SandboxError(`@rlm/sandbox-quickjs: ${reason}`, { cause: error }));
+  }
+
+  /** Terminates a worker and fails what waits on it. The next use starts a new one. */
+  #terminate(state: WorkerState, error: Error): void {
+    if (this.#current === state) this.#current = undefined;
+    for (const request of this.#requests.values()) {
+      clearTimeout(request.watchdog);
+      request.reject(error);
+    }
+    this.#requests.clear();
+    state.failStart(error);
+    const stopping = state.worker.terminate();
+    this.#stopping.add(stopping);
+    void stopping.finally(() => this.#stopping.delete(stopping));
+  }
+
+  #post(state: WorkerState, message: HostMessage): void {
+    state.worker.postMessage(message);
+  }
+
+  // ---- host calls and requests ----
+
+  #callHost(state: WorkerState, id: number, name: string, argumentsText: string): void {
+    let pending: Promise<unknown>;
+    try {
+      const hostFunction = Object.hasOwn(this.#hostFunctions, name)
+        ? this.#hostFunctions[name]
+        : Object.hasOwn(this.#internalHostFunctions, name)
+          ? this.#internalHostFunctions[name]
+          : undefined;
+      if (hostFunction === undefined) throw new Error(`${name} is not a host function`);
+      const args = decodeGraph(JSON.parse(argumentsText) as EncodedGraph);
+      if (!Array.isArray(args)) throw new Error(`${name}: its arguments did not arrive as a list`);
+      pending = Promise.resolve(hostFunction(...args));
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    // Time the host spent on the call so far counted as the execution's; from now on only the
+    // worker's busy time counts until the call settles.
+    const clock = this.#execution?.clock;
+    clock?.callStarted();
+    const answer = (reply: string) => {
+      clock?.callSettled();
+      if (this.#current !== state || this.#disposal) return;
+      this.#sendResult(state, { id, reply });
+    };
+    pending.then(
+      (value) => {
+        let reply: string;
+        try {
+          reply = JSON.stringify({ value }) ?? '{}';
+        } catch (error) {
+          reply = JSON.stringify({
+            error: `${name} returned data that cannot be copied into the sandbox (${describe(error)})`,
+          });
+        }
+        answer(reply);
+      },
+      (error: unknown) => answer(JSON.stringify({ error: describe(error) || `${name} failed` })),
+    );
+  }
+
+  /** Sends a settled call's result, with the others that settle in the same turn. */
+  #sendResult(state: WorkerState, result: HostResult): void {
+    if (this.#results.push(result) > 1) return;
+    queueMicrotask(() => {
+      const results = this.#results;
+      this.#results = [];
+      if (this.#current === state) this.#post(state, { type: 'host-results', results });
     });
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.wake?.();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const deferred of this.deferreds) if (deferred.alive) deferred.dispose();
-    this.deferreds.clear();
-    // The WebAssembly module is this sandbox's alone: dropping it frees the runtime's memory.
-    // Freeing the runtime itself would assert that no object is left, which a promise model
-    // code left pending can break.
+  /**
+   * Sends a request to the worker; when the worker is replaced before it answers, sends it once
+   * more, to the new worker.
+   */
+  async #request(message: RequestMessage): Promise<WorkerMessage> {
+    try {
+      return await this.#send(message);
+    } catch (error) {
+      if (this.#disposal || !replacedWorkerErrors.has(error as Error)) throw error;
+      return this.#send(message);
+    }
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.dispose();
+  async #send(message: RequestMessage): Promise<WorkerMessage> {
+    if (this.#disposal) throw disposedError();
+    const state = this.#ensureWorker();
+    return this.#hold(
+      state.ready.then(
+        () =>
+          new Promise<WorkerMessage>((resolve, reject) => {
+            if (this.#disposal) throw disposedError();
+            const id = this.#nextId++;
+            const watchdog = this.#watchRequest(state, id);
+            this.#requests.set(id, { resolve, reject, watchdog });
+            this.#post(state, { ...message, id });
+          }),
+      ),
+    );
   }
-}
 
-function describeHandle(context: QuickJSContext, handle: QuickJSHandle): string {
-  const value = context.dump(handle) as { name?: unknown; message?: unknown } | unknown;
-  if (value && typeof value === 'object' && 'message' in value) {
-    return `${String((value as { name?: unknown }).name ?? 'Error')}: ${String((value as { message: unknown }).message)}`;
+  /**
+   * The worker answers requests between executions at once, and interrupts its own work on one
+   * after `timeoutMs` (at least {@link minRequestWaitMs}); only a native built-in that runs
+   * longer holds it. A request unanswered for twice that while no execution runs restarts the
+   * worker, as a timeout would.
+   */
+  #watchRequest(state: WorkerState, id: number): ReturnType<typeof setTimeout> {
+    const waitMs = Math.min(
+      2 * Math.max(this.#limits.timeoutMs, minRequestWaitMs),
+      maxTimerDelayMs,
+    );
+    return setTimeout(() => {
+      const request = this.#requests.get(id);
+      if (request === undefined || this.#current !== state) return;
+      if (this.#execution !== undefined) {
+        this.#requests.set(id, { ...request, watchdog: this.#watchRequest(state, id) });
+        return;
+      }
+      const error = new SandboxError(
+        `@rlm/sandbox-quickjs: the sandbox did not answer within ${waitMs} ms and restarted`,
+      );
+      replacedWorkerErrors.add(error);
+      this.#terminate(state, error);
+    }, waitMs);
   }
-  return String(value);
+
+  /** Keeps the worker referenced (the process alive) while `work` runs. */
+  async #hold<T>(work: Promise<T>): Promise<T> {
+    if (this.#busy++ === 0) this.#current?.worker.ref();
+    try {
+      return await work;
+    } finally {
+      if (--this.#busy === 0) this.#current?.worker.unref();
+    }
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#execution?.finish({ kind: 'disposed' });
+    this.#execution?.snapshotTaken();
+    if (this.#current) this.#terminate(this.#current, disposedError());
+    await Promise.all([...this.#stopping, this.#config.pool.close()]);
+  }
 }

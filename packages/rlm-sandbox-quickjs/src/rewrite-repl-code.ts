@@ -13,6 +13,17 @@ export interface ReplRewrite {
    * declares, outside functions. They must exist (as writable globals) before the code runs.
    */
   readonly globals: readonly string[];
+  /**
+   * Every name the code uses (in functions too), besides property names: a superset of the
+   * variables it reads, writes or declares.
+   */
+  readonly names: ReadonlySet<string>;
+  /** The names used inside functions: a function made now may use them whenever it runs. */
+  readonly captured: ReadonlySet<string>;
+  /** It names `eval`, `Function` or `globalThis`, and so may reach any variable. */
+  readonly reachesDynamically: boolean;
+  /** Like `reachesDynamically`, inside a function. */
+  readonly capturesDynamically: boolean;
 }
 
 interface Edit {
@@ -127,6 +138,48 @@ function collectAssignedNames(node: AnyNode, shadowed: ReadonlySet<string>, into
   }
   for (const name of writes) if (!scope.has(name)) into.add(name);
   for (const child of children(node)) collectAssignedNames(child, scope, into);
+}
+
+/** Names through which code reaches variables it does not name. */
+const dynamicNames = new Set(['eval', 'Function', 'globalThis']);
+
+interface UsedNames {
+  readonly names: Set<string>;
+  readonly captured: Set<string>;
+}
+
+/**
+ * Collects the identifiers `node` uses, besides property names and labels (declared names
+ * count too: a superset is what the caller needs); those inside functions also go to
+ * `captured`.
+ */
+function collectUsedNames(node: AnyNode, inFunction: boolean, into: UsedNames): void {
+  if (node.type === 'Identifier') {
+    const name = node.name as string;
+    into.names.add(name);
+    if (inFunction) into.captured.add(name);
+    return;
+  }
+  const nested = inFunction || functionTypes.has(node.type);
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'type' || key === 'start' || key === 'end' || key === 'label') continue;
+    if (key === 'property' && node.type === 'MemberExpression' && !node.computed) continue;
+    if (
+      key === 'key' &&
+      !node.computed &&
+      (node.type === 'Property' ||
+        node.type === 'MethodDefinition' ||
+        node.type === 'PropertyDefinition')
+    ) {
+      continue;
+    }
+    const items = Array.isArray(value) ? value : [value];
+    for (const item of items) {
+      if (item && typeof item === 'object' && typeof (item as AnyNode).type === 'string') {
+        collectUsedNames(item as AnyNode, nested, into);
+      }
+    }
+  }
 }
 
 /** The declarators of a `var` with an initialiser, as assignments. */
@@ -254,5 +307,15 @@ export function rewriteReplCode(code: string): ReplRewrite {
   rewritten += code.slice(position);
   const prologue = functionNames.map((name) => `globalThis.${name} = ${name};`).join(' ');
   const source = `(async function () { 'use strict'; ${prologue}${rewritten}\n})()`;
-  return { source, globals: [...new Set([...declared, ...assigned])] };
+  const used: UsedNames = { names: new Set(), captured: new Set() };
+  for (const statement of body) collectUsedNames(statement, false, used);
+  const dynamic = (names: ReadonlySet<string>) => [...dynamicNames].some((name) => names.has(name));
+  return {
+    source,
+    globals: [...new Set([...declared, ...assigned])],
+    names: used.names,
+    captured: used.captured,
+    reachesDynamically: dynamic(used.names),
+    capturesDynamically: dynamic(used.captured),
+  };
 }

@@ -2,10 +2,11 @@ import { runSandboxConformance } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { createQuickJsSandbox } from './create-quickjs-sandbox.js';
 
-// QuickJS runs on the test's own thread: an abort is seen when the code awaits.
+// Tests run the built worker: `pnpm build` (turbo runs it before `test`).
+const workerUrl = new URL('../dist/worker.js', import.meta.url);
+
 runSandboxConformance({
   name: 'quickjs',
-  create: createQuickJsSandbox(),
+  create: createQuickJsSandbox({ workerUrl }),
   api: { describe, expect, test },
-  abortStopsBusyCode: false,
 });

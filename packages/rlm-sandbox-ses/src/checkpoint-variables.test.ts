@@ -1,7 +1,7 @@
 import { type Sandbox, SnapshotPreemptedError, type VariableSnapshotEntry } from '@rlm/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CheckpointVariables } from './checkpoint-variables.js';
-import { ReachTracker } from './reach-tracker.js';
+import { ReachTracker } from '@rlm/core/sandbox-support';
 import { createSesSandbox } from './create-ses-sandbox.js';
 import { deserializeCheckpointBytes, digestOf, pieceElements } from './serialize-in-pieces.js';
 import type { WorkerSnapshotEntry } from './worker-protocol.js';

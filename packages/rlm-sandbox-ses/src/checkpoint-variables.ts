@@ -1,5 +1,5 @@
 import { compareNames } from './compare-names.js';
-import { isPrimitive, type ReachTracker } from './reach-tracker.js';
+import { isPrimitive, type ReachTracker } from '@rlm/core/sandbox-support';
 import { digestOf, type PiecesResult, serializeInPieces } from './serialize-in-pieces.js';
 import { ownsBuffer } from './serialize-value.js';
 import type { WorkerSnapshotEntry } from './worker-protocol.js';

@@ -1,6 +1,6 @@
 import { type SandboxFactory, SandboxError } from '@rlm/core';
 import { SesSandbox } from './ses-sandbox.js';
-import { WorkerPool } from './worker-pool.js';
+import { createSesWorkerPool } from './ses-worker-pool.js';
 
 /** Settings of {@link createSesSandbox}. */
 export interface SesSandboxSettings {
@@ -49,6 +49,6 @@ export function createSesSandbox(settings: SesSandboxSettings = {}): SandboxFact
       `@rlm/sandbox-ses: transferLimitBytes must be a positive whole number of bytes; got ${String(transferLimitBytes)}`,
     );
   }
-  const pool = new WorkerPool(workerUrl);
+  const pool = createSesWorkerPool(workerUrl);
   return (options) => SesSandbox.create(options, { pool, snapshotLimitBytes, transferLimitBytes });
 }

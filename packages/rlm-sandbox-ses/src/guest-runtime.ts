@@ -6,13 +6,12 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
+import { isPrimitive, OutputBuffer, ReachTracker } from '@rlm/core/sandbox-support';
 import { CheckpointVariables, type SnapshotPacing } from './checkpoint-variables.js';
-import { isPrimitive, ReachTracker } from './reach-tracker.js';
 import { copyForTransfer } from './copy-for-transfer.js';
 import { formatValue } from './format-value.js';
 import { isIdentifierName } from './is-identifier-name.js';
 import { loadAcorn } from './load-acorn.js';
-import { OutputBuffer } from './output-buffer.js';
 import { deserializeCheckpointBytes, readCheckpointBytes } from './serialize-in-pieces.js';
 import { ownsBuffer, serializeValue } from './serialize-value.js';
 import { TransferTooLargeError } from './transfer-too-large-error.js';
@@ -230,6 +229,10 @@ export class GuestRuntime {
         throw new TypeError(`${name} is read-only in this sandbox`);
       },
       ref: (name: string): unknown => {
+        // A variable made since the rewrite (by this execution) is its cell, whatever the global
+        // object holds under its name.
+        const cell = this.#cells.get(name);
+        if (cell !== undefined) return cell.v;
         if (name in global) return global[name];
         throw new ReferenceError(`${name} is not defined`);
       },
@@ -377,7 +380,9 @@ export class GuestRuntime {
     }
     const descriptor = Reflect.getOwnPropertyDescriptor(this.#global, name);
     if (descriptor === undefined) return undefined;
-    if (!descriptor.configurable) return 'builtin';
+    // A fixed property model code defined (an accessor, say) is no built-in: the name can still
+    // become a variable, in a cell of its own (see #createVariable).
+    if (!descriptor.configurable) return this.#baseline.has(name) ? 'builtin' : undefined;
     return 'value' in descriptor ? 'global' : undefined;
   }
 
@@ -387,11 +392,17 @@ export class GuestRuntime {
     return this.#createVariable(name, { owner: 'model', readOnly: false, isConst: false });
   }
 
-  /** A new cell, visible on the global object (for `eval`, `globalThis.x`, late lookups). */
+  /**
+   * A new cell, visible on the global object (for `eval`, `globalThis.x`, late lookups), unless
+   * model code made the name a fixed property of the global object (an accessor that would
+   * intercept the variable's writes): the cell then stays the variable's own, and code that
+   * names the variable reaches it, never the property.
+   */
   #createVariable(name: string, meta: VariableMeta, value?: unknown): Cell {
     const cell: Cell = { v: value };
     this.#cells.set(name, cell);
     this.#meta.set(name, meta);
+    if (Reflect.getOwnPropertyDescriptor(this.#global, name)?.configurable === false) return cell;
     Object.defineProperty(this.#global, name, {
       get: () => cell.v,
       set: (next: unknown) => {

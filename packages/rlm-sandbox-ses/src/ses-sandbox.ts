@@ -15,13 +15,16 @@ import {
   type VariableInfo,
   type VariableSnapshotEntry,
 } from '@rlm/core';
+import {
+  ExecutionClock,
+  OutputBuffer,
+  type WorkerPool,
+  watchExecutionTime,
+} from '@rlm/core/sandbox-support';
 import { compareNames } from './compare-names.js';
 import { describeBytes } from './describe-bytes.js';
-import { ExecutionClock } from './execution-clock.js';
 import { isIdentifierName } from './is-identifier-name.js';
-import { OutputBuffer } from './output-buffer.js';
 import { deserializeValue } from './serialize-value.js';
-import type { WorkerPool } from './worker-pool.js';
 import type {
   HostMessage,
   SnapshotEntry,
@@ -372,7 +375,9 @@ export class SesSandbox implements Sandbox {
       );
       this.#execution = { id, clock, finish };
       cleanups.push(
-        this.#watchTime(clock, timeoutMs, (reason) => finish({ kind: 'fault', reason })),
+        watchExecutionTime(clock, { timeoutMs, hostWaitMs: this.#limits.hostWaitMs }, (reason) =>
+          finish({ kind: 'fault', reason }),
+        ),
       );
       if (signal) {
         const onAbort = () => finish({ kind: 'fault', reason: 'Execution aborted' });
@@ -447,44 +452,6 @@ export class SesSandbox implements Sandbox {
       clearInterval(check);
       this.#onMemoryReport = undefined;
     };
-  }
-
-  /**
-   * Watches the execution's time (see {@link ExecutionClock}): `timeoutMs` bounds wall time
-   * while none of its host calls is pending, and the worker's busy time while one is: its event
-   * loop's active time (`worker.performance.eventLoopUtilization()`, which Node measures in the
-   * worker's own loop), so code cannot hide computing behind a pending call. `hostWaitMs`
-   * (never less than `timeoutMs`) bounds the execution's whole wall time, so a host call that
-   * never settles is still cut off. Returns the cleanup.
-   */
-  #watchTime(
-    clock: ExecutionClock,
-    timeoutMs: number,
-    onTimeout: (reason: string) => void,
-  ): () => void {
-    const started = performance.now();
-    const { hostWaitMs } = this.#limits;
-    const wallLimitMs = Math.max(timeoutMs, hostWaitMs);
-    let timer: NodeJS.Timeout;
-    const check = () => {
-      const elapsed = performance.now() - started;
-      const counted = clock.countedMs();
-      if (counted >= timeoutMs) {
-        onTimeout(`Execution timed out after ${timeoutMs} ms`);
-        return;
-      }
-      if (elapsed >= wallLimitMs) {
-        onTimeout(
-          `Execution timed out after ${Math.round(elapsed)} ms awaiting host calls (limit hostWaitMs ${hostWaitMs} ms)`,
-        );
-        return;
-      }
-      // The counted time grows no faster than wall time: neither limit passes before then.
-      const delayMs = Math.min(timeoutMs - counted, wallLimitMs - elapsed);
-      timer = setTimeout(check, Math.max(1, Math.min(delayMs, maxTimerDelayMs)));
-    };
-    timer = setTimeout(check, Math.max(1, Math.min(timeoutMs, maxTimerDelayMs)));
-    return () => clearTimeout(timer);
   }
 
   #memoryFault(): string {

@@ -1,5 +1,5 @@
 /**
- * Messages between the host (`SesSandbox`, `WorkerPool`) and its worker (`GuestRuntime`).
+ * Messages between the host (`SesSandbox`, its worker pool) and its worker (`GuestRuntime`).
  * Values cross by structured clone; output crosses through the shared {@link OutputBuffer}.
  *
  * A worker starts before it knows its sandbox (a pool keeps one ready): it loads SES, locks

@@ -34,9 +34,9 @@ async function startTimes(factory: SandboxFactory, runs: number): Promise<number
 
 /**
  * The two sandbox adapters side by side: `@rlm/sandbox-quickjs` (QuickJS compiled to
- * WebAssembly, on the calling thread, no JIT) against `@rlm/sandbox-ses` (SES in a worker
- * thread): start, a trivial execute, the compute workloads over 5 MB (QuickJS interprets: 50 MB
- * would take minutes), and handing over a 50 MB context.
+ * WebAssembly, in a worker thread, no JIT) against `@rlm/sandbox-ses` (SES in a worker thread):
+ * start, a trivial execute (a round trip to the worker on both), the compute workloads over
+ * 5 MB (QuickJS interprets: 50 MB would take minutes), and handing over a 50 MB context.
  */
 export const quickjsBenchmark: Benchmark = {
   name: 'quickjs',
@@ -56,7 +56,7 @@ export const quickjsBenchmark: Benchmark = {
       baseline: { value: sesStart, unit: 'ms', label: 'SES sandbox, same factory' },
       ratio: { value: quickjsStart / sesStart, unit: 'x' },
       runs: options.runs,
-      note: 'a WebAssembly module per QuickJS sandbox; SES keeps a spare worker warm',
+      note: 'a worker per sandbox on both; neither keeps a spare once its last sandbox is disposed',
     });
 
     await using quickjs = await createQuickJs({ hostFunctions: {} });
@@ -82,7 +82,7 @@ export const quickjsBenchmark: Benchmark = {
       baseline: { value: trivial.baseline / batch, unit: 'ms', label: 'SES sandbox' },
       ratio: { value: trivial.ratio, unit: 'x' },
       runs: options.runs,
-      note: `mean of ${batch} calls a run; QuickJS parses each call's code with acorn first`,
+      note: `mean of ${batch} calls a run; a round trip to the worker on both`,
     });
 
     const handOver = makeContext(50 * mebibyte);

@@ -825,6 +825,26 @@ describe('rlm (built bin): careless or hostile model code', () => {
     expect(result.stderr).toContain('rlm: aborted\n');
   });
 
+  test('--sandbox quickjs: SIGINT while model code is inside a long native built-in ends the run at once: exit 130', async () => {
+    // QuickJS searches a string naively: this one indexOf would take hours, and QuickJS does
+    // not interrupt a built-in; the worker running it is terminated instead.
+    server = await serve([
+      fakeText(
+        '```repl\nprint("searching");\nconst haystack = "a".repeat(4e6);\nhaystack.indexOf("a".repeat(4e5) + "b")\n```',
+      ),
+    ]);
+    const running = startRlm(
+      ['Search?', '--sandbox', 'quickjs', '--exec-timeout', '600000'],
+      server.url,
+    );
+    await running.stderrContains('haystack.indexOf');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    running.kill('SIGINT');
+    const result = await running.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('rlm: aborted\n');
+  });
+
   test('piped queries share a session, but the first cannot plant a JSON the second one runs', async () => {
     const file = await writeContext('secret.txt', 'the second user secret');
     const plant =

@@ -165,6 +165,31 @@ export function runSandboxConformance(options: SandboxConformanceOptions): void 
         expect((await sandbox.execute('"still here"')).output).toBe('still here');
       }));
 
+    test('time a host function spends before it returns counts against timeoutMs', () =>
+      withSandbox(
+        {
+          hostFunctions: {
+            // A store that hashes and copies a large value before its promise: host time the
+            // execution asked for.
+            busyStore: () => {
+              const until = Date.now() + 4 * runawayTimeoutMs;
+              while (Date.now() < until) {
+                // Busy on the host's thread, as synchronous work is.
+              }
+              return Promise.resolve('stored');
+            },
+          },
+        },
+        async (sandbox) => {
+          await sandbox.execute('const kept = "kept"');
+          const result = await sandbox.execute('await busyStore(); await busyStore(); "done"', {
+            timeoutMs: runawayTimeoutMs,
+          });
+          expect(result.error).toMatch(/time/i);
+          expect((await sandbox.execute('kept')).output).toBe('kept');
+        },
+      ));
+
     test('aborting the signal stops the code and resolves with an error', () =>
       withSandbox({}, async (sandbox) => {
         const controller = new AbortController();

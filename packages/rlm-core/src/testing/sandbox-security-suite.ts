@@ -9,6 +9,7 @@ import type {
   Sandbox,
   SandboxFactory,
   SandboxLimits,
+  SandboxOptions,
 } from '../sandbox.js';
 import { type ConformanceSuiteSettings, registerConformanceSuite } from './conformance-suite.js';
 import {
@@ -18,6 +19,7 @@ import {
   guestCodeMarker,
   hostCanaryMark,
 } from './sandbox-escape-payloads.js';
+import { registerPersistenceAttacks } from './sandbox-persistence-attacks.js';
 
 /** Bounds of the resource-abuse cases of {@link runSandboxSecuritySuite}. */
 export interface SandboxSecuritySuiteOptions extends ConformanceSuiteSettings<SandboxFactory> {
@@ -393,9 +395,11 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; elapsedMs: n
  * families (constructor chains to the host `Function`, prototype pollution of host objects,
  * `import()` and `require` by every spelling, stack-trace hooks, Proxy and Symbol tricks
  * against host calls, coercion side effects inside host functions, the host environment,
- * timers and shared memory), and resource abuse with stated bounds (runaway loops, deep
- * recursion, heap and ArrayBuffer bombs, output floods, 10,000 bridge calls, promises that
- * never settle, code left running after its execution, hostile variables).
+ * timers and shared memory), resource abuse with stated bounds (runaway loops, deep
+ * recursion, heap, string and ArrayBuffer bombs, code busy inside a native built-in, output
+ * floods, 10,000 bridge calls, promises that never settle, code left running after its
+ * execution, hostile variables), and attacks across executions and scopes (built-ins changed
+ * in place, planted global accessors, a durable-tool method climbing from its arguments).
  *
  * Every escape case runs in a fresh sandbox and asserts that the attack failed inside it, that
  * the sandbox still works afterwards, and that the host is untouched: its environment, its
@@ -500,6 +504,42 @@ export function runSandboxSecuritySuite(options: SandboxSecuritySuiteOptions): v
     } finally {
       await sandbox.dispose();
     }
+  }
+
+  /** Samples the process's resident memory every few milliseconds until `stop` is called. */
+  function samplePeakMemory(): { stop(): number } {
+    const baseline = process.memoryUsage.rss();
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 2);
+    return {
+      /** Megabytes the process grew by at its peak. */
+      stop() {
+        clearInterval(sampler);
+        return (Math.max(peak, process.memoryUsage.rss()) - baseline) / mebibyte;
+      },
+    };
+  }
+
+  /**
+   * Watches the host's event loop until `stop` is called: the longest it went without running a
+   * timer, in milliseconds. Code that runs on the host's thread holds it for as long as it runs.
+   */
+  function watchHostLoop(): { stop(): number } {
+    let last = performance.now();
+    let longest = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 5);
+    return {
+      stop() {
+        clearInterval(ticker);
+        return Math.max(longest, performance.now() - last);
+      },
+    };
   }
 
   /** Asserts that `code` is stopped within `boundMs`, with an error matching `pattern`. */
@@ -617,6 +657,61 @@ export function runSandboxSecuritySuite(options: SandboxSecuritySuiteOptions): v
           /memory|allocation/i,
           10_000,
         );
+        await expectAlive(sandbox);
+      }));
+
+    // The timeout leaves a loaded machine ample room: memory must end the bomb.
+    test(`a bomb of large strings stops before the process grows memoryMb + ${memoryMarginMb} MB; the variables made before it are back`, () =>
+      withSandbox({ timeoutMs: 45_000 }, {}, async (sandbox) => {
+        await sandbox.execute('const kept = "kept"; const list = [1, 2, 3];');
+        for (let round = 0; round < 2; round++) {
+          const memory = samplePeakMemory();
+          try {
+            await expectStopped(
+              sandbox,
+              'const hoard = [];\nfor (;;) hoard.push("y".repeat(2 ** 20) + hoard.length);',
+              /memory/i,
+              45_000,
+            );
+          } finally {
+            expect(memory.stop()).toBeLessThan(limits.memoryMb + memoryMarginMb);
+          }
+          const after = await sandbox.execute(
+            '[kept, list.length, typeof hoard, "z".repeat(8 * 2 ** 20).length].join()',
+          );
+          expect(after.error).toBeUndefined();
+          expect(after.output).toBe(`kept,3,undefined,${8 * 2 ** 20}`);
+        }
+      }));
+
+    test(`code busy inside a built-in ends within timeoutMs + ${stopMarginMs} ms, the host's event loop never waits on it, and the variables stay`, () =>
+      withSandbox({ timeoutMs: 1_000 }, {}, async (sandbox) => {
+        const bound = 1_000 + stopMarginMs;
+        await sandbox.execute(
+          'const kept = "kept"; const haystack = "a".repeat(200000); const needle = "a".repeat(19999) + "b";',
+        );
+        for (const code of [
+          'haystack.indexOf(needle)',
+          'JSON.stringify(new Array(1e6).fill(haystack.slice(0, 32))).length',
+          'haystack.repeat(20).replaceAll("a", "bc").length',
+        ]) {
+          const loop = watchHostLoop();
+          const { value: result, elapsedMs } = await timed(() => sandbox.execute(code));
+          // A fast engine finishes; a slow one is stopped: either way, in time.
+          if (result.error !== undefined) expect(result.error).toMatch(/time/i);
+          expect(elapsedMs).toBeLessThan(bound);
+          expect(loop.stop()).toBeLessThan(bound);
+          expect((await sandbox.execute('kept')).output).toBe('kept');
+        }
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 100);
+        const { value: aborted, elapsedMs } = await timed(() =>
+          sandbox.execute('haystack.indexOf(needle); haystack.indexOf(needle); "done"', {
+            signal: controller.signal,
+          }),
+        );
+        if (aborted.error !== undefined) expect(aborted.error).toMatch(/abort/i);
+        expect(elapsedMs).toBeLessThan(bound);
         await expectAlive(sandbox);
       }));
 
@@ -739,6 +834,22 @@ export function runSandboxSecuritySuite(options: SandboxSecuritySuiteOptions): v
   const register = () => {
     registerEscapes();
     registerAbuse();
+    registerPersistenceAttacks({
+      test,
+      expect,
+      withSandbox: async (options: Partial<SandboxOptions>, body) => {
+        const sandbox = await createSandbox({
+          hostFunctions: {},
+          ...options,
+          limits: { ...limits, timeoutMs: escapeTimeoutMs, ...options.limits },
+        });
+        try {
+          await body(sandbox);
+        } finally {
+          await sandbox.dispose();
+        }
+      },
+    });
   };
   registerConformanceSuite(options, 'Sandbox security', register);
 }

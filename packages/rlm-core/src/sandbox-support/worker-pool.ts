@@ -1,24 +1,33 @@
-import { Worker } from 'node:worker_threads';
-import type { WorkerMessage, WorkerStart } from './worker-protocol.js';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 
-/** V8's code cache of SES, made by the first worker of this process and handed to the others. */
-let sesCodeCache: Uint8Array | undefined;
+/** Settings of a {@link WorkerPool}. */
+export interface WorkerPoolSettings {
+  /** The worker script. */
+  readonly workerUrl: URL;
+  /** The `workerData` of a new worker for sandboxes whose memory limit is `memoryMb`. */
+  readonly workerData?: (memoryMb: number) => unknown;
+  /** Its `resourceLimits`. Default: `{ maxOldGenerationSizeMb: memoryMb }`. */
+  readonly resourceLimits?: (memoryMb: number) => ResourceLimits;
+  /** Called with every worker the pool starts, before it can send anything. */
+  readonly onStart?: (worker: Worker) => void;
+}
 
 /**
- * Starts sandbox workers for one `createSesSandbox` factory, and keeps one spare: a worker that
- * has loaded SES and locked down, waiting for its sandbox. A sandbox that takes the spare (a
- * `sub_rlm` child, or a restart after a timeout) starts in milliseconds instead of the ~100 ms
- * a worker needs. The spare never keeps the process alive (it is unref'd) and is terminated
- * when the last open sandbox closes.
+ * Starts sandbox workers for one sandbox factory, and keeps one spare: a worker that has
+ * started (loaded its engine, locked down) and waits for its sandbox. A sandbox that takes the
+ * spare (a `sub_rlm` child, or a restart after a fault) starts in milliseconds instead of the
+ * time a worker needs. Workers start with an empty environment and no arguments; the spare
+ * never keeps the process alive (it is unref'd) and is terminated when the last open sandbox
+ * closes.
  */
 export class WorkerPool {
-  readonly #workerUrl: URL;
+  readonly #settings: WorkerPoolSettings;
   #open = 0;
   #spare: { readonly worker: Worker; readonly memoryMb: number; drop(): void } | undefined;
   readonly #stopping = new Set<Promise<number>>();
 
-  constructor(workerUrl: URL) {
-    this.#workerUrl = workerUrl;
+  constructor(settings: WorkerPoolSettings) {
+    this.#settings = settings;
   }
 
   /** The spare worker, started or starting, if there is one (for tests and diagnostics). */
@@ -39,8 +48,8 @@ export class WorkerPool {
   }
 
   /**
-   * A worker for a sandbox whose heap limit is `memoryMb`: the spare when it has that limit,
-   * else a new one. The caller owns it (and posts its setup); it starts unref'd.
+   * A worker for a sandbox whose memory limit is `memoryMb`: the spare when it has that limit,
+   * else a new one. The caller owns it (and sends its setup); it starts unref'd.
    */
   take(memoryMb: number): Worker {
     const spare = this.#spare;
@@ -87,24 +96,16 @@ export class WorkerPool {
   }
 
   #start(memoryMb: number): Worker {
-    const start: WorkerStart = { sesCodeCache };
-    const worker = new Worker(this.#workerUrl, {
-      workerData: start,
+    const { workerUrl, workerData, resourceLimits, onStart } = this.#settings;
+    const worker = new Worker(workerUrl, {
+      workerData: workerData?.(memoryMb),
       env: {},
       argv: [],
       execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+      resourceLimits: resourceLimits?.(memoryMb) ?? { maxOldGenerationSizeMb: memoryMb },
     });
     worker.unref();
-    if (sesCodeCache === undefined) {
-      // Posted once, before the worker's first execution: no guest code can have sent it.
-      const onMessage = (message: WorkerMessage) => {
-        if (message.type !== 'code-cache') return;
-        worker.off('message', onMessage);
-        if (message.data instanceof Uint8Array) sesCodeCache ??= message.data;
-      };
-      worker.on('message', onMessage);
-    }
+    onStart?.(worker);
     return worker;
   }
 }

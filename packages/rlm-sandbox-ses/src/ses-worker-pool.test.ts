@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { describe, expect, test } from 'vitest';
 import { SesSandbox } from './ses-sandbox.js';
-import { WorkerPool } from './worker-pool.js';
+import type { WorkerPool } from '@rlm/core/sandbox-support';
+import { createSesWorkerPool } from './ses-worker-pool.js';
 import type { WorkerMessage } from './worker-protocol.js';
 
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).
@@ -25,43 +26,9 @@ function started(worker: Worker): Promise<boolean> {
 
 const exited = (worker: Worker) => worker.threadId === -1;
 
-describe('WorkerPool', () => {
-  test('take hands out the spare of the same memory limit; prepareSpare makes a fresh one', async () => {
-    const pool = new WorkerPool(workerUrl);
-    pool.open();
-    const first = pool.take(256);
-    expect(pool.spare).toBeUndefined();
-    pool.prepareSpare(256);
-    const spare = pool.spare as Worker;
-    expect(spare).toBeDefined();
-    await started(spare);
-    expect(pool.take(256)).toBe(spare);
-    expect(pool.spare).toBeUndefined();
-    pool.prepareSpare(256);
-    const next = pool.spare as Worker;
-    expect(next).toBeDefined();
-    expect(next).not.toBe(spare);
-    await Promise.all([first.terminate(), spare.terminate()]);
-    await pool.close();
-    expect(exited(next)).toBe(true);
-  });
-
-  test('a spare of another memory limit is not handed out, and is replaced', async () => {
-    const pool = new WorkerPool(workerUrl);
-    pool.open();
-    pool.prepareSpare(256);
-    const small = pool.spare as Worker;
-    const large = pool.take(512);
-    expect(large).not.toBe(small);
-    pool.prepareSpare(512);
-    expect(pool.spare).not.toBe(small);
-    await large.terminate();
-    await pool.close();
-    expect(exited(small)).toBe(true);
-  });
-
+describe('createSesWorkerPool', () => {
   test('workers after the first of the process compile SES from its code cache', async () => {
-    const pool = new WorkerPool(workerUrl);
+    const pool = createSesWorkerPool(workerUrl);
     pool.open();
     const first = pool.take(256);
     const cacheSent = new Promise<void>((resolve) => {
@@ -76,21 +43,6 @@ describe('WorkerPool', () => {
     await Promise.all([first.terminate(), second.terminate()]);
     await pool.close();
   });
-
-  test('keeps no spare while no sandbox is open, and the last close ends it', async () => {
-    const pool = new WorkerPool(workerUrl);
-    pool.prepareSpare(256);
-    expect(pool.spare).toBeUndefined();
-    pool.open();
-    pool.open();
-    pool.prepareSpare(256);
-    const spare = pool.spare as Worker;
-    await pool.close();
-    expect(exited(spare)).toBe(false);
-    await pool.close();
-    expect(pool.spare).toBeUndefined();
-    expect(exited(spare)).toBe(true);
-  });
 });
 
 describe('sandboxes and their pool', () => {
@@ -101,7 +53,7 @@ describe('sandboxes and their pool', () => {
   });
 
   test('a second sandbox takes the spare its first left ready, and disposing ends both', async () => {
-    const pool = new WorkerPool(workerUrl);
+    const pool = createSesWorkerPool(workerUrl);
     const parent = await SesSandbox.create({ hostFunctions: {} }, config(pool));
     const spare = pool.spare as Worker;
     expect(spare).toBeDefined();
@@ -119,7 +71,7 @@ describe('sandboxes and their pool', () => {
   });
 
   test('a restart after a timeout takes the spare', async () => {
-    const pool = new WorkerPool(workerUrl);
+    const pool = createSesWorkerPool(workerUrl);
     const sandbox = await SesSandbox.create({ hostFunctions: {} }, config(pool));
     try {
       await sandbox.execute('const kept = 41');

@@ -9,6 +9,7 @@ export class ExecutionClock {
   readonly #now: () => number;
   readonly #busyMs: () => number;
   #pending = 0;
+  #onCallStarted: (() => void) | undefined;
   /** Time counted up to the start of the current span. */
   #closedMs = 0;
   /** Where the current span started, on the wall clock and on the busy clock. */
@@ -26,9 +27,26 @@ export class ExecutionClock {
     this.#spanBusyStart = busyMs();
   }
 
-  /** A host call of the execution started. */
+  /**
+   * A host call of the execution started: the host has run the call's synchronous part by now,
+   * counted as wall time (see {@link onCallStarted}).
+   */
   callStarted(): void {
     if (this.#pending++ === 0) this.#closeSpan({ busyOnly: false });
+    this.#onCallStarted?.();
+  }
+
+  /**
+   * Calls `listener` each time a host call starts, when the counted time may have jumped by
+   * the host's own work on the call: a worker that calls the host again at once keeps the
+   * host busy with its messages, and a timer alone might not run until it stops. One listener
+   * at a time; returns the cleanup.
+   */
+  onCallStarted(listener: () => void): () => void {
+    this.#onCallStarted = listener;
+    return () => {
+      if (this.#onCallStarted === listener) this.#onCallStarted = undefined;
+    };
   }
 
   /** A host call of the execution settled (once per `callStarted`). */
