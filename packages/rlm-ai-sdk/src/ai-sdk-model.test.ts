@@ -107,6 +107,21 @@ describe('createAISDKModel with the AI SDK mock model', () => {
     expect(call.abortSignal).toBeInstanceOf(AbortSignal);
   });
 
+  test('withModel wraps another model of the provider given, with the same settings', async () => {
+    const made: string[] = [];
+    const provider = (modelId: string) => {
+      made.push(modelId);
+      return new MockLanguageModelV2({ modelId, doGenerate: textResult(`from ${modelId}`) });
+    };
+    const model = createAISDKModel(provider('big'), { stream: false, provider });
+    const small = model.withModel?.('small');
+    expect(small?.modelId).toBe('mock-provider:small');
+    expect((await small!.generate(ask)).text).toBe('from small');
+    expect(made).toEqual(['big', 'small']);
+    const fixed = createAISDKModel(new MockLanguageModelV2({ doGenerate: textResult('x') }));
+    expect(fixed.withModel).toBeUndefined();
+  });
+
   test('reads text, tool calls (skipping provider-executed ones) and an undecodable input', async () => {
     const model = createAISDKModel(
       new MockLanguageModelV2({

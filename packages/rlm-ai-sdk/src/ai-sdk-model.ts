@@ -71,6 +71,13 @@ export interface AISDKModelSettings {
   /** Whether the model takes tools (default true; a refusal still falls back to text). */
   readonly supportsTools?: boolean;
   /**
+   * The AI SDK provider the model came from (`openai` of `@ai-sdk/openai`, or one made by
+   * `createOpenAI(...)`), so model code can choose another of its models per call
+   * (`llm_query(prompt, { model })`): `withModel(id)` wraps `provider(id)` with these settings.
+   * Without it the model has no `withModel`.
+   */
+  readonly provider?: (modelId: string) => LanguageModelV2;
+  /**
    * Whether the provider's `inputTokens` include `cachedInputTokens` (OpenAI-style counts,
    * the AI SDK's convention). Default: true, except for providers whose name starts with
    * `anthropic`, whose counts leave cache reads out.
@@ -313,9 +320,11 @@ export function createAISDKModel(
     }
   }
 
+  const { provider } = settings;
   return {
     modelId,
     supportsTools: settings.supportsTools ?? true,
+    ...(provider ? { withModel: (id: string) => createAISDKModel(provider(id), settings) } : {}),
     async generate(request, options = {}) {
       const callOptions = toAISDKCallOptions(request, { maxTokens: settings.maxTokens });
       const { signal, onRetry } = options;

@@ -128,6 +128,17 @@ describe('createAnthropicModel', () => {
     expect(bodyOf(1).max_tokens).toBe(50);
   });
 
+  test('withModel: the same client settings and key, another model id', async () => {
+    const { model } = await setup([fakeText('a'), fakeText('b')], { maxTokens: 321 });
+    const haiku = model.withModel?.('claude-haiku-4-5');
+    expect(haiku?.modelId).toBe('anthropic:claude-haiku-4-5');
+    await haiku?.generate(ask);
+    await model.generate(ask);
+    expect(bodyOf(0)).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 321 });
+    expect(bodyOf(1)).toMatchObject({ model: defaultAnthropicModelId });
+    expect(server!.requests[0]!.apiKey).toBe(apiKey);
+  });
+
   test('reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL from the environment', async () => {
     server = await startFakeMessagesServer({ replies: [fakeText('from env')] });
     vi.stubEnv('ANTHROPIC_API_KEY', 'env-key');

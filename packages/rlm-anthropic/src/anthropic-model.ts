@@ -311,6 +311,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
   return {
     modelId: `anthropic:${model}`,
     supportsTools: true,
+    withModel: (modelId) => createAnthropicModel({ ...settings, model: modelId }),
     async generate(request, options = {}) {
       const plain = toAnthropicRequest(request, { model, maxTokens });
       const body = promptCaching && !request.singleUse ? withCacheBreakpoints(plain) : plain;

@@ -105,6 +105,51 @@ describe('applyQueuedRunSettings', () => {
     expect(priced.prices).toEqual({ 'local-model': price(5) });
   });
 
+  test('per-call model choice: the job’s ids, within the worker’s list and prices; the error limit bounded', () => {
+    const job = jobOf([
+      '--sub-models',
+      'claude-haiku-4-5,local-small',
+      '--price',
+      'local-small=1,1',
+      '--max-errors',
+      '5',
+      '--redaction-ratio',
+      'off',
+    ]);
+    const open = applyQueuedRunSettings(cliOf([]), job);
+    expect(open.cli.subModels).toEqual(['claude-haiku-4-5', 'local-small']);
+    expect(open.cli.prices).toEqual({ 'local-small': price(1) });
+    expect(open.cli.maxConsecutiveErrors).toBe(5);
+    expect(open.cli.redactionRatio).toBe(Number.POSITIVE_INFINITY);
+    expect(open.bounded).toEqual([]);
+
+    const listed = applyQueuedRunSettings(
+      cliOf(['--sub-models', 'claude-haiku-4-5,claude-opus-4-5', '--max-errors', '2']),
+      job,
+    );
+    expect(listed.cli.subModels).toEqual(['claude-haiku-4-5']);
+    expect(listed.cli.maxConsecutiveErrors).toBe(2);
+    expect(listed.bounded).toEqual(['--sub-models', '--max-errors']);
+
+    // Under the worker's cost cap the job's price does not count: the unpriced id is left out.
+    const capped = applyQueuedRunSettings(cliOf(['--max-cost', '1']), job);
+    expect(capped.cli.subModels).toEqual(['claude-haiku-4-5']);
+    expect(capped.bounded).toEqual(['--sub-models']);
+    const none = applyQueuedRunSettings(
+      cliOf(['--max-cost', '1', '--sub-models', 'claude-opus-4-5']),
+      jobOf(['--sub-models', 'local-small']),
+    );
+    expect(none.cli.subModels).toEqual([]);
+
+    // A job without them keeps the worker's.
+    const own = applyQueuedRunSettings(
+      cliOf(['--sub-models', 'claude-haiku-4-5', '--redaction-ratio', '0.5']),
+      jobOf([]),
+    );
+    expect(own.cli.subModels).toEqual(['claude-haiku-4-5']);
+    expect(own.cli.redactionRatio).toBe(0.5);
+  });
+
   test('model call settings: the lower timeouts and retries; no streaming when either says so', () => {
     const worker = cliOf(['--request-timeout', '5000', '--max-retries', '1']);
     const { cli, bounded } = applyQueuedRunSettings(

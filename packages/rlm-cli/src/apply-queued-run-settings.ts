@@ -1,7 +1,7 @@
 import { defaultModelPrices, findModelPrice, type ModelPrice } from '@rlm/core';
 import { type CliOptions, type ModelSpec, parseModelSpec } from './parse-arguments.js';
 import { QueuedRunSettingsError } from './queued-run-settings-error.js';
-import { modelText, type QueuedRunSettings } from './queued-run-settings.js';
+import { modelText, type QueuedRunSettings, runModelSpecs } from './queued-run-settings.js';
 
 /** A worker's options for one job, and the flags where the worker's own limit won. */
 export interface AppliedRunSettings {
@@ -14,9 +14,10 @@ export interface AppliedRunSettings {
  * A worker's options for a job that carries run settings (read by `readQueuedRunSettings`): the
  * job's models, each reached at the worker's own base URL for its provider; each limit the
  * lower of the job's and the worker's (a limit the worker does not set is the job's); the
- * job's prices only for models the worker has no price for, and none when the worker caps the
- * cost (`--max-cost`), so a job cannot price its way past the cap. Everything else (context,
- * store, tools, quotas) stays the worker's. Throws a `QueuedRunSettingsError` for a model the
+ * models code may choose per call (`--sub-models`) the job's, only those the worker lists too
+ * when it lists some, and prices under its `--max-cost`; the job's prices only for models the worker has no price for, and none
+ * when the worker caps the cost (`--max-cost`), so a job cannot price its way past the cap.
+ * Everything else (context, store, tools, quotas) stays the worker's. Throws a `QueuedRunSettingsError` for a model the
  * CLI does not accept.
  */
 export function applyQueuedRunSettings(
@@ -35,13 +36,26 @@ export function applyQueuedRunSettings(
       ? undefined
       : jobModel(settings.subModel, [worker.subModel, worker.model]);
   const maxCostUsd = lower(settings.maxCostUsd, worker.maxCostUsd, '--max-cost');
+  let subModels = settings.subModels ?? worker.subModels;
+  if (settings.subModels && worker.subModels) {
+    subModels = settings.subModels.filter((id) => worker.subModels!.includes(id));
+    if (subModels.length < settings.subModels.length) bounded.push('--sub-models');
+  }
   const prices: Record<string, ModelPrice> = { ...worker.prices };
+  const known = { ...defaultModelPrices, ...worker.prices };
   if (worker.maxCostUsd === undefined) {
-    const known = { ...defaultModelPrices, ...worker.prices };
-    for (const spec of subModel ? [model, subModel] : [model]) {
+    for (const spec of runModelSpecs({ ...worker, model, subModel, subModels })) {
       const offered = settings.prices?.[spec.modelId];
       if (offered && !findModelPrice(known, modelText(spec))) prices[spec.modelId] = offered;
     }
+  } else if (settings.subModels) {
+    // Under the worker's cost cap, a job's choice the worker cannot price is left out.
+    const provider = (subModel ?? model).provider;
+    const priced = subModels!.filter((id) => findModelPrice(known, `${provider}:${id}`));
+    if (priced.length < subModels!.length && !bounded.includes('--sub-models')) {
+      bounded.push('--sub-models');
+    }
+    subModels = priced;
   }
   const calls = worker.modelCalls;
   const cli: CliOptions = {
@@ -49,7 +63,17 @@ export function applyQueuedRunSettings(
     model,
     subModel,
     maxDepth: lower(settings.maxDepth, worker.maxDepth, '--max-depth'),
+    subModels,
     maxIterations: lower(settings.maxIterations, worker.maxIterations, '--max-iterations'),
+    maxConsecutiveErrors: lower(
+      settings.maxConsecutiveErrors,
+      worker.maxConsecutiveErrors,
+      '--max-errors',
+    ),
+    redactionRatio:
+      settings.redactionRatio === 'off'
+        ? Number.POSITIVE_INFINITY
+        : (settings.redactionRatio ?? worker.redactionRatio),
     maxCostUsd,
     prices,
     budget: {

@@ -106,6 +106,11 @@ export function cliRlmSettings(
     persistent: parts.persistent,
     maxDepth: cli.maxDepth,
     maxIterations: cli.maxIterations,
+    ...(cli.subModels === undefined ? {} : { subModels: cli.subModels }),
+    ...(cli.maxConsecutiveErrors === undefined
+      ? {}
+      : { maxConsecutiveErrors: cli.maxConsecutiveErrors }),
+    ...(cli.redactionRatio === undefined ? {} : { redactionRatio: cli.redactionRatio }),
     // A replay answers from a recording: it costs nothing, and says so.
     prices: [cli.model, cli.subModel].some((spec) => spec?.provider === 'replay')
       ? { ...cli.prices, [replayModelId]: freePrice }

@@ -35,6 +35,25 @@ describe('describeRunError', () => {
     });
   });
 
+  test('a run stopped at --max-errors says so, names the last error and keeps the partial answer', () => {
+    const error = new NoFinalAnswerError('@rlm/core: stopped', {
+      diagnostics: {
+        iterations: 4,
+        depth: 0,
+        lastResponse: 'trying',
+        reason: '3 code blocks in a row threw an error (maxConsecutiveErrors is 3)',
+        consecutiveErrors: { count: 3, lastError: 'TypeError: x is not a function' },
+      },
+      partialAnswer: 'half done',
+    });
+    expect(describeRunError(error)).toEqual({
+      message:
+        'the run stopped after 3 code blocks in a row threw an error (the last: TypeError: x is not a function); raise --max-errors or ask a narrower question',
+      exitCode: 1,
+      partialAnswer: 'half done',
+    });
+  });
+
   test('model, budget and sandbox faults: one line, package prefix dropped', () => {
     const model = new ModelCallError(
       '@rlm/anthropic: the Messages API answered 400 invalid_request_error: bad\nthing.',

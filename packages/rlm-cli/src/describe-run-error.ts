@@ -56,7 +56,14 @@ export function describeRunError(error: unknown): RunFailure {
     return { message: 'aborted', exitCode: 130, partialAnswer: undefined };
   }
   if (NoFinalAnswerError.isInstance(error)) {
-    const { iterations, reason } = error.diagnostics;
+    const { iterations, reason, consecutiveErrors } = error.diagnostics;
+    if (consecutiveErrors) {
+      return {
+        message: `the run stopped after ${consecutiveErrors.count} code blocks in a row threw an error (the last: ${oneLine(consecutiveErrors.lastError)}); raise --max-errors or ask a narrower question`,
+        exitCode: 1,
+        partialAnswer: error.partialAnswer,
+      };
+    }
     return {
       message: `the model gave no final answer after ${iterations} iterations (${oneLine(reason)}); raise --max-iterations or ask a narrower question`,
       exitCode: 1,

@@ -52,8 +52,16 @@ Model:
                                model for llm_query and the deepest sub_rlm, of any provider
                                (default --model)
       --sub-base-url <url>     API endpoint of --sub-model (default as for --base-url)
+      --sub-models <id,id>     the models model code may choose per call, as in
+                               llm_query(prompt, { model: "<id>" }) (default: any model of
+                               the --sub-model provider; with --max-cost, priced ones)
       --max-depth <n>          levels of full RLMs, the root included (default 2)
       --max-iterations <n>     model responses per call before a forced answer (default 20)
+      --max-errors <n>         code blocks in a row that may throw before the run stops with
+                               its partial answer and the reason (default: no limit)
+      --redaction-ratio <r>    output copying more than this share of the context verbatim
+                               has the copies replaced by where they are; off: never
+                               (default 0.25)
       --max-model-calls <n>    model calls per query, children and llm_query included
                                (default ${defaultMaxModelCalls})
       --max-tokens <n>         input + output tokens per query (default: no limit)

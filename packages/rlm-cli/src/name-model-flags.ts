@@ -9,6 +9,7 @@ export function nameModelFlags(
   model: LanguageModel,
   flags: Readonly<Record<ModelCallSetting, string>>,
 ): LanguageModel {
+  const { withModel } = model;
   return {
     get modelId() {
       return model.modelId;
@@ -16,6 +17,9 @@ export function nameModelFlags(
     get supportsTools() {
       return model.supportsTools;
     },
+    ...(withModel
+      ? { withModel: (modelId: string) => nameModelFlags(withModel.call(model, modelId), flags) }
+      : {}),
     generate: (request, options) =>
       model.generate(request, options).catch((error: unknown) => {
         if (!ModelCallError.isInstance(error) || error.settings.length === 0) throw error;

@@ -39,8 +39,11 @@ describe('parseArguments', () => {
       contextSelection: defaultSelection,
       model: { provider: 'anthropic', modelId: defaultAnthropicModelId },
       subModel: undefined,
+      subModels: undefined,
       maxDepth: undefined,
       maxIterations: undefined,
+      maxConsecutiveErrors: undefined,
+      redactionRatio: undefined,
       maxCostUsd: undefined,
       prices: {},
       maxContextBytes: defaultMaxContextBytes,
@@ -82,10 +85,16 @@ describe('parseArguments', () => {
       '-m',
       'anthropic:claude-opus-4-1',
       '--sub-model=anthropic:claude-haiku-4-5',
+      '--sub-models',
+      'claude-haiku-4-5, anthropic:claude-sonnet-4-5',
       '--max-depth',
       '3',
       '--max-iterations',
       '7',
+      '--max-errors',
+      '4',
+      '--redaction-ratio',
+      '.5',
       '--max-context-bytes',
       '1GiB',
       '--max-cost',
@@ -151,8 +160,11 @@ describe('parseArguments', () => {
       contextSelection: defaultSelection,
       model: { provider: 'anthropic', modelId: 'claude-opus-4-1' },
       subModel: { provider: 'anthropic', modelId: 'claude-haiku-4-5' },
+      subModels: ['claude-haiku-4-5', 'claude-sonnet-4-5'],
       maxDepth: 3,
       maxIterations: 7,
+      maxConsecutiveErrors: 4,
+      redactionRatio: 0.5,
       maxCostUsd: 0.5,
       prices: {
         'claude-opus-4-1': {
@@ -315,6 +327,12 @@ describe('parseArguments', () => {
     ],
     [['--max-depth=-1'], '--max-depth needs a positive whole number (got "-1")'],
     [['--max-depth', '0'], '--max-depth needs a positive whole number (got "0")'],
+    [['--max-errors', '0'], '--max-errors needs a positive whole number (got "0")'],
+    [['--max-errors=-2'], '--max-errors needs a positive whole number (got "-2")'],
+    [
+      ['--max-errors', '-2'],
+      '--max-errors needs a value; to pass one starting with "-", write --max-errors=<value>',
+    ],
     [['--max-iterations', '2.5'], '--max-iterations needs a positive whole number (got "2.5")'],
     [['--max-concurrency', '0'], '--max-concurrency needs a positive whole number (got "0")'],
     [['--exec-timeout', '10s'], '--exec-timeout needs a positive whole number (got "10s")'],
@@ -507,6 +525,31 @@ describe('parseArguments', () => {
     expect(priced.prices['claude-next-9']?.outputPerMillionUsd).toBe(3);
     // Without --max-cost an unpriced model is fine: its cost is reported as unknown.
     expect(run(['-m', 'anthropic:claude-next-9']).maxCostUsd).toBeUndefined();
+  });
+
+  test("--sub-models: ids of the run's provider, priced under --max-cost", () => {
+    expect(
+      run(['--sub-models', 'ollama:qwen3:8b,qwen3:14b', '-m', 'ollama:qwen3:4b']).subModels,
+    ).toEqual(['qwen3:8b', 'qwen3:14b']);
+    expect(usageError(['--sub-models', 'openai:gpt-5'])).toBe(
+      `--sub-models: openai:gpt-5 is not a model of this run's provider (anthropic); give ids of anthropic models, e.g. ${defaultAnthropicModelId}`,
+    );
+    expect(usageError(['--sub-models', 'claude-haiku-4-5,'])).toBe(
+      `--sub-models needs model ids separated by commas, e.g. --sub-models ${defaultAnthropicModelId},<another id> (got "claude-haiku-4-5,")`,
+    );
+    expect(usageError(['--max-cost', '1', '--sub-models', 'claude-haiku-4-5,claude-next-9'])).toBe(
+      '--max-cost needs a price for claude-next-9, which has none built in; add --price claude-next-9=<input>,<output>[,<cache-read>,<cache-write>] (US dollars per million tokens)',
+    );
+  });
+
+  test('--redaction-ratio takes a number above 0, or off', () => {
+    expect(run(['--redaction-ratio', 'off']).redactionRatio).toBe(Number.POSITIVE_INFINITY);
+    expect(run(['--redaction-ratio', '2']).redactionRatio).toBe(2);
+    for (const text of ['0', 'none', '-0.5', '25%']) {
+      expect(usageError([`--redaction-ratio=${text}`])).toBe(
+        `--redaction-ratio needs a number above 0 such as 0.25, or off (got ${JSON.stringify(text)})`,
+      );
+    }
   });
 
   test('--sandbox takes ses (the default) or quickjs', () => {

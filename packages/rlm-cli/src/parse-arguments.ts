@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core';
 import { defaultAnthropicModelId } from '@rlm/anthropic';
 import { createContextPathFilter } from './context-path-filter.js';
-import { type ModelProvider, modelProviders } from './model-providers.js';
+import { type ModelProvider, modelProviders, splitProvider } from './model-providers.js';
 import { parsePrice } from './parse-price.js';
 import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';
 import { UsageError } from './usage-error.js';
@@ -56,10 +56,26 @@ export interface CliOptions {
   readonly model: ModelSpec;
   /** `--sub-model`; `undefined` means the root model serves sub-calls too. */
   readonly subModel: ModelSpec | undefined;
+  /**
+   * `--sub-models a,b`: the model ids model code may choose per call
+   * (`llm_query(prompt, { model })`), without a provider prefix; `undefined`: any id of the
+   * run's provider.
+   */
+  readonly subModels: readonly string[] | undefined;
   /** `--max-depth`; `undefined` keeps the core's default. */
   readonly maxDepth: number | undefined;
   /** `--max-iterations`; `undefined` keeps the core's default. */
   readonly maxIterations: number | undefined;
+  /**
+   * `--max-errors`: code blocks in a row that may throw before a call stops with its partial
+   * answer; `undefined`: no limit.
+   */
+  readonly maxConsecutiveErrors: number | undefined;
+  /**
+   * `--redaction-ratio`: the share of the context an output's verbatim copies of it may make
+   * before they are redacted (`Infinity` with `off`); `undefined` keeps the core's 0.25.
+   */
+  readonly redactionRatio: number | undefined;
   /**
    * `--max-cost`: the run's budget in US dollars (a positive number); `undefined` for none. The
    * root and sub model then need a price (built in, or `--price`).
@@ -240,10 +256,13 @@ const optionDefinitions = {
   strict: { type: 'boolean' },
   model: { type: 'string', short: 'm' },
   'sub-model': { type: 'string' },
+  'sub-models': { type: 'string' },
   'base-url': { type: 'string' },
   'sub-base-url': { type: 'string' },
   'max-depth': { type: 'string' },
   'max-iterations': { type: 'string' },
+  'max-errors': { type: 'string' },
+  'redaction-ratio': { type: 'string' },
   'max-context-bytes': { type: 'string' },
   'max-cost': { type: 'string' },
   price: { type: 'string', multiple: true },
@@ -396,8 +415,13 @@ export function parseArguments(
   }
   const maxCostUsd =
     values['max-cost'] === undefined ? undefined : parseDollars(values['max-cost']);
+  const subModels =
+    values['sub-models'] === undefined
+      ? undefined
+      : parseSubModels(values['sub-models'], subModel ?? model, model);
   if (maxCostUsd !== undefined) {
-    for (const spec of subModel ? [model, subModel] : [model]) {
+    const choices = (subModels ?? []).map((modelId) => ({ ...(subModel ?? model), modelId }));
+    for (const spec of [model, ...(subModel ? [subModel] : []), ...choices]) {
       // A replay costs nothing.
       if (spec.provider === 'replay') continue;
       // The full id, so that a model id holding a colon (qwen2.5-coder:7b) keeps it.
@@ -427,8 +451,14 @@ export function parseArguments(
       },
       model,
       subModel,
+      subModels,
       maxDepth: optionalInteger(values['max-depth'], '--max-depth'),
       maxIterations: optionalInteger(values['max-iterations'], '--max-iterations'),
+      maxConsecutiveErrors: optionalInteger(values['max-errors'], '--max-errors'),
+      redactionRatio:
+        values['redaction-ratio'] === undefined
+          ? undefined
+          : parseRedactionRatio(values['redaction-ratio']),
       maxCostUsd,
       prices,
       maxContextBytes:
@@ -563,6 +593,45 @@ export function parseModelSpec(text: string, source: string): ModelSpec {
     );
   }
   return { provider: provider as ModelProvider, modelId: match[2]! };
+}
+
+/**
+ * The ids of `--sub-models a,b`, without a provider prefix. An id may carry the provider of
+ * `--sub-model` (else `--model`) as a prefix; one naming another provider, an empty entry or an
+ * id with spaces is refused.
+ */
+function parseSubModels(text: string, plain: ModelSpec, root: ModelSpec): string[] {
+  const ids = text.split(',').map((entry) => entry.trim());
+  const usage = `--sub-models needs model ids separated by commas, e.g. --sub-models ${plain.modelId},<another id>`;
+  if (ids.some((id) => id === '' || /\s/.test(id))) {
+    throw new UsageError(`${usage} (got ${JSON.stringify(text)})`);
+  }
+  return [
+    ...new Set(
+      ids.map((id) => {
+        const named = splitProvider(id);
+        if (named === undefined) return id;
+        if (named.provider !== plain.provider && named.provider !== root.provider) {
+          throw new UsageError(
+            `--sub-models: ${id} is not a model of this run's provider (${plain.provider}); give ids of ${plain.provider} models, e.g. ${plain.modelId}`,
+          );
+        }
+        return named.modelId;
+      }),
+    ),
+  ];
+}
+
+/** `--redaction-ratio`: a number above 0 (`0.25`, `.5`, `2`), or `off`. */
+function parseRedactionRatio(text: string): number {
+  if (text.trim().toLowerCase() === 'off') return Number.POSITIVE_INFINITY;
+  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new UsageError(
+      `--redaction-ratio needs a number above 0 such as 0.25, or off (got ${JSON.stringify(text)})`,
+    );
+  }
+  return value;
 }
 
 /** Adds a `--base-url` / `--sub-base-url` value to a spec after checking it is an http(s) URL. */

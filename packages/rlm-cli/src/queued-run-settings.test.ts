@@ -81,6 +81,32 @@ describe('queued run settings', () => {
     expect(readQueuedRunSettings(JSON.parse(text))).toEqual(settings);
   });
 
+  test('per-call model choice, the error limit and the redaction ratio travel too', () => {
+    const cli = cliOf([
+      '--model',
+      'anthropic:claude-sonnet-4-5',
+      '--sub-models',
+      'claude-haiku-4-5,local-small',
+      '--price',
+      'local-small=1,2',
+      '--max-errors',
+      '3',
+      '--redaction-ratio',
+      'off',
+    ]);
+    const settings = queuedRunSettings(cli, 'rlm');
+    expect(settings).toMatchObject({
+      subModels: ['claude-haiku-4-5', 'local-small'],
+      maxConsecutiveErrors: 3,
+      redactionRatio: 'off',
+      prices: { 'local-small': { inputPerMillionUsd: 1, outputPerMillionUsd: 2 } },
+    });
+    expect(readQueuedRunSettings(JSON.parse(JSON.stringify(settings)))).toEqual(settings);
+    const ratio = queuedRunSettings(cliOf(['--redaction-ratio', '0.5']), 'rlm');
+    expect(ratio.redactionRatio).toBe(0.5);
+    expect(readQueuedRunSettings(JSON.parse(JSON.stringify(ratio))).redactionRatio).toBe(0.5);
+  });
+
   test('the direct baseline carries its model, window and call settings only', () => {
     const cli = cliOf(['--model', 'anthropic:claude-haiku-4-5', '--max-iterations', '30']);
     const settings = queuedRunSettings(cli, 'direct', 4000);
@@ -134,6 +160,31 @@ describe('queued run settings', () => {
       ['windowTokens', 0],
     ] as const) {
       expect(refusal({ ...rlm, [key]: value })).toContain(`${key} must be a whole number`);
+    }
+    for (const value of [0, -1, 2.5, '3']) {
+      expect(refusal({ ...rlm, maxConsecutiveErrors: value })).toContain(
+        'maxConsecutiveErrors must be a whole number of at least 1',
+      );
+    }
+    for (const value of [0, -0.5, 'none', null, Number.NaN, [0.5]]) {
+      expect(refusal({ ...rlm, redactionRatio: value })).toContain(
+        'redactionRatio must be a number above 0 or "off"',
+      );
+    }
+    for (const value of [
+      [],
+      'claude-haiku-4-5',
+      ['a b'],
+      ['a,b'],
+      [''],
+      [7],
+      ['x\nInjected: yes'],
+      [`${'x'.repeat(300)}`],
+      Array.from({ length: 51 }, (_, index) => `m${index}`),
+    ]) {
+      expect(refusal({ ...rlm, subModels: value })).toContain(
+        'subModels must be a list of 1 to 50 model ids without spaces',
+      );
     }
     expect(refusal({ ...rlm, maxCostUsd: 0 })).toContain('maxCostUsd must be a positive number');
     expect(refusal({ ...rlm, maxCostUsd: -5 })).toContain('maxCostUsd must be a positive number');

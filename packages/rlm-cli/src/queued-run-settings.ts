@@ -15,8 +15,17 @@ export interface QueuedRunSettings {
   readonly model: string;
   /** `provider:model-id` of the sub-model; absent: the root model serves sub-calls. */
   readonly subModel?: string;
+  /**
+   * `--sub-models`: the ids (without a provider prefix) model code may choose per call, of the
+   * sub-model's provider (else the model's).
+   */
+  readonly subModels?: readonly string[];
   readonly maxDepth?: number;
   readonly maxIterations?: number;
+  /** `--max-errors`. */
+  readonly maxConsecutiveErrors?: number;
+  /** `--redaction-ratio`: a number above 0, or `off` (JSON has no `Infinity`). */
+  readonly redactionRatio?: number | 'off';
   /** US dollars a run may spend. */
   readonly maxCostUsd?: number;
   /** `--price` of `model` and `subModel`, by model id; used only where the worker has none. */
@@ -45,6 +54,7 @@ export interface QueuedRunSettings {
 const numberSettings = {
   maxDepth: { min: 1, whole: true },
   maxIterations: { min: 1, whole: true },
+  maxConsecutiveErrors: { min: 1, whole: true },
   maxCostUsd: { min: Number.MIN_VALUE, whole: false },
   maxModelCalls: { min: 1, whole: true },
   maxTokens: { min: 1, whole: true },
@@ -60,7 +70,16 @@ const numberSettings = {
 
 type NumberSetting = keyof typeof numberSettings;
 
-const otherSettings = ['kind', 'model', 'subModel', 'prices', 'stream', 'sandbox'] as const;
+const otherSettings = [
+  'kind',
+  'model',
+  'subModel',
+  'subModels',
+  'redactionRatio',
+  'prices',
+  'stream',
+  'sandbox',
+] as const;
 
 const priceFields = [
   'inputPerMillionUsd',
@@ -72,6 +91,9 @@ const priceFields = [
 /** A model id as the job names it; longer ones are refused. */
 const maxModelChars = 200;
 
+/** Ids a job's `subModels` may list. */
+const maxSubModels = 50;
+
 /**
  * The settings a job carries for a run the command line `cli` describes: an RLM run (`rlm`), or
  * the direct baseline (`direct`, which needs `windowTokens` and takes only the model's
@@ -82,7 +104,7 @@ export function queuedRunSettings(
   kind: QueuedRunSettings['kind'],
   windowTokens?: number,
 ): QueuedRunSettings {
-  const specs = kind === 'rlm' && cli.subModel ? [cli.model, cli.subModel] : [cli.model];
+  const specs = kind === 'rlm' ? runModelSpecs(cli) : [cli.model];
   const prices: Record<string, ModelPrice> = {};
   for (const spec of specs) {
     const price = findModelPrice(cli.prices, modelText(spec));
@@ -101,8 +123,12 @@ export function queuedRunSettings(
           kind,
           model: modelText(cli.model),
           subModel: cli.subModel && modelText(cli.subModel),
+          subModels: cli.subModels,
           maxDepth: cli.maxDepth,
           maxIterations: cli.maxIterations,
+          maxConsecutiveErrors: cli.maxConsecutiveErrors,
+          redactionRatio:
+            cli.redactionRatio === Number.POSITIVE_INFINITY ? 'off' : cli.redactionRatio,
           maxCostUsd: cli.maxCostUsd,
           maxModelCalls: cli.budget.maxModelCalls,
           maxTokens: cli.budget.maxTokens,
@@ -119,6 +145,19 @@ export function queuedRunSettings(
     ) as unknown as QueuedRunSettings),
     ...(Object.keys(prices).length > 0 ? { prices } : {}),
   };
+}
+
+/**
+ * The models an RLM run of `cli` may call: the model, the sub-model, and each id of
+ * `--sub-models` (of the sub-model's provider, else the model's).
+ */
+export function runModelSpecs(cli: CliOptions): ModelSpec[] {
+  const plain = cli.subModel ?? cli.model;
+  return [
+    cli.model,
+    ...(cli.subModel ? [cli.subModel] : []),
+    ...(cli.subModels ?? []).map((modelId) => ({ provider: plain.provider, modelId })),
+  ];
 }
 
 /** `provider:model-id`. */
@@ -153,6 +192,14 @@ export function readQueuedRunSettings(value: unknown): QueuedRunSettings {
   settings.kind = record.kind;
   settings.model = readModel('model', record.model);
   if (record.subModel !== undefined) settings.subModel = readModel('subModel', record.subModel);
+  if (record.subModels !== undefined) settings.subModels = readSubModels(record.subModels);
+  if (record.redactionRatio !== undefined) {
+    const ratio = record.redactionRatio;
+    if (ratio !== 'off' && !(typeof ratio === 'number' && Number.isFinite(ratio) && ratio > 0)) {
+      throw refused(`redactionRatio must be a number above 0 or "off" (got ${describe(ratio)})`);
+    }
+    settings.redactionRatio = ratio;
+  }
   if (record.stream !== undefined) {
     if (record.stream !== false)
       throw refused(`stream may only be false (got ${describe(record.stream)})`);
@@ -168,9 +215,12 @@ export function readQueuedRunSettings(value: unknown): QueuedRunSettings {
     throw refused('a direct baseline job needs windowTokens');
   }
   if (record.prices !== undefined) {
-    const models = [settings.model, settings.subModel].map((text) =>
-      typeof text === 'string' ? text.slice(text.indexOf(':') + 1) : undefined,
-    );
+    const models = [
+      ...[settings.model, settings.subModel].map((text) =>
+        typeof text === 'string' ? text.slice(text.indexOf(':') + 1) : undefined,
+      ),
+      ...((settings.subModels as readonly string[] | undefined) ?? []),
+    ];
     settings.prices = readPrices(record.prices, models);
   }
   return settings as unknown as QueuedRunSettings;
@@ -202,6 +252,23 @@ function readModel(key: string, value: unknown): string {
     );
   }
   return value;
+}
+
+function readSubModels(value: unknown): string[] {
+  const valid =
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.length <= maxSubModels &&
+    value.every(
+      (id) =>
+        typeof id === 'string' && id.length <= maxModelChars && /^[^\s\u0000-\u001f,]+$/.test(id),
+    );
+  if (!valid) {
+    throw refused(
+      `subModels must be a list of 1 to ${maxSubModels} model ids without spaces (got ${describe(value)})`,
+    );
+  }
+  return [...(value as string[])];
 }
 
 function readPrices(value: unknown, models: readonly (string | undefined)[]): ModelPrices {

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { boundHistory, compactionBoundary } from './bound-history.js';
+import {
+  boundHistory,
+  compactedStepCount,
+  compactedSteps,
+  compactionBoundary,
+} from './bound-history.js';
 import type { Message } from './language-model.js';
+import { formatExecution } from './prompts.js';
 
 function conversation(steps: number, outputChars = 1_000): Message[] {
   const messages: Message[] = [{ role: 'user', content: 'Context metadata...\n\nQuery: q' }];
@@ -97,3 +103,54 @@ describe('compactionBoundary', () => {
     expect(compactionBoundary([10, 10, 500], 100, 10)).toBe(2);
   });
 });
+
+describe('compactedSteps', () => {
+  test('reads back each block that ran with its exact output; notes and the step line stay out', () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'Context metadata...\n\nQuery: q' },
+      {
+        role: 'assistant',
+        content: `Two blocks.\n${fence('a = 1')}\n${fence('print(a)\nprint("\\n\\nCode executed:")')}\n${fence('never ran')}`,
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            text: [
+              formatExecution('a = 1', '', 'repl'),
+              formatExecution(
+                'print(a)\nprint("\\n\\nCode executed:")',
+                '1\n\n\nCode executed:',
+                'repl',
+              ),
+            ].join('\n\n'),
+          },
+          { type: 'text', text: 'Only the first 2 code blocks of your response ran.' },
+          { type: 'text', text: 'Step 2 of 20.' },
+        ],
+      },
+      { role: 'assistant', content: 'No code here.' },
+      { role: 'user', content: 'Continue.' },
+    ];
+    expect(compactedSteps(messages, 2, ['repl'])).toEqual([
+      { step: 1, code: 'a = 1', output: '' },
+      { step: 1, code: 'print(a)\nprint("\\n\\nCode executed:")', output: '1\n\n\nCode executed:' },
+    ]);
+    expect(compactedSteps(messages, 0, ['repl'])).toEqual([]);
+  });
+
+  test('compactedStepCount is the boundary boundHistory compacts at', () => {
+    const messages = conversation(50);
+    const count = compactedStepCount(messages, 20_000);
+    expect(count).toBeGreaterThan(0);
+    expect(JSON.stringify(boundHistory(messages, 20_000)[0])).toContain(
+      `Earlier steps 1-${count}, compacted`,
+    );
+    expect(compactedStepCount(conversation(3), 100_000)).toBe(0);
+  });
+});
+
+function fence(code: string): string {
+  return `\`\`\`repl\n${code}\n\`\`\``;
+}

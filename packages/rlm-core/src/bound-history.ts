@@ -1,5 +1,7 @@
 import type { Message } from './language-model.js';
 import { parseResponse } from './parse-response.js';
+import { formatExecution } from './prompts.js';
+import type { HistoryStep } from './session-memory.js';
 
 /** Share of the budget the compacted summary may use; the rest goes to the newest steps. */
 const summaryShare = 0.2;
@@ -20,44 +22,105 @@ const quoteChars = 160;
  *   always kept, even when it alone is larger).
  */
 export function boundHistory(messages: readonly Message[], budgetChars: number): Message[] {
-  const sizes = messages.map(messageChars);
-  const [first, ...rest] = messages;
-  if (!first || rest.length < 2) return [...messages];
-
-  const steps: { assistant: Message; user: Message | undefined; size: number }[] = [];
-  for (let index = 0; index < rest.length; index += 2) {
-    const assistant = rest[index]!;
-    const user = rest[index + 1];
-    steps.push({ assistant, user, size: sizes[index + 1]! + (sizes[index + 2] ?? 0) });
-  }
-
+  const [first] = messages;
+  const keepFrom = compactedStepCount(messages, budgetChars);
+  if (!first || keepFrom === 0) return [...messages];
+  const steps = stepsOf(messages);
   const summaryBudget = Math.floor(budgetChars * summaryShare);
-  const keepFrom = compactionBoundary(
-    steps.map((step) => step.size),
-    budgetChars - sizes[0]!,
-    summaryBudget,
-  );
-  if (keepFrom === 0) return [...messages];
 
   const lines: string[] = [];
   let used = 0;
   for (let index = keepFrom - 1; index >= 0; index -= 1) {
     const line = summarizeStep(index + 1, steps[index]!.assistant, steps[index]!.user);
     if (used + line.length + 1 > summaryBudget - 200) {
-      lines.push(`- steps 1-${index + 1}: omitted here (the full transcript is kept in the store)`);
+      lines.push(`- steps 1-${index + 1}: omitted here (see \`history.at(-1).steps\`)`);
       break;
     }
     lines.push(line);
     used += line.length + 1;
   }
   const summary = [
-    `Earlier steps 1-${keepFrom}, compacted; the variables they made are still in the REPL:`,
+    `Earlier steps 1-${keepFrom}, compacted; the variables they made are still in the REPL, and \`history.at(-1).steps\` holds their exact code and output:`,
     ...lines.reverse(),
   ].join('\n');
   const kept = steps
     .slice(keepFrom)
     .flatMap((step) => (step.user ? [step.assistant, step.user] : [step.assistant]));
   return [appendText(first, summary), ...kept];
+}
+
+/**
+ * PURE: how many of the oldest steps {@link boundHistory} compacts out of `messages` under
+ * `budgetChars` (0 when all fit).
+ */
+export function compactedStepCount(messages: readonly Message[], budgetChars: number): number {
+  if (messages.length < 3) return 0;
+  const steps = stepsOf(messages);
+  return compactionBoundary(
+    steps.map((step) => step.size),
+    budgetChars - messageChars(messages[0]!),
+    Math.floor(budgetChars * summaryShare),
+  );
+}
+
+/**
+ * PURE: the code blocks that ran in the first `count` steps of a conversation, each with what
+ * the model was shown of its output, read back from the transcript: a block's code from the
+ * response (`codeLanguages` are the fences that run), its output from the step's user message.
+ */
+export function compactedSteps(
+  messages: readonly Message[],
+  count: number,
+  codeLanguages: readonly string[],
+): HistoryStep[] {
+  return stepsOf(messages)
+    .slice(0, count)
+    .flatMap((step, index) => {
+      const blocks = parseResponse(textOf(step.assistant), codeLanguages).codeBlocks;
+      // The outputs are one text part of the user message; notes and the step line are others.
+      const parts = step.user ? textParts(step.user) : [];
+      const found: { code: string; part: string; headerAt: number; outputAt: number }[] = [];
+      let partAt = 0;
+      let from = 0;
+      for (const { code, language } of blocks) {
+        const header = formatExecution(code, '', language).slice(0, -'(no output)'.length);
+        for (let at = partAt; at < parts.length; at += 1) {
+          const headerAt = parts[at]!.indexOf(header, at === partAt ? from : 0);
+          if (headerAt < 0) continue;
+          found.push({ code, part: parts[at]!, headerAt, outputAt: headerAt + header.length });
+          partAt = at;
+          from = headerAt + header.length;
+          break;
+        }
+      }
+      return found.map(({ code, part, outputAt }, at) => {
+        const next = found[at + 1]?.part === part ? found[at + 1] : undefined;
+        const output = part.slice(outputAt, next ? next.headerAt - 2 : undefined);
+        return { step: index + 1, code, output: output === '(no output)' ? '' : output };
+      });
+    });
+}
+
+function textParts(message: Message): string[] {
+  if (typeof message.content === 'string') return [message.content];
+  return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+}
+
+/** A conversation's steps: each assistant message and the user message answering it. */
+function stepsOf(
+  messages: readonly Message[],
+): { assistant: Message; user: Message | undefined; size: number }[] {
+  const steps: { assistant: Message; user: Message | undefined; size: number }[] = [];
+  for (let index = 1; index < messages.length; index += 2) {
+    const assistant = messages[index]!;
+    const user = messages[index + 1];
+    steps.push({
+      assistant,
+      user,
+      size: messageChars(assistant) + (user ? messageChars(user) : 0),
+    });
+  }
+  return steps;
 }
 
 /**

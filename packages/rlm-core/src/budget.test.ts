@@ -91,4 +91,21 @@ describe('Budget', () => {
     expect(budget.usage).toMatchObject({ cacheReadTokens: 3, cacheWriteTokens: 4, costUsd: 1 });
     expect(() => budget.reserveModelCall()).toThrow(/cost budget/);
   });
+
+  test('admitBatch refuses a batch larger than the model calls left, charging nothing', () => {
+    const budget = new Budget({ maxModelCalls: 3 });
+    budget.reserveModelCall();
+    expect(() => budget.admitBatch(2, 'b(prompts)')).not.toThrow();
+    expect(() => budget.admitBatch(3, 'b(prompts)')).toThrow(
+      'b(prompts): refused: 3 calls do not fit in the model call budget, which has 2 left (budget.maxModelCalls 3); nothing was sent. Send at most 2, fewer to keep some for your answer',
+    );
+    expect(budget.usage.modelCalls).toBe(1);
+    budget.reserveModelCall();
+    budget.reserveModelCall();
+    expect(() => budget.admitBatch(1, 'b(prompts)')).toThrow(
+      'b(prompts): refused: the model call budget, which has 0 left (budget.maxModelCalls 3); nothing was sent. Answer with what you have',
+    );
+    expect(() => new Budget().admitBatch(10_000, 'b(prompts)')).not.toThrow();
+    expect(new Budget({ maxTokens: 10 }).remaining).toEqual({ tokens: 10 });
+  });
 });

@@ -5,6 +5,15 @@ import type { Usage } from './language-model.js';
 import type { BudgetSettings, ModelPrices } from './rlm-settings.js';
 import type { RunUsage } from './run-usage.js';
 
+/** What is left of each budget that is set; a budget that is not set is absent (unlimited). */
+export interface RemainingBudget {
+  readonly modelCalls?: number;
+  readonly tokens?: number;
+  /** US dollars. */
+  readonly costUsd?: number;
+  readonly wallTimeMs?: number;
+}
+
 /**
  * The one place a run's shared budgets live: model calls, tokens, dollars and wall time, counted
  * across the root call and all of its children (children get what is left).
@@ -46,6 +55,39 @@ export class Budget {
   get remainingWallTimeMs(): number | undefined {
     const limit = this.#settings.maxWallTimeMs;
     return limit === undefined ? undefined : limit - (Date.now() - this.#startedAt);
+  }
+
+  /** What is left of each budget that is set, never below 0. */
+  get remaining(): RemainingBudget {
+    const { maxModelCalls, maxTokens, maxCostUsd } = this.#settings;
+    const wallTimeMs = this.remainingWallTimeMs;
+    return {
+      ...(maxModelCalls === undefined
+        ? {}
+        : { modelCalls: Math.max(0, maxModelCalls - this.#modelCalls) }),
+      ...(maxTokens === undefined ? {} : { tokens: Math.max(0, maxTokens - this.#totalTokens()) }),
+      ...(maxCostUsd === undefined ? {} : { costUsd: Math.max(0, maxCostUsd - this.#costUsd) }),
+      ...(wallTimeMs === undefined ? {} : { wallTimeMs: Math.max(0, wallTimeMs) }),
+    };
+  }
+
+  /**
+   * Checks that `count` model calls fit in the model call budget before a batch sends any of
+   * them, so a batch too large is refused whole and charges nothing: what is left stays for
+   * the calls that can still use it (the root's answer).
+   *
+   * @param usage how model code called the batch, for the message: `llm_query_batched(prompts)`.
+   * @throws Error written for model code when they do not fit.
+   */
+  admitBatch(count: number, usage: string): void {
+    const left = this.remaining.modelCalls;
+    if (left === undefined || count <= left) return;
+    const budget = `the model call budget, which has ${left} left (budget.maxModelCalls ${this.#settings.maxModelCalls}); nothing was sent`;
+    throw new Error(
+      left === 0
+        ? `${usage}: refused: ${budget}. Answer with what you have`
+        : `${usage}: refused: ${count} calls do not fit in ${budget}. Send at most ${left}, fewer to keep some for your answer`,
+    );
   }
 
   /**

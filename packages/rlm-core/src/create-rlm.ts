@@ -8,6 +8,9 @@ import {
   resumeStateOf,
 } from './checkpoints.js';
 import { ConcurrencyGate, defaultMaxConcurrency } from './concurrency-gate.js';
+import { findModelPrice } from './cost/model-prices.js';
+import { ModelPriceError } from './errors/model-price-error.js';
+import { ModelChoice, modelIdFor, providerOf } from './model-choice.js';
 import { defaultCheckpointMaxLagMs } from './checkpointer.js';
 import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
@@ -24,6 +27,7 @@ import { SessionMemory } from './session-memory.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import type { CallSetup } from './loop/commands.js';
 import type { ResolvedSettings } from './loop/resolved-settings.js';
+import { finalRecorderNames } from './loop/final-answer.js';
 import { RlmRun } from './rlm-run.js';
 
 /**
@@ -56,9 +60,11 @@ class RecursiveLanguageModel implements RLM {
   readonly #writes = new Set<Promise<void>>();
 
   constructor(settings: RLMSettings) {
+    this.#prices = runPrices(settings);
     this.#settings = {
       llm: settings.llm,
       subLlm: settings.subLlm ?? settings.llm,
+      modelChoice: modelChoiceOf(settings, this.#prices),
       sandboxFactory: settings.sandbox,
       maxDepth: positiveInteger(settings.maxDepth ?? 2, 'maxDepth'),
       maxIterations: positiveInteger(settings.maxIterations ?? 20, 'maxIterations'),
@@ -69,8 +75,11 @@ class RecursiveLanguageModel implements RLM {
         'maxCodeBlocksPerResponse',
       ),
       maxResponseChars: positiveInteger(settings.maxResponseChars ?? 20_000, 'maxResponseChars'),
-      redactionRatio: settings.redactionRatio ?? 0.25,
-      redactionMinChars: settings.redactionMinChars ?? 2_000,
+      redactionRatio: positiveNumber(settings.redactionRatio ?? 0.25, 'redactionRatio'),
+      redactionMinChars: nonNegativeInteger(
+        settings.redactionMinChars ?? 2_000,
+        'redactionMinChars',
+      ),
       codeLanguages: settings.codeLanguages ?? ['repl'],
       execTimeoutMs: positiveInteger(settings.execTimeoutMs ?? 60_000, 'execTimeoutMs'),
       sandboxLimits: settings.sandboxLimits ?? {},
@@ -79,6 +88,10 @@ class RecursiveLanguageModel implements RLM {
         ? new SchemaCheck(settings.outputSchema, 'outputSchema')
         : undefined,
       stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
+      maxConsecutiveErrors:
+        settings.maxConsecutiveErrors === undefined
+          ? undefined
+          : positiveInteger(settings.maxConsecutiveErrors, 'maxConsecutiveErrors'),
       historyBudgetChars: positiveInteger(
         settings.historyBudgetChars ?? 100_000,
         'historyBudgetChars',
@@ -127,7 +140,6 @@ class RecursiveLanguageModel implements RLM {
       'maxConcurrency',
     );
     this.#budget = settings.budget;
-    this.#prices = runPrices(settings);
     this.#artifacts = settings.artifacts;
   }
 
@@ -297,12 +309,14 @@ class RecursiveLanguageModel implements RLM {
       return {
         ...base,
         variables: { context },
-        hostVariables: new Set(['context']),
+        history: [],
+        hostVariables: new Set(['context', 'history']),
         counts: { contexts: 1, histories: 0 },
       };
     }
     this.#sandbox ??= this.#settings.sandboxFactory({
       hostFunctions: this.#delegatingHostFunctions(run.hostFunctionNames),
+      endingFunctions: finalRecorderNames,
       internalHostFunctions: this.#delegatingHostFunctions(run.internalHostFunctionNames),
       guestHelpers: run.guestHelpers,
       limits: { ...this.#settings.sandboxLimits, timeoutMs: this.#settings.execTimeoutMs },
@@ -316,10 +330,7 @@ class RecursiveLanguageModel implements RLM {
     }
     // A context given again (the same object) is not sent again: it is already in the sandbox.
     const { index, added } = this.#session.admit(context);
-    const variables: Record<string, unknown> = {
-      ...(await this.#session.enforce(index)),
-      history: this.#session.history,
-    };
+    const variables: Record<string, unknown> = { ...(await this.#session.enforce(index)) };
     if (added) variables[`context_${index}`] = context;
     if (this.#currentContext !== context || this.#session.counts.contexts === 1) {
       variables.context = context;
@@ -329,6 +340,7 @@ class RecursiveLanguageModel implements RLM {
       ...base,
       sandbox,
       variables,
+      history: this.#session.history,
       hostVariables: new Set(['context', 'history', ...this.#session.contextNames]),
       counts: this.#session.counts,
     };
@@ -348,6 +360,49 @@ class RecursiveLanguageModel implements RLM {
       ]),
     );
   }
+}
+
+/**
+ * What model code may choose per call (`subModels`): the listed ids without their provider
+ * prefix, each priced under a cost budget.
+ *
+ * @throws {TypeError} for a list that is not of non-empty strings.
+ * @throws {ModelPriceError} for a listed model without a price under `budget.maxCostUsd`.
+ */
+function modelChoiceOf(settings: RLMSettings, prices: ModelPrices): ModelChoice {
+  const costBounded = settings.budget?.maxCostUsd !== undefined;
+  const listed = settings.subModels;
+  if (listed === undefined) return new ModelChoice({ allowed: undefined, prices, costBounded });
+  const plain = settings.subLlm ?? settings.llm;
+  if (
+    !Array.isArray(listed) ||
+    listed.some((id) => typeof id !== 'string' || id.trim().length === 0)
+  ) {
+    throw new TypeError('@rlm/core: subModels must be a list of model ids (non-empty strings)');
+  }
+  const allowed = [
+    ...new Set(listed.map((id) => modelIdFor(modelIdFor(id.trim(), plain), settings.llm))),
+  ];
+  const provider = providerOf(plain.modelId);
+  for (const modelId of costBounded ? allowed : []) {
+    const qualified = provider ? `${provider}:${modelId}` : modelId;
+    if (!findModelPrice(prices, qualified)) {
+      throw new ModelPriceError(
+        `@rlm/core: budget.maxCostUsd needs a price for the sub model '${modelId}', which has none; give one in createRLM({ prices }) or leave it out of subModels`,
+        { modelId },
+      );
+    }
+  }
+  return new ModelChoice({ allowed, prices, costBounded });
+}
+
+function positiveNumber(value: number, name: string): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) {
+    throw new RangeError(
+      `@rlm/core: ${name} must be a number above 0 (Infinity for never), got ${value}`,
+    );
+  }
+  return value;
 }
 
 function nonNegativeInteger(value: number, name: string): number {

@@ -37,6 +37,28 @@ describe('describeContext', () => {
     );
   });
 
+  test('a long string: its first and last characters; a short one: only a preview', () => {
+    const text = `START${'x'.repeat(1_000)}END`;
+    const description = describeContext(text, 10);
+    expect(description).toMatchObject({
+      type: 'string',
+      preview: 'STARTxxxxx',
+      tail: 'xxxxxxxEND',
+    });
+    expect(describeContext('short text', 10)).not.toHaveProperty('tail');
+  });
+
+  test('a long array: its first and its last items, never the same item twice', () => {
+    const items = Array.from({ length: 10 }, (_, index) => `doc ${index}`);
+    const description = describeContext(items);
+    expect(description.preview).toBe('["doc 0","doc 1","doc 2"]');
+    expect(description.tail).toBe('["doc 7","doc 8","doc 9"]');
+    expect(describeContext(items.slice(0, 5)).tail).toBe('["doc 3","doc 4"]');
+    expect(describeContext(items.slice(0, 3))).not.toHaveProperty('tail');
+    const long = describeContext(['a', 'b', 'c', 'd', 'e'.repeat(400)], 20);
+    expect(long.tail).toBe(`...${'e'.repeat(18)}"]`);
+  });
+
   test('shared references 60 levels deep are described at once, not walked path by path', () => {
     let value: unknown[] = ['leaf'];
     for (let level = 0; level < 60; level += 1) value = [value, value];

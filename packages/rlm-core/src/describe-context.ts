@@ -19,31 +19,38 @@ export interface ContextDescription {
   readonly itemPaths?: readonly string[];
   /** The first characters (string) or the first items' JSON (others), shortened. */
   readonly preview: string;
+  /**
+   * The last characters of a string, or the last items' JSON of an array, shortened; absent
+   * when the preview already shows the whole context.
+   */
+  readonly tail?: string;
 }
 
 const itemLengthsShown = 20;
+/** Items of an array previewed at each end. */
+const itemsPreviewed = 3;
 
-/** Describes a context for the prompt: type, size, a short preview. */
+/** Describes a context for the prompt: type, size, a preview of its start and of its end. */
 export function describeContext(context: unknown, previewChars = 300): ContextDescription {
   if (context === undefined || context === null) {
     return { type: 'none', totalChars: 0, preview: '' };
   }
-  if (typeof context === 'string') {
-    return { type: 'string', totalChars: context.length, preview: context.slice(0, previewChars) };
-  }
-  if (Utf8Text.isInstance(context)) {
-    return { type: 'string', totalChars: context.length, preview: context.head(previewChars) };
-  }
+  if (typeof context === 'string') return describeText(context, previewChars);
+  if (Utf8Text.isInstance(context)) return describeText(context, previewChars);
   if (Array.isArray(context)) {
     const lengths = measureItems(context);
     const paths = itemPathsOf(context);
+    const tailFrom = Math.max(itemsPreviewed, context.length - itemsPreviewed);
     return {
       type: 'array',
       totalChars: lengths.reduce((sum, length) => sum + length, 0),
       itemCount: context.length,
       itemLengths: lengths.slice(0, itemLengthsShown),
       ...(paths ? { itemPaths: paths } : {}),
-      preview: previewOf(context.slice(0, 3), previewChars),
+      preview: previewOf(context.slice(0, itemsPreviewed), previewChars),
+      ...(tailFrom < context.length
+        ? { tail: previewOf(context.slice(tailFrom), previewChars, 'end') }
+        : {}),
     };
   }
   if (typeof context === 'object') {
@@ -55,8 +62,20 @@ export function describeContext(context: unknown, previewChars = 300): ContextDe
       preview: previewOf(context, previewChars),
     };
   }
-  const text = String(context);
-  return { type: 'string', totalChars: text.length, preview: text.slice(0, previewChars) };
+  return describeText(String(context), previewChars);
+}
+
+/** A string's start and, when it is longer than both, its end. */
+function describeText(text: string | Utf8Text, previewChars: number): ContextDescription {
+  const isString = typeof text === 'string';
+  return {
+    type: 'string',
+    totalChars: text.length,
+    preview: isString ? text.slice(0, previewChars) : text.head(previewChars),
+    ...(text.length > 2 * previewChars
+      ? { tail: isString ? text.slice(-previewChars) : text.tail(previewChars) }
+      : {}),
+  };
 }
 
 /** Characters of one item path shown; longer ones keep their end (the file's name). */
@@ -115,8 +134,11 @@ export function measureItems(items: readonly unknown[]): number[] {
   });
 }
 
-/** The first `previewChars` of the value's JSON, built only when the value is small enough. */
-function previewOf(value: unknown, previewChars: number): string {
+/**
+ * The first (or, for `end`, the last) `previewChars` of the value's JSON, built only when the
+ * value is small enough.
+ */
+function previewOf(value: unknown, previewChars: number, from: 'start' | 'end' = 'start'): string {
   const measured = measurePlainData(value, contextLimits);
   if (!measured.ok) return '';
   let text: string;
@@ -125,5 +147,6 @@ function previewOf(value: unknown, previewChars: number): string {
   } catch {
     text = '';
   }
-  return text.length > previewChars ? `${text.slice(0, previewChars)}...` : text;
+  if (text.length <= previewChars) return text;
+  return from === 'start' ? `${text.slice(0, previewChars)}...` : `...${text.slice(-previewChars)}`;
 }

@@ -449,7 +449,8 @@ const codeWriterSystem = [
   'async (text, options) => { /* ... */ return result; }',
   '```',
   'It runs in a sandbox with the standard JavaScript built-ins and the async functions',
-  'llm_query(prompt) and llm_query_batched(prompts); there is no require, import, file system',
-  'or network. It must be deterministic where it can be, return plain data (JSON-like), and',
-  'throw an Error with a clear message on input it cannot handle.',
+  'llm_query(prompt) and llm_query_batched(prompts) (a prompt that fails gets { error, message }',
+  'in its slot instead of a string); there is no require, import, file system or network. It',
+  'must be deterministic where it can be, return plain data (JSON-like), and throw an Error with',
+  'a clear message on input it cannot handle.',
 ].join('\n');

@@ -74,7 +74,10 @@ export interface ExecutionEvent extends EventBase {
   readonly output: string;
   /** The error the block ended with, as the sandbox reported it; absent when it ran through. */
   readonly error?: string;
-  /** The text the model is shown of this block (see `maxOutputChars`, `redactionRatio`). */
+  /**
+   * The text the model is shown of this block (see `maxOutputChars`, `redactionRatio`), with the
+   * notes of its host calls after it.
+   */
   readonly shownToModel: string;
   readonly durationMs: number;
 }
@@ -120,6 +123,8 @@ export interface BridgeResultEvent extends EventBase {
  * - `tools-unsupported`: the provider refused the SUBMIT tool; the run went on with FINAL text.
  * - `stall`: `stallLimit` empty responses in a row; the loop went to the forced final prompt.
  * - `empty-response`: a response with no text and no tool call.
+ * - `empty-sub-answer`: an `llm_query` (or a batch's prompt, or a last-depth `sub_rlm`) got an
+ *   empty answer; model code got `""` and the model a note saying so.
  * - `response-cut`: a response stopped at max_tokens; the model was told to continue.
  * - `code-blocks-not-run`: blocks past `maxCodeBlocksPerResponse` did not run.
  * - `queue-overload`: more host calls pending than `commandQueue.maxPending`.
@@ -135,6 +140,7 @@ export type WarningCode =
   | 'tools-unsupported'
   | 'stall'
   | 'empty-response'
+  | 'empty-sub-answer'
   | 'response-cut'
   | 'code-blocks-not-run'
   | 'queue-overload'

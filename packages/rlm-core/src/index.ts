@@ -8,7 +8,13 @@ export {
   stripControlCharacters,
 } from './bound-tool-contract.js';
 export { createRLM } from './create-rlm.js';
-export type { HistoryEntry, SessionCounts, SessionEvictions } from './session-memory.js';
+export type {
+  CurrentQueryHistory,
+  HistoryEntry,
+  HistoryStep,
+  SessionCounts,
+  SessionEvictions,
+} from './session-memory.js';
 export { defineTool } from './define-tool.js';
 export type {
   InferSchemaOutput,

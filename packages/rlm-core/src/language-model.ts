@@ -150,4 +150,12 @@ export interface LanguageModel {
    * adapter could not recover from; transient faults are retried inside the adapter.
    */
   generate(request: GenerateRequest, options?: GenerateOptions): Promise<GenerateResult>;
+  /**
+   * Optional: a model of the same provider and settings (client, credentials, endpoint,
+   * retries) that answers as the model `modelId` (without a provider prefix), so model code can
+   * choose a model per call (`llm_query(prompt, { model })`). Makes the model only: no request
+   * is sent, and an id the provider does not serve fails on the first call. Adapters that
+   * cannot make one leave it out.
+   */
+  withModel?(modelId: string): LanguageModel;
 }

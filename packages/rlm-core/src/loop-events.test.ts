@@ -58,8 +58,8 @@ describe('events', () => {
         : [],
     );
     expect(listings).toEqual([
-      ['start', ['context']],
-      ['code-executed', ['context', 'seen']],
+      ['start', ['context', 'history']],
+      ['code-executed', ['context', 'history', 'seen']],
     ]);
     expect(events.at(-1)).toMatchObject({ type: 'final', iterations: 2, source: 'final-text' });
   });
@@ -161,7 +161,9 @@ describe('what the model is shown', () => {
         return repl('dump');
       },
       (request) => {
-        expect(lastMessageText(request)).toContain('[redacted: output too large]');
+        expect(lastMessageText(request)).toContain(
+          '[redacted: 400000 characters copied verbatim from context.slice(0, 400000);',
+        );
         expect(lastMessageText(request)).not.toContain('xxxxxxxxxx');
         return 'FINAL(done)';
       },
@@ -321,15 +323,20 @@ describe('persistent sessions', () => {
         await host.SUBMIT?.('one');
       },
       look: async ({ host, variables }) => {
-        const history = variables.get('history') as unknown[];
-        await host.SUBMIT?.([variables.has('kept'), variables.has('context_1'), history.length]);
+        // history holds only the query running now.
+        const history = variables.get('history') as { query: string }[];
+        await host.SUBMIT?.([
+          variables.has('kept'),
+          variables.has('context_1'),
+          history.map((entry) => entry.query),
+        ]);
       },
     });
     await using rlm = createRLM({ llm, sandbox, persistent: true });
     await rlm.query('first', 'a');
     await rlm.reset();
     expect(sandbox.sandboxes[0]?.disposed).toBe(true);
-    expect((await rlm.query('second', 'b')).answer).toEqual([false, false, 0]);
+    expect((await rlm.query('second', 'b')).answer).toEqual([false, false, ['second']]);
     expect(sandbox.sandboxes).toHaveLength(2);
   });
 });

@@ -82,22 +82,35 @@ describe('which answer wins', () => {
     expect(events.at(-1)).toMatchObject({ answer: 'long report', source: 'final-var' });
   });
 
-  test('SUBMIT and FINAL_VAR with bad arguments throw into model code, and the loop goes on', async () => {
-    const llm = createScriptedModel([repl('bad'), 'FINAL(after)']);
-    const errors: string[] = [];
+  test('SUBMIT and FINAL_VAR with bad arguments end their block; the model is told why and goes on', async () => {
+    const llm = createScriptedModel([
+      repl('bad submit'),
+      (request) => {
+        expect(lastMessageText(request)).toContain(
+          'REPL output:\nbefore\nError: SUBMIT(value) needs a value; got undefined. Nothing was submitted; the block ended at that call.',
+        );
+        return repl('bad final');
+      },
+      (request) => {
+        expect(lastMessageText(request)).toMatch(
+          /Error: FINAL_VAR\(name\) needs the variable name as a string.*Nothing was submitted/,
+        );
+        return 'FINAL(after)';
+      },
+    ]);
     const sandbox = createScriptedSandbox({
-      bad: async ({ host }) => {
-        for (const call of [() => host.SUBMIT?.(), () => host.FINAL_VAR?.(42)]) {
-          await call()?.catch((error: Error) => errors.push(error.message));
-        }
+      'bad submit': async ({ host, print }) => {
+        print('before');
+        await host.SUBMIT?.();
+        print('never printed');
+      },
+      'bad final': async ({ host }) => {
+        await host.FINAL_VAR?.(42);
       },
     });
     await using rlm = createRLM({ llm, sandbox });
     expect((await rlm.query('q', 'c')).answer).toBe('after');
-    expect(errors).toEqual([
-      'SUBMIT(value) needs a value; got undefined',
-      expect.stringContaining('FINAL_VAR(name) needs the variable name as a string'),
-    ]);
+    expect(llm.requests).toHaveLength(3);
   });
 });
 

@@ -1,15 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { createRLM } from './create-rlm.js';
-import type { GenerateRequest } from './language-model.js';
-import { lastMessageText, repl } from './loop-test-helpers.js';
+import { lastMessageText, queryOf, repl } from './loop-test-helpers.js';
 import { collectEvents, createScriptedModel, createScriptedSandbox } from './testing/index.js';
 
 // sub_rlm, llm_query and llm_query_batched through createRLM only.
-
-/** The query a request's call was started with (the first message names it). */
-function queryOf(request: GenerateRequest): string {
-  return lastMessageText({ ...request, messages: request.messages.slice(0, 1) });
-}
 
 describe('sub_rlm', () => {
   test('starts a full child RLM with its own sandbox and context; at maxDepth it is one plain call', async () => {

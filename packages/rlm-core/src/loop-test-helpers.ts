@@ -28,6 +28,11 @@ export function lastMessageText(request: GenerateRequest): string {
     .join('\n');
 }
 
+/** The query a request's call was started with (its first message names it). */
+export function queryOf(request: GenerateRequest): string {
+  return lastMessageText({ ...request, messages: request.messages.slice(0, 1) });
+}
+
 /** The warning codes among `events`, in order. */
 export function warningCodes(events: readonly RlmEvent[]): string[] {
   return events.flatMap((event) => (event.type === 'warning' ? [event.code] : []));

@@ -1,4 +1,7 @@
+import type { RemainingBudget } from './budget.js';
+import { formatDuration } from './format-duration.js';
 import type { CodeBlockPlan } from './plan-code-blocks.js';
+import type { ModelPrice } from './rlm-settings.js';
 import type { ContextDescription } from './describe-context.js';
 import type { SessionCounts, SessionEvictions } from './session-memory.js';
 
@@ -12,6 +15,18 @@ export interface SystemPromptOptions {
   readonly codeLanguage: string;
   /** Lines the installed features add after the core functions (see `Feature.replHelp`). */
   readonly replHelp: readonly string[];
+  /** What model code may choose with `{ model }`; `undefined` when it cannot choose. */
+  readonly models: ModelMenu | undefined;
+}
+
+/** The models model code may name per call, for the prompt. */
+export interface ModelMenu {
+  /** The model `llm_query` uses without a choice. */
+  readonly plainModel: string;
+  /** The model a `sub_rlm` child steps with without a choice. */
+  readonly childModel: string;
+  /** The ids allowed, each with its price when known; `undefined`: any id of the provider. */
+  readonly allowed: readonly { readonly id: string; readonly price?: ModelPrice }[] | undefined;
 }
 
 /** The built-in system prompt. */
@@ -22,14 +37,16 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
         'When you are done, call the SUBMIT tool: `{"answer": "..."}` for a text answer, or',
         '`{"variable": "name"}` to return a variable you built in the REPL (best for long answers:',
         'they never have to pass through your output). From code you can also call',
-        '`SUBMIT(value)` or `FINAL_VAR("name")`.',
+        '`SUBMIT(value)` or `FINAL_VAR("name")`: that call ends the code block (nothing after it',
+        'runs).',
       ]
     : [
         'When you are done, write on its own line, outside any code block, either',
         '`FINAL(your answer)` or `FINAL_VAR(variable_name)` to return a variable you built in',
         'the REPL (best for long answers). From code you can also call `SUBMIT(value)` or',
-        '`FINAL_VAR("name")`.',
+        '`FINAL_VAR("name")`: that call ends the code block (nothing after it runs).',
       ];
+  const model = options.models ? ', { model }' : '';
   return [
     'You answer a query over a context that may be far larger than what you can read at once.',
     'The context is NOT in this conversation: it lives in a JavaScript REPL as the variable',
@@ -44,16 +61,24 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     '',
     'Available in the REPL:',
     '- `context`: the input (a string, an array of documents, or a JSON object).',
-    '- `await llm_query(prompt)`: ask a language model; returns its text answer. It sees only',
-    '  the prompt you pass, so include the text it should work on (it can take a large chunk,',
-    '  e.g. 100,000 characters).',
-    '- `await llm_query_batched(prompts)`: many `llm_query` calls at once; returns the answers',
-    '  in order. Prefer it (or Promise.all) over sequential calls.',
+    `- \`await llm_query(prompt${model})\`: ask a language model; returns its text answer ("" when`,
+    '  it gave none, with a warning in your output). It sees only the prompt you pass, so',
+    '  include the text it should work on (it can take a large chunk, e.g. 100,000 characters).',
+    `- \`await llm_query_batched(prompts${model})\`: many \`llm_query\` calls at once; returns the`,
+    '  answers in order. A prompt that fails leaves the others their answers: its slot holds',
+    "  `{ error, message }` (the error's name and message) instead of a string, so check",
+    '  `typeof answer === "string"`. Prefer it (or Promise.all) over sequential calls.',
     options.recursion
-      ? '- `await sub_rlm(query, context)`: start a full recursive solver, with its own REPL, on a\n  sub-question and a piece of the context; returns its answer.'
-      : '- `await sub_rlm(query, context)`: answer a sub-question over a piece of the context with\n  one model call; returns its answer.',
+      ? `- \`await sub_rlm(query, context${model})\`: start a full recursive solver, with its own REPL, on\n  a sub-question and a piece of the context; returns its answer.`
+      : `- \`await sub_rlm(query, context${model})\`: answer a sub-question over a piece of the context\n  with one model call; returns its answer.`,
+    `- \`await sub_rlm_batched([{ query, context }, ...]${model})\`: many \`sub_rlm\` calls at once;`,
+    "  answers in order, a failed one's slot is `{ error, message }`.",
     '- `print(...)`: print values. `print(await SHOW_VARS())` lists the variables you made.',
+    '- `history`: the queries of this session, this one last. When your earlier steps leave',
+    '  this conversation (it is compacted as it grows), `history.at(-1).steps` keeps their',
+    '  exact `{ step, code, output }`.',
     ...options.replHelp,
+    ...(options.models ? ['', ...describeModelMenu(options.models)] : []),
     '',
     'Work step by step: look at the context size and structure first, then split it into',
     'chunks, query sub-models over the chunks, and combine their answers in variables.',
@@ -61,6 +86,29 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     '',
     ...finishing,
   ].join('\n');
+}
+
+/** How model code chooses a model per call, and which. */
+function describeModelMenu(menu: ModelMenu): string[] {
+  const lines = [
+    `Choosing a model: \`{ model: "<id>" }\` as the last argument sends that call to another model;`,
+    `without it, \`llm_query\` uses ${menu.plainModel} and a \`sub_rlm\` child ${menu.childModel}. Use`,
+    'a small, cheap model for simple extraction or classification over many chunks, a stronger',
+    'one for hard reasoning over few.',
+  ];
+  if (menu.allowed === undefined) {
+    lines.push('Any model id of your provider works.');
+    return lines;
+  }
+  lines.push('The models you may choose:');
+  for (const { id, price } of menu.allowed) {
+    lines.push(
+      price
+        ? `- ${id}: $${price.inputPerMillionUsd} input, $${price.outputPerMillionUsd} output per million tokens`
+        : `- ${id}`,
+    );
+  }
+  return lines;
 }
 
 /** Describes the context and the persistent state for the first user message. */
@@ -86,11 +134,17 @@ export function buildContextMessage(
       const more = (description.itemCount ?? 0) > description.itemPaths.length ? ', ...' : '';
       lines.push(`- item paths: ${description.itemPaths.join(', ')}${more}`);
     }
-    lines.push(`- preview: ${JSON.stringify(description.preview)}`);
+    if (description.tail === undefined) {
+      lines.push(`- preview: ${JSON.stringify(description.preview)}`);
+    } else {
+      const unit = description.type === 'array' ? 'items' : 'characters';
+      lines.push(`- first ${unit}: ${JSON.stringify(description.preview)}`);
+      lines.push(`- last ${unit}: ${JSON.stringify(description.tail)}`);
+    }
   }
   if (counts.contexts > 1 || counts.histories > 0) {
     lines.push(
-      `- earlier queries in this session: ${counts.histories} (their contexts are context_0..context_${counts.contexts - 1}, their transcripts are in \`history\`)`,
+      `- earlier queries in this session: ${counts.histories} (their contexts are context_0..context_${counts.contexts - 1}; their queries and answers are in \`history\`, before this query's own entry)`,
     );
   }
   if (counts.evicted) lines.push(`- ${describeEvictions(counts.evicted, counts.histories)}`);
@@ -116,7 +170,7 @@ export function describeEvictions(evicted: SessionEvictions, histories: number):
     const older =
       evicted.histories === 1 ? 'history_0' : `history_0..history_${evicted.histories - 1}`;
     const one = evicted.histories === 1;
-    const earlier = `\`history\` holds the last ${queries(kept)}; the ${evicted.histories} earlier ${one ? 'one' : 'ones'}`;
+    const earlier = `\`history\` holds the last ${queries(kept)} before this one; the ${evicted.histories} earlier ${one ? 'one' : 'ones'}`;
     parts.push(
       spilled
         ? `${earlier} ${one ? 'is' : 'are'} stored as ${older} (\`await load("history_N")\`)`
@@ -145,6 +199,35 @@ function nameRanges(prefix: string, indices: readonly number[]): string {
     end = index;
   }
   return ranges.join(', ');
+}
+
+/**
+ * The line that ends each step's user message: which step this is of how many, and what is
+ * left of each budget that is set (`Step 3 of 30. Budget left: 12 model calls, $0.4210.`).
+ */
+export function buildStepStatus(
+  step: number,
+  maxSteps: number,
+  remaining: RemainingBudget,
+): string {
+  const left: string[] = [];
+  if (remaining.modelCalls !== undefined) {
+    left.push(`${remaining.modelCalls} model call${remaining.modelCalls === 1 ? '' : 's'}`);
+  }
+  if (remaining.tokens !== undefined) left.push(`${remaining.tokens} tokens`);
+  if (remaining.costUsd !== undefined) {
+    left.push(`$${remaining.costUsd.toFixed(remaining.costUsd >= 1 ? 2 : 4)}`);
+  }
+  if (remaining.wallTimeMs !== undefined) {
+    // Whole minutes past one: enough to plan by, and the prompt stays the same for a minute.
+    const wallTimeMs =
+      remaining.wallTimeMs >= 60_000
+        ? Math.round(remaining.wallTimeMs / 60_000) * 60_000
+        : remaining.wallTimeMs;
+    left.push(`${formatDuration(wallTimeMs)} of wall time`);
+  }
+  const status = `Step ${step} of ${maxSteps}.`;
+  return left.length === 0 ? status : `${status} Budget left: ${left.join(', ')}.`;
 }
 
 /** Formats one executed block for the history. */

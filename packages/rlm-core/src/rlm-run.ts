@@ -11,6 +11,7 @@ import { FeatureSet } from './features/feature-set.js';
 import { hostToolsFeature } from './features/host-tools.js';
 import { ArtifactQuota } from './quotas/artifact-quota.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
+import type { CurrentQueryHistory } from './session-memory.js';
 import { VariableSpace } from './variable-space.js';
 import {
   type CallResult,
@@ -76,24 +77,29 @@ export class RlmRun {
     this.#features = new FeatureSet(this.#installFeatures(emit), coreFunctionNames);
     this.#core = coreFunctions({
       maxDepth: settings.maxDepth,
-      plainCall: (call, prompt, request) =>
+      plainModel: settings.subLlm,
+      childModel: settings.llm,
+      modelChoice: settings.modelChoice,
+      plainCall: (call, model, prompt, request) =>
         this.#plainCall(
           call,
-          settings.subLlm,
+          model,
           'Answer the request accurately and concisely.',
           prompt,
           request,
         ),
-      startChild: (parent, query, context, signal) =>
+      startChild: (parent, { query, context }, llm, signal) =>
         this.#kernel
           .startCall(
             {
               query,
               context,
               parentId: parent.id,
+              llm,
               setup: {
                 variables: { context },
-                hostVariables: new Set(['context']),
+                history: [],
+                hostVariables: new Set(['context', 'history']),
                 counts: { contexts: 1, histories: 0 },
               },
             },
@@ -101,6 +107,7 @@ export class RlmRun {
             () => new AbortedError('@rlm/core: the sub_rlm call that started it ended early'),
           )
           .then((result) => result.answer),
+      admitBatch: (count, usage) => resources.budget.admitBatch(count, usage),
     });
     this.#steps = new StepHandlers(this.#kernel, settings, this.#gateway, this.#features);
   }
@@ -176,7 +183,7 @@ export class RlmRun {
     signal: AbortSignal | undefined,
   ): Promise<CallResult> {
     return this.#kernel.startCall(
-      { query, context, setup },
+      { query, context, setup, llm: this.#settings.llm },
       signal,
       (reason) => new AbortedError(undefined, { cause: reason }),
     );
@@ -252,7 +259,11 @@ export class RlmRun {
       : await this.#createWorkspace(call);
     if (!workspace) return undefined;
     try {
-      await workspace.variables.injectAll(setup.variables, true);
+      const history: CurrentQueryHistory = { query: call.query, steps: [] };
+      await workspace.variables.injectAll(
+        { ...setup.variables, history: [...setup.history, history] },
+        true,
+      );
       const resumed = await this.#features.beforeFirstStep(call, workspace, setup);
       return { type: 'WorkspaceReady', callId: call.id, workspace, setup, resumed };
     } catch (error) {
@@ -294,6 +305,7 @@ export class RlmRun {
     try {
       sandbox = await this.#settings.sandboxFactory({
         hostFunctions: this.#hostFunctionsFor(() => call.id, this.hostFunctionNames),
+        endingFunctions: finalRecorderNames,
         internalHostFunctions: this.#hostFunctionsFor(
           () => call.id,
           this.internalHostFunctionNames,
@@ -345,10 +357,20 @@ export class RlmRun {
           const callId = resolveCallId();
           const call = callId ? this.#kernel.liveCall(callId) : undefined;
           if (!call) return Promise.reject(new Error(`${name}: no query is running`));
+          // A recorded answer ended the block: code that runs on (past a catch) reaches nothing.
+          if (call.pendingFinal) return Promise.reject(new Error(blockEndedMessage(name)));
           if (!recordsFinal) return this.#openBridgeRequest(call, name, args);
-          // SUBMIT and FINAL_VAR only record the answer: it is read once the code has run.
+          // SUBMIT and FINAL_VAR only record the answer: it is read once the code has run. The
+          // sandbox ends the block at the call, so a refusal reaches the model as a note.
           const final = readCodeFinal(name, args[0]);
-          if ('problem' in final) return Promise.reject(new Error(final.problem));
+          if ('problem' in final) {
+            this.#kernel.enqueue({
+              type: 'HostNote',
+              callId: call.id,
+              note: `Error: ${final.problem}. Nothing was submitted; the block ended at that call.`,
+            });
+            return Promise.reject(new Error(final.problem));
+          }
           this.#kernel.enqueue({ type: 'RecordFinal', callId: call.id, final });
           return Promise.resolve(undefined);
         };
@@ -398,6 +420,7 @@ export class RlmRun {
       generate: (system, prompt) =>
         this.#plainCall(call, this.#settings.llm, system, prompt, request),
       emit: (event) => this.#kernel.emit(call, event),
+      note: (note) => this.#kernel.enqueue({ type: 'HostNote', callId: call.id, note }),
     };
   }
 
@@ -439,4 +462,9 @@ export class RlmRun {
     });
     this.#kernel.enqueue({ type: 'BridgeSettled', callId: call.id, requestId: request.id });
   }
+}
+
+/** What model code sees of a host call made after SUBMIT / FINAL_VAR ended its block. */
+function blockEndedMessage(name: string): string {
+  return `${name} was not called: SUBMIT or FINAL_VAR already ended this code block`;
 }

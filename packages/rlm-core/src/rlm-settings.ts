@@ -151,6 +151,18 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   readonly llm: LanguageModel;
   /** The model for `llm_query` and for `sub_rlm` at `maxDepth`; defaults to `llm`. */
   readonly subLlm?: LanguageModel;
+  /**
+   * The models model code may choose per call, by id: `llm_query(prompt, { model })`,
+   * `llm_query_batched(prompts, { model })`, `sub_rlm(query, context, { model })` and
+   * `sub_rlm_batched(tasks, { model })` (with or without the provider prefix). Unset: any model
+   * id the adapter can make ({@link LanguageModel.withModel}: the adapter of `subLlm` for plain
+   * calls, of `llm` for a child's steps). Each chosen model is priced from `prices` when it has
+   * one, and `budget.maxCostUsd` still bounds the run: under it a listed id needs a price
+   * (`ModelPriceError` otherwise), and an unlisted choice without one is refused. A refused id is
+   * an error model code can catch, naming the ids allowed; a choice never changes the model of
+   * the call that made it. The system prompt lists these ids. An empty list allows no choice.
+   */
+  readonly subModels?: readonly string[];
   /** Creates one sandbox per call (the root's persists across queries in persistent mode). */
   readonly sandbox: SandboxFactory;
   /**
@@ -189,11 +201,15 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    */
   readonly maxResponseChars?: number;
   /**
-   * Output longer than this fraction of the context's length is replaced by
-   * `[redacted: output too large]`. Default 0.25. Outputs under `redactionMinChars` never are.
+   * Keeps the context out of the history: when the verbatim copies of the context in one
+   * block's output (runs of 200 characters or more found in the context) add up to more than
+   * this fraction of the context's length, each copy is replaced by a line naming where it is in
+   * the context (`context.slice(0, 9000)`); what the code computed around them stays, however
+   * long. A number above 0, `Infinity` to never redact; default 0.25. The CLI flag is
+   * `--redaction-ratio`.
    */
   readonly redactionRatio?: number;
-  /** Outputs shorter than this are never redacted. Default 2,000. */
+  /** Copies adding up to fewer characters than this are never redacted. Default 2,000. */
   readonly redactionMinChars?: number;
   /** Fence languages whose blocks run. Default `['repl']`. */
   readonly codeLanguages?: readonly string[];
@@ -227,6 +243,14 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   readonly outputSchema?: OutputSchema;
   /** Empty responses in a row after which the loop goes straight to the final prompt. Default 3. */
   readonly stallLimit?: number;
+  /**
+   * Code blocks in a row that may throw (an uncaught error, a timeout) before a call stops: it
+   * then rejects with `NoFinalAnswerError`, whose reason names the limit and the last error and
+   * whose `partialAnswer` is the model's last text. A block that runs through starts the count
+   * again. Each call (the root, each `sub_rlm` child) counts its own. Unset: no limit. The CLI
+   * flag is `--max-errors`.
+   */
+  readonly maxConsecutiveErrors?: number;
   /**
    * Characters of conversation sent per model call. Older steps beyond it are compacted into a
    * summary (code and output heads) however long the run goes. Default 100,000.

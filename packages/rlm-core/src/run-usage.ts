@@ -21,8 +21,8 @@ export type CallUsageKind = 'root' | 'sub_rlm' | 'llm_query';
  * The usage of one call of a run's tree, its own model calls only (its children have their own
  * entries; `RLMResult.usage` is the sum over the tree).
  * - `root`: the root query's loop (steps, the forced final prompt, tool planning).
- * - `sub_rlm`: a `sub_rlm` child's loop; at `maxDepth`, the one plain model call that stands in
- *   for it (its `callId` is then the host request id).
+ * - `sub_rlm`: a `sub_rlm` (or `sub_rlm_batched`) child's loop; at `maxDepth`, the plain model
+ *   calls that stand in for them (its `callId` is then the host request id).
  * - `llm_query`: one `llm_query` or `llm_query_batched` host call (all of a batch's model calls).
  */
 export interface CallUsage {

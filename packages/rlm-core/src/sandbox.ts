@@ -60,6 +60,17 @@ export interface SandboxOptions {
    */
   readonly internalHostFunctions?: Readonly<Record<string, HostFunction>>;
   /**
+   * Names among `hostFunctions` whose call ends the execution that makes it, as if its code
+   * returned there (the loop's `SUBMIT` and `FINAL_VAR`). A call whose arguments cannot leave
+   * the sandbox throws there like any host call, and the code goes on. Otherwise the call goes
+   * to the host, and then nothing of the code after it has an effect, even when the code catches
+   * what the sandbox throws to unwind it: what it writes is dropped, the host functions it calls
+   * reject without reaching the host, its timers do not run, and the value of its last
+   * expression is not shown. The execution resolves with the output written before the call and
+   * no error (whatever the code threw after it), at the latest once the code returns.
+   */
+  readonly endingFunctions?: readonly string[];
+  /**
    * Functions written in JavaScript that run inside the sandbox, as model code does, each
    * installed as a protected global in every fresh environment (at start and after any
    * restart): name -> the source of a function expression, e.g.

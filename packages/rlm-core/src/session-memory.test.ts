@@ -93,10 +93,10 @@ describe('SessionMemory without a store (drop)', () => {
 describe('the prompt says what a bounded session moved', () => {
   test('spilled contexts as ranges, and history with how to load it', () => {
     expect(describeEvictions({ overflow: 'spill', contexts: [0, 1, 2, 5], histories: 3 }, 7)).toBe(
-      'session memory is bounded: context_0..context_2, context_5 are no longer in memory: `await load("context_N")` gets one back; `history` holds the last 4 queries; the 3 earlier ones are stored as history_0..history_2 (`await load("history_N")`)',
+      'session memory is bounded: context_0..context_2, context_5 are no longer in memory: `await load("context_N")` gets one back; `history` holds the last 4 queries before this one; the 3 earlier ones are stored as history_0..history_2 (`await load("history_N")`)',
     );
     expect(describeEvictions({ overflow: 'drop', contexts: [], histories: 1 }, 2)).toBe(
-      'session memory is bounded: `history` holds the last 1 query; the 1 earlier one was dropped',
+      'session memory is bounded: `history` holds the last 1 query before this one; the 1 earlier one was dropped',
     );
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { redactedOutput, redactLargeOutput, truncateOutput } from './truncate-output.js';
+import { truncateOutput } from './truncate-output.js';
 
 describe('truncateOutput', () => {
   test('keeps short output as it is', () => {
@@ -18,23 +18,5 @@ describe('truncateOutput', () => {
   test('is stable: the same input gives the same output', () => {
     const output = 'x'.repeat(1_000);
     expect(truncateOutput(output, 100)).toBe(truncateOutput(output, 100));
-  });
-});
-
-describe('redactLargeOutput', () => {
-  const settings = { contextLength: 10_000, ratio: 0.25, minChars: 100 };
-
-  test('redacts an output larger than the ratio of the context', () => {
-    expect(redactLargeOutput('x'.repeat(2_600), settings)).toBe(redactedOutput);
-  });
-
-  test('keeps outputs under the ratio', () => {
-    expect(redactLargeOutput('x'.repeat(2_400), settings)).toBe('x'.repeat(2_400));
-  });
-
-  test('never redacts small outputs, even over a tiny context', () => {
-    expect(redactLargeOutput('x'.repeat(99), { ...settings, contextLength: 10 })).toBe(
-      'x'.repeat(99),
-    );
   });
 });

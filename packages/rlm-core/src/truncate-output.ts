@@ -13,27 +13,3 @@ export function truncateOutput(output: string, maxChars: number, what = 'output'
   const tail = tailChars > 0 ? output.slice(output.length - tailChars) : '';
   return `${head}\n[... ${omitted} characters omitted; the ${what} was ${output.length} characters ...]\n${tail}`;
 }
-
-/** What replaces an output that would dump a large part of the context into the prompt. */
-export const redactedOutput = '[redacted: output too large]';
-
-/** Settings of {@link redactLargeOutput}. */
-export interface RedactionSettings {
-  /** Length of the context, in characters. */
-  readonly contextLength: number;
-  /** Outputs longer than `ratio * contextLength` are redacted. */
-  readonly ratio: number;
-  /** Outputs shorter than this are never redacted. */
-  readonly minChars: number;
-}
-
-/**
- * Replaces `output` with {@link redactedOutput} when it is at least `minChars` long and longer
- * than `ratio` of the context: printing a large slice of the context would otherwise copy it
- * into every later prompt.
- */
-export function redactLargeOutput(output: string, settings: RedactionSettings): string {
-  if (output.length < settings.minChars) return output;
-  if (settings.contextLength <= 0) return output;
-  return output.length > settings.ratio * settings.contextLength ? redactedOutput : output;
-}

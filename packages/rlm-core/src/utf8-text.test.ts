@@ -29,13 +29,14 @@ const texts = fc
   .filter((text) => !text.startsWith('\ufeff'));
 
 describe('Utf8Text', () => {
-  test('length, text and head are those of the string, whatever the offset of its bytes', () => {
+  test('length, text, head and tail are those of the string, whatever the offset of its bytes', () => {
     fc.assert(
       fc.property(texts, fc.integer({ min: 0, max: 7 }), fc.boolean(), (text, offset, shared) => {
         const utf8 = utf8TextOf(text, offset, shared);
         expect(utf8.length).toBe(text.length);
         for (const count of [0, 1, 2, 3, 5, 17, text.length, text.length + 3]) {
           expect(utf8.head(count)).toBe(text.slice(0, count));
+          expect(utf8.tail(count)).toBe(count === 0 ? '' : text.slice(-count));
         }
         expect(utf8.text()).toBe(text);
         expect(`${utf8}`).toBe(text);

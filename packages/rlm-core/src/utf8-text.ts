@@ -87,6 +87,17 @@ export class Utf8Text {
     return new TextDecoder().decode(bytes.subarray(0, end)).slice(0, count);
   }
 
+  /** The string's last `count` code units, decoding no more bytes than they can take. */
+  tail(count: number): string {
+    if (count <= 0) return '';
+    if (this.#text !== undefined) return this.#text.slice(-count);
+    const { bytes } = this;
+    // Start on a character's first byte, far enough back to hold `count` code units.
+    let start = Math.max(0, bytes.length - count * 3 - 3);
+    while (start > 0 && ((bytes[start] as number) & 0xc0) === 0x80) start--;
+    return new TextDecoder().decode(bytes.subarray(start)).slice(-count);
+  }
+
   /** The string: a `Utf8Text` converted to a primitive is its text. */
   toString(): string {
     return this.text();

@@ -134,8 +134,14 @@ async function run(
 /** Every host function, as model code calls it with one hostile argument. */
 const calls: ReadonlyArray<{ readonly call: string; readonly settings?: Partial<RLMSettings> }> = [
   { call: '(v) => llm_query(v)' },
+  { call: "(v) => llm_query('ok', v)" },
+  { call: "(v) => llm_query('ok', { model: v })" },
   { call: '(v) => llm_query_batched(v)' },
   { call: "(v) => llm_query_batched(['ok', v])" },
+  { call: "(v) => llm_query_batched(['ok'], v)" },
+  { call: '(v) => sub_rlm_batched(v)', settings: { maxDepth: 2 } },
+  { call: "(v) => sub_rlm_batched([{ query: 'q', context: v }])", settings: { maxDepth: 1 } },
+  { call: "(v) => sub_rlm_batched([{ query: 'q' }], v)", settings: { maxDepth: 2 } },
   { call: "(v) => sub_rlm(v, 'c')", settings: { maxDepth: 1 } },
   { call: "(v) => sub_rlm('child question', v)", settings: { maxDepth: 1 } },
   { call: "(v) => sub_rlm(v, 'c')", settings: { maxDepth: 2 } },
@@ -210,20 +216,31 @@ describe('every host function settles every hostile argument with a catchable er
   }, 60_000);
 });
 
-describe('SUBMIT and FINAL_VAR end the run or refuse, whatever they are given', () => {
+describe('SUBMIT and FINAL_VAR end the run, or the block, whatever they are given', () => {
+  // A value that cannot leave the sandbox throws where SUBMIT is called, and the code goes on;
+  // one the host refuses ends the block, and the model reads why in the next step.
   test.each(Object.entries(hostileValues))(
     'SUBMIT(%s)',
     async (label, expression) => {
-      const result = await run([
-        repl(
-          `try { await SUBMIT(${expression}); } catch (error) { SUBMIT('refused: ' + error.message); }`,
-        ),
-      ]);
+      const rootRequests: GenerateRequest[] = [];
+      const result = await run(
+        [
+          repl(
+            `try { SUBMIT(${expression}); } catch (error) { SUBMIT('refused: ' + error.message); }`,
+          ),
+          'FINAL(recovered)',
+        ],
+        {},
+        rootRequests,
+      );
       if (typeof result.answer === 'string' && result.answer.startsWith('refused: ')) {
         expect(result.answer).toContain('SUBMIT');
       }
       if (label === 'undefined') {
-        expect(result.answer).toBe('refused: SUBMIT(value) needs a value; got undefined');
+        expect(result.answer).toBe('recovered');
+        expect(JSON.stringify(rootRequests[1]!.messages.at(-1))).toContain(
+          'Error: SUBMIT(value) needs a value; got undefined. Nothing was submitted; the block ended at that call.',
+        );
       }
       if (label === 'bigint') expect(result.answer).toBe(1n);
     },
@@ -233,19 +250,28 @@ describe('SUBMIT and FINAL_VAR end the run or refuse, whatever they are given', 
   test.each(Object.entries(hostileValues))(
     'FINAL_VAR(%s)',
     async (label, expression) => {
-      const result = await run([
-        repl(
-          `try { await FINAL_VAR(${expression}); } catch (error) { SUBMIT('refused: ' + error.message); }`,
-        ),
-        'FINAL(recovered)',
-      ]);
-      // No hostile value names a defined variable: each is refused at once, or read and
-      // rejected after the block, and the model answers on the next step.
+      const rootRequests: GenerateRequest[] = [];
+      const result = await run(
+        [
+          repl(
+            `try { FINAL_VAR(${expression}); } catch (error) { SUBMIT('refused: ' + error.message); }`,
+          ),
+          'FINAL(recovered)',
+        ],
+        {},
+        rootRequests,
+      );
+      // No hostile value names a defined variable: each is refused where it is called, or by
+      // the host (the block ends, the model is told), or read and rejected after the block;
+      // the model answers on the next step.
       expect(result.answer === 'recovered' || String(result.answer).startsWith('refused: ')).toBe(
         true,
       );
       if (neverText.includes(label) || label === 'bigint') {
-        expect(result.answer).toMatch(/^refused: FINAL_VAR\(name\) needs the variable name/);
+        expect(result.answer).toBe('recovered');
+        expect(JSON.stringify(rootRequests[1]!.messages.at(-1))).toMatch(
+          /Error: FINAL_VAR\(name\) needs the variable name as a string.*Nothing was submitted/,
+        );
       }
     },
     60_000,

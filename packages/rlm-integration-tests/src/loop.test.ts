@@ -37,7 +37,8 @@ describe('the RLM loop', () => {
     expect(result.iterations).toBe(2);
     expect(result.usage.modelCalls).toBe(2);
     for (const request of llm.requests) {
-      expect(JSON.stringify(request)).not.toContain('dolor dolor dolor dolor dolor dolor dolor');
+      // The preview shows the context's last 300 characters, never more of it.
+      expect(JSON.stringify(request)).not.toContain('dolor '.repeat(60));
     }
     expect(lastUserText({ messages: llm.requests[0]!.messages })).toContain(
       `total length: ${context.length} characters`,
@@ -101,7 +102,9 @@ describe('the RLM loop', () => {
         return repl('print(context)');
       },
       (request) => {
-        expect(lastUserText(request)).toContain('[redacted: output too large]');
+        expect(lastUserText(request)).toContain(
+          '[redacted: 400000 characters copied verbatim from context.slice(0, 400000);',
+        );
         return 'FINAL(done)';
       },
     ]);
@@ -264,14 +267,19 @@ describe('the RLM loop', () => {
   test('reset() ends a session: the next query sees no earlier context, variable or history', async () => {
     const llm = createScriptedModel([
       repl('const kept = 1;\nSUBMIT("one");'),
-      repl('SUBMIT([typeof kept, typeof context_0, history.length].join("|"));'),
-      repl('SUBMIT([typeof kept, typeof context_1, history.length, context].join("|"));'),
+      repl(
+        'SUBMIT([typeof kept, typeof context_0, history.map((entry) => entry.query)].join("|"));',
+      ),
+      repl(
+        'SUBMIT([typeof kept, typeof context_1, history.map((entry) => entry.query), context].join("|"));',
+      ),
     ]);
     await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
     await rlm.query('first', 'a secret');
-    expect((await rlm.query('second', 'b')).answer).toBe('number|string|1');
+    // history: the earlier queries, then the one running.
+    expect((await rlm.query('second', 'b')).answer).toBe('number|string|first,second');
     await rlm.reset();
-    expect((await rlm.query('third', 'c')).answer).toBe('undefined|undefined|0|c');
+    expect((await rlm.query('third', 'c')).answer).toBe('undefined|undefined|third|c');
   });
 
   test('by default every query starts fresh: no variables, contexts or planted globals of an earlier one', async () => {
@@ -280,12 +288,13 @@ describe('the RLM loop', () => {
         'const kept = 1;\ntry { globalThis.JSON = { stringify: () => "planted" }; } catch {}\nSUBMIT("one");',
       ),
       repl(
-        'SUBMIT([typeof kept, typeof context_0, typeof history, JSON.stringify({ a: 1 }), context].join("|"));',
+        'SUBMIT([typeof kept, typeof context_0, history.map((entry) => entry.query), JSON.stringify({ a: 1 }), context].join("|"));',
       ),
     ]);
     await using rlm = createRLM({ llm, sandbox: sandboxFactory });
     await rlm.query('first', "the first user's secret");
-    expect((await rlm.query('second', 'b')).answer).toBe('undefined|undefined|undefined|{"a":1}|b');
+    // history holds only the query running now.
+    expect((await rlm.query('second', 'b')).answer).toBe('undefined|undefined|second|{"a":1}|b');
   });
 
   test('the model call budget is shared by children and ends the run with a typed error', async () => {

@@ -38,7 +38,7 @@ describe('a bounded persistent session', () => {
           const opening = JSON.stringify(request.messages[0]);
           expect(opening).toContain('session memory is bounded: context_0 is no longer in memory');
           expect(opening).toContain(
-            '`history` holds the last 1 query; the 1 earlier one is stored as history_0',
+            '`history` holds the last 1 query before this one; the 1 earlier one is stored as history_0',
           );
           return repl(
             [
@@ -78,7 +78,8 @@ describe('a bounded persistent session', () => {
         backLength: 1_000,
         kept: 'BBB',
         current: 'CCC',
-        history: ['q1'],
+        // The last earlier query kept, then the one running.
+        history: ['q1', 'q2'],
         old: 'q0',
         names: expect.arrayContaining(['context_0', 'history_0']),
         // A host tool's "@context_0" input reaches the spilled context too.
@@ -93,7 +94,7 @@ describe('a bounded persistent session', () => {
       'FINAL(one)',
       'FINAL(two)',
       repl(
-        'let gone; try { await load("context_0"); } catch (error) { gone = error.message; }\nSUBMIT({ gone, history: history.length });',
+        'let gone; try { await load("context_0"); } catch (error) { gone = error.message; }\nSUBMIT({ gone, history: history.map((entry) => entry.query) });',
       ),
     ]);
     await using rlm = createRLM({
@@ -109,7 +110,7 @@ describe('a bounded persistent session', () => {
     const result = await rlm.query('q2', 'a new conversation');
     expect(result.answer).toEqual({
       gone: expect.stringContaining('no artifact named "context_0"'),
-      history: 0,
+      history: ['q2'],
     });
   });
 
@@ -120,7 +121,9 @@ describe('a bounded persistent session', () => {
         expect(JSON.stringify(request.messages[0])).toContain(
           '- session memory is bounded: context_0 was dropped and is gone\\n',
         );
-        return repl('SUBMIT({ zero: context_0, history: history.length, now: context });');
+        return repl(
+          'SUBMIT({ zero: context_0, history: history.map((entry) => entry.query), now: context });',
+        );
       },
     ]);
     await using rlm = createRLM({
@@ -133,7 +136,7 @@ describe('a bounded persistent session', () => {
     const result = await rlm.query('q1', 'second');
     expect(result.answer).toEqual({
       zero: "[context_0 was dropped from this session's memory (sessionMemory); it is gone]",
-      history: 1,
+      history: ['q0', 'q1'],
       now: 'second',
     });
   });

@@ -92,6 +92,20 @@ describe('createOpenAIModel: requests', () => {
     expect(body.stream_options).toEqual({ include_usage: true });
   });
 
+  test('withModel: the same server, key and settings, another model id', async () => {
+    const { model } = await setup([fakeChatText('a'), fakeChatText('b')], {
+      provider: 'vllm',
+      maxTokens: 64,
+    });
+    const other = model.withModel?.('qwen3:14b');
+    expect(other?.modelId).toBe('vllm:qwen3:14b');
+    await other?.generate(ask);
+    await model.generate(ask);
+    expect(bodyOf(0)).toMatchObject({ model: 'qwen3:14b', max_tokens: 64 });
+    expect(bodyOf(1)).toMatchObject({ model: 'gpt-4.1' });
+    expect(server!.requests[0]!.apiKey).toBe(apiKey);
+  });
+
   test('answers each tool call with a tool message right after it, errors marked', async () => {
     const { model } = await setup([fakeChatText('done')]);
     await model.generate({

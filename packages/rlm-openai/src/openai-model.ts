@@ -384,6 +384,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
   return {
     modelId: `${settings.provider ?? 'openai'}:${model}`,
     supportsTools: settings.supportsTools ?? true,
+    withModel: (modelId) => createOpenAIModel({ ...settings, model: modelId }),
     async generate(request, options = {}) {
       const body = toChatRequest(request, {
         model,

@@ -34,6 +34,10 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   // Model variables' values as last copied for a restart (or tried and refused), by name.
   const snapshotted = create(null);
   let maxChars = 1e6;
+  // Set once an ending function (SUBMIT) is called, until the next execution: the code still
+  // unwinding (or going on past a catch) writes nothing, calls nothing and starts no timer.
+  let ended = false;
+  const endedText = (name) => name + ' was not called: SUBMIT or FINAL_VAR ended this code block';
 
   const own = (object, name) => call(hasOwn, object, name);
   const clip = (text, limit) => (text.length > limit ? text.slice(0, limit) + '…' : text);
@@ -87,6 +91,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
 
   const show = (value) => clip(format(value, 0), maxChars);
   const print = (...values) => {
+    if (ended) return;
     let text = '';
     for (let i = 0; i < values.length; i++) text += (i === 0 ? '' : ' ') + show(values[i]);
     write(text);
@@ -349,20 +354,37 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     return '{"root":["r",0],"objects":[["a",[' + join(parts, ',') + ']]]}';
   }
 
+  function encodeArguments(values, name) {
+    try {
+      return encodePrimitives(values) ?? encode(values);
+    } catch (error) {
+      if (error instanceof TooLarge) {
+        throw new ErrorType(name + ': its arguments are too large to leave the sandbox: ' + tooLargeText);
+      }
+      throw new ErrorType(name + ': arguments must be plain data (' + describeError(error) + ')');
+    }
+  }
+
   function hostFunction(raw, name) {
     return async (...values) => {
-      let text;
-      try {
-        text = encodePrimitives(values) ?? encode(values);
-      } catch (error) {
-        if (error instanceof TooLarge) {
-          throw new ErrorType(name + ': its arguments are too large to leave the sandbox: ' + tooLargeText);
-        }
-        throw new ErrorType(name + ': arguments must be plain data (' + describeError(error) + ')');
-      }
+      if (ended) throw new ErrorType(endedText(name));
+      const text = encodeArguments(values, name);
       const reply = parseJson(await raw(text));
       if (own(reply, 'error')) throw new ErrorType(reply.error);
       return reply.value;
+    };
+  }
+
+  // SUBMIT, FINAL_VAR: the call goes to the host, then the execution is over and this throw
+  // unwinds the code. Arguments that cannot leave throw a plain error, and the code goes on.
+  function endingFunction(raw, name) {
+    return (...values) => {
+      if (!ended) {
+        const text = encodeArguments(values, name);
+        ended = true;
+        raw(text);
+      }
+      throw new ErrorType(name + ' ended this code block');
     };
   }
 
@@ -433,6 +455,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
   const timers = create(null);
   let nextTimer = 0;
   const setTimeout = (callback, ms, ...rest) => {
+    if (ended) return 0;
     const id = ++nextTimer;
     timers[id] = true;
     sleep(Number(ms) > 0 ? Number(ms) : 0).then(() => {
@@ -456,6 +479,9 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     },
     installHostFunction(name, raw) {
       protect(name, hostFunction(raw, name));
+    },
+    installEndingFunction(name, raw) {
+      protect(name, endingFunction(raw, name));
     },
     wrapHostFunction: hostFunction,
     isolatedEvaluator(raw) {
@@ -482,6 +508,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
       return hardening.freeze(installed);
     },
     prepare(names) {
+      ended = false;
       for (const name of names) {
         if (reservedNames[name] || readOnly[name]) continue;
         const descriptor = getOwnPropertyDescriptor(g, name);
@@ -497,7 +524,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
       }
     },
     result(box) {
-      if (box === undefined || box === null || box.v === undefined) return undefined;
+      if (ended || box === undefined || box === null || box.v === undefined) return undefined;
       return show(box.v);
     },
     describeError,

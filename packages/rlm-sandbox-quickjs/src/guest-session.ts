@@ -61,6 +61,7 @@ const someObject = {};
 type KitFunction =
   | 'installBase'
   | 'installHostFunction'
+  | 'installEndingFunction'
   | 'wrapHostFunction'
   | 'isolatedEvaluator'
   | 'installHelper'
@@ -100,6 +101,11 @@ interface Execution {
   wake: (() => void) | undefined;
   /** A wake is due once the messages that came together are handled. */
   wakeScheduled: boolean;
+  /**
+   * An ending function (`SUBMIT`) was called: the execution is over for everything but the code
+   * still unwinding (see `SandboxOptions.endingFunctions`).
+   */
+  ended: boolean;
 }
 
 /** How an execution's code ended. */
@@ -299,7 +305,9 @@ export class GuestSession {
   #install(): QuickJSHandle {
     const context = this.#context;
     const write = context.newFunction('write', (text) => {
-      if (this.#execution !== undefined) this.#output.write(`${context.getString(text)}\n`);
+      if (this.#execution !== undefined && !this.#execution.ended) {
+        this.#output.write(`${context.getString(text)}\n`);
+      }
     });
     const sleep = context.newFunction('sleep', (msHandle) => {
       const ms = context.getNumber(msHandle);
@@ -321,12 +329,13 @@ export class GuestSession {
     const setup = this.#setup;
     this.#withDeadline(setup.requestTimeoutMs, () => {
       this.#callKit(kit, 'installBase');
+      const ending = new Set(setup.endingFunctionNames);
       for (const name of setup.hostFunctionNames) {
         this.#callKit(
           kit,
-          'installHostFunction',
+          ending.has(name) ? 'installEndingFunction' : 'installHostFunction',
           context.newString(name),
-          this.#rawHostFunction(name),
+          this.#rawHostFunction(name, ending.has(name)),
         );
       }
       const helperScope: [string, QuickJSHandle][] = [];
@@ -372,15 +381,32 @@ export class GuestSession {
     return kit;
   }
 
-  /** A QuickJS function that sends a host call and returns a promise for its JSON reply. */
-  #rawHostFunction(name: string): QuickJSHandle {
+  /**
+   * A QuickJS function that sends a host call and returns a promise for its JSON reply. One
+   * that `ends` the execution (see `SandboxOptions.endingFunctions`) ends it as it is called;
+   * after that, no host function is called.
+   */
+  #rawHostFunction(name: string, ends = false): QuickJSHandle {
     return this.#context.newFunction(name, (argumentsText) => {
       const text = this.#context.getString(argumentsText);
       return this.#deferredReply((settle) => {
-        if (this.#execution === undefined) {
+        const execution = this.#execution;
+        if (execution === undefined) {
           // Code its execution left behind: the host is not called.
           settle(JSON.stringify({ error: `${name} was called after its execution ended` }));
           return undefined;
+        }
+        if (execution.ended) {
+          settle(
+            JSON.stringify({
+              error: `${name} was not called: SUBMIT or FINAL_VAR ended this code block`,
+            }),
+          );
+          return undefined;
+        }
+        if (ends) {
+          execution.ended = true;
+          this.#wakeSoon();
         }
         const id = this.#nextCallId++;
         this.#outbox.push({ id, name, args: text });
@@ -722,7 +748,13 @@ export class GuestSession {
 
   async #run(id: number, rewrite: ReturnType<typeof rewriteReplCode>): Promise<Ending> {
     const context = this.#context;
-    const execution: Execution = { id, stopped: false, wake: undefined, wakeScheduled: false };
+    const execution: Execution = {
+      id,
+      stopped: false,
+      wake: undefined,
+      wakeScheduled: false,
+      ended: false,
+    };
     this.#execution = execution;
     const ended = (error: string | undefined): Ending => ({
       error,
@@ -739,18 +771,20 @@ export class GuestSession {
       this.#callKit(this.#kit, 'prepare', this.#namesHandle(rewrite.globals));
       const evaluated = context.evalCode(rewrite.source, 'rlm-repl', { type: 'global' });
       if (evaluated.error) {
-        const message = execution.stopped ? undefined : this.#errorText(evaluated.error);
+        const message =
+          execution.stopped || execution.ended ? undefined : this.#errorText(evaluated.error);
         evaluated.error.dispose();
         return ended(message);
       }
       promise = evaluated.value;
       for (;;) {
-        while (this.#runtime.hasPendingJob() && !execution.stopped) {
+        while (this.#runtime.hasPendingJob() && !execution.stopped && !execution.ended) {
           const jobs = this.#runtime.executePendingJobs(jobBatch);
           if (jobs.error) jobs.error.dispose();
           if (context.getPromiseState(promise).type !== 'pending') break;
         }
-        if (execution.stopped) return ended(undefined);
+        // SUBMIT ended the execution: as if the code returned there, whatever it did after.
+        if (execution.stopped || execution.ended) return ended(undefined);
         const state = context.getPromiseState(promise);
         if (state.type === 'fulfilled') {
           const shown = this.#show(state.value);

@@ -136,6 +136,8 @@ function boundError(error: string | undefined, maxChars: number): string | undef
  */
 export class QuickJsSandbox implements Sandbox {
   readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  /** Host functions whose call ends the execution (see `SandboxOptions.endingFunctions`). */
+  readonly #endingFunctionNames: readonly string[];
   readonly #internalHostFunctions: Readonly<Record<string, HostFunction>>;
   readonly #guestHelpers: Readonly<Record<string, string>>;
   readonly #limits: SandboxLimits;
@@ -159,6 +161,9 @@ export class QuickJsSandbox implements Sandbox {
 
   private constructor(options: SandboxOptions, config: QuickJsSandboxConfig) {
     this.#hostFunctions = { ...options.hostFunctions };
+    this.#endingFunctionNames = (options.endingFunctions ?? []).filter((name) =>
+      Object.hasOwn(options.hostFunctions, name),
+    );
     this.#internalHostFunctions = { ...options.internalHostFunctions };
     this.#guestHelpers = { ...options.guestHelpers };
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
@@ -364,6 +369,7 @@ export class QuickJsSandbox implements Sandbox {
       requestTimeoutMs: Math.max(timeoutMs, minRequestWaitMs),
       maxOutputChars,
       hostFunctionNames: Object.keys(this.#hostFunctions),
+      endingFunctionNames: this.#endingFunctionNames,
       internalHostFunctionNames: Object.keys(this.#internalHostFunctions),
       isolatedEvaluatorName,
       guestHelpers: this.#guestHelpers,

@@ -40,6 +40,8 @@ export interface WorkerSetup {
   readonly maxOutputChars: number;
   /** Names of the host functions to install as globals. */
   readonly hostFunctionNames: readonly string[];
+  /** Names among them whose call ends the execution (core's `SandboxOptions.endingFunctions`). */
+  readonly endingFunctionNames: readonly string[];
   /** Names of the host functions only guest helpers see, in scope at their install. */
   readonly internalHostFunctionNames: readonly string[];
   /** The name under which guest helpers see the isolated evaluator. */

@@ -179,6 +179,14 @@ export class GuestRuntime {
   /** Checkpoint snapshots asked for: the first is being taken. */
   #checkpointRequests: Extract<HostMessage, { type: 'snapshot-variables' }>[] = [];
   #executing = false;
+  /**
+   * Set once an ending function (`SUBMIT`) is called: the execution is over for everything but
+   * the code still unwinding (see `SandboxOptions.endingFunctions`).
+   */
+  #ended = false;
+  /** Resolves when an ending function ends the running execution. */
+  #endReached: Promise<undefined> = Promise.resolve(undefined);
+  #reachEnd: () => void = () => {};
   /** Lines of the code running now: frames past them are the wrapper's. */
   #codeLines = 0;
 
@@ -257,8 +265,11 @@ export class GuestRuntime {
       'console',
       harden({ log: print, info: print, warn: print, error: print, debug: print }),
     );
+    const ending = new Set(setup.endingFunctionNames);
     for (const name of setup.hostFunctionNames) {
-      const call = { [name]: (...args: unknown[]) => this.#callHost(name, args) }[name];
+      const call = ending.has(name)
+        ? { [name]: (...args: unknown[]) => this.#callEnding(name, args) }[name]
+        : { [name]: (...args: unknown[]) => this.#callHost(name, args) }[name];
       this.#defineFixed(name, harden(call as (...args: unknown[]) => Promise<unknown>));
     }
     // What helpers alone see: internal host functions and the isolated evaluator, as lexicals
@@ -737,6 +748,10 @@ export class GuestRuntime {
   async #execute(id: number, code: string): Promise<void> {
     this.#output.reset();
     this.#executing = true;
+    this.#ended = false;
+    this.#endReached = new Promise((resolve) => {
+      this.#reachEnd = () => resolve(undefined);
+    });
     let error: string | undefined;
     try {
       // Loading since the worker started: a wait, if any, only for the first execution.
@@ -766,10 +781,12 @@ export class GuestRuntime {
         rewrite.source,
         { __moduleShimLexicals__: this.#lexicals },
       );
-      const result = await completion;
+      // An ending function (SUBMIT) ends the execution at its call, even when code caught what
+      // unwound it and goes on: what it does after has no effect (see `#callEnding`).
+      const result = await Promise.race([completion, this.#endReached]);
       if (result !== undefined && result.v !== undefined) this.#writeValue(result.v);
     } catch (thrown) {
-      error = this.#describeError(thrown);
+      if (!this.#ended) error = this.#describeError(thrown);
     } finally {
       this.#endExecution();
     }
@@ -818,12 +835,12 @@ export class GuestRuntime {
   }
 
   #write(text: string): void {
-    if (!this.#executing) return;
+    if (!this.#executing || this.#ended) return;
     this.#output.write(text);
   }
 
   #print(args: unknown[]): void {
-    if (!this.#executing) return;
+    if (!this.#executing || this.#ended) return;
     const parts: string[] = [];
     for (const arg of args) {
       parts.push(
@@ -877,7 +894,7 @@ export class GuestRuntime {
     if (typeof callback !== 'function') {
       throw new TypeError('setTimeout: the callback must be a function');
     }
-    if (!this.#executing) return 0;
+    if (!this.#executing || this.#ended) return 0;
     const id = this.#nextId++;
     const milliseconds = Math.min(maxTimerDelay, Math.max(0, Number(delay) || 0));
     const timer = setTimeout(() => {
@@ -984,22 +1001,60 @@ export class GuestRuntime {
         reject(new GuestError(`${name} was called after its execution ended`));
         return;
       }
+      if (this.#ended) {
+        reject(new GuestError(`${name} was not called: SUBMIT or FINAL_VAR ended this code block`));
+        return;
+      }
       const id = this.#nextId++;
       let packed: Packed;
       try {
-        packed = this.#pack(args, this.#callBytes);
+        packed = this.#packArguments(name, args);
       } catch (error) {
-        const reason =
-          error instanceof TransferTooLargeError
-            ? `its arguments are too large to leave the sandbox: ${error.message}`
-            : `arguments must be plain data (${messageOf(error)})`;
-        reject(new GuestError(`${name}: ${reason}`));
+        reject(error);
         return;
       }
       this.#calls.set(id, { resolve, reject, bytes: packed.size });
       this.#callBytes += packed.size;
       this.#post({ type: 'call', id, name, args: packed.transferred }, packed.transferred.bytes);
     });
+  }
+
+  /**
+   * Calls an ending function (`SUBMIT`, `FINAL_VAR`): sends the call, ends the execution and
+   * throws to unwind the code. Arguments that cannot leave the sandbox throw a plain error
+   * instead, and the code goes on.
+   */
+  #callEnding(name: string, args: unknown[]): never {
+    const GuestError = this.#global.Error as ErrorConstructor;
+    if (!this.#executing) throw new GuestError(`${name} was called after its execution ended`);
+    if (!this.#ended) {
+      const packed = this.#packArguments(name, args);
+      // No reply is awaited: the host's answer finds no pending call and is dropped.
+      this.#post(
+        { type: 'call', id: this.#nextId++, name, args: packed.transferred },
+        packed.transferred.bytes,
+      );
+      this.#ended = true;
+      this.#reachEnd();
+    }
+    throw new GuestError(`${name} ended this code block`);
+  }
+
+  /**
+   * The arguments of a host call of `name`, ready to leave (see {@link #pack}).
+   *
+   * @throws an error of the compartment, for model code, saying why they cannot leave.
+   */
+  #packArguments(name: string, args: unknown[]): Packed {
+    try {
+      return this.#pack(args, this.#callBytes);
+    } catch (error) {
+      const reason =
+        error instanceof TransferTooLargeError
+          ? `its arguments are too large to leave the sandbox: ${error.message}`
+          : `arguments must be plain data (${messageOf(error)})`;
+      throw new (this.#global.Error as ErrorConstructor)(`${name}: ${reason}`);
+    }
   }
 
   #reply(id: number, compute: () => unknown): void {

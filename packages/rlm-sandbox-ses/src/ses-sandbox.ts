@@ -144,6 +144,8 @@ export class SesSandbox implements Sandbox {
   /** `Utf8Text` values cross to the worker as their bytes, shared, and are decoded there. */
   readonly acceptsUtf8Text = true;
   readonly #hostFunctions: Readonly<Record<string, HostFunction>>;
+  /** Host functions whose call ends the execution (see `SandboxOptions.endingFunctions`). */
+  readonly #endingFunctionNames: readonly string[];
   /** Host functions only guest helpers hold (see `SandboxOptions.internalHostFunctions`). */
   readonly #internalHostFunctions: Readonly<Record<string, HostFunction>>;
   readonly #guestHelpers: Readonly<Record<string, string>>;
@@ -179,6 +181,9 @@ export class SesSandbox implements Sandbox {
 
   private constructor(options: SandboxOptions, config: SesSandboxConfig) {
     this.#hostFunctions = { ...options.hostFunctions };
+    this.#endingFunctionNames = (options.endingFunctions ?? []).filter((name) =>
+      Object.hasOwn(options.hostFunctions, name),
+    );
     this.#internalHostFunctions = { ...options.internalHostFunctions };
     this.#guestHelpers = { ...options.guestHelpers };
     this.#limits = { ...defaultSandboxLimits, ...options.limits };
@@ -483,6 +488,7 @@ export class SesSandbox implements Sandbox {
     const setup: WorkerSetup = {
       outputBuffer: output.buffer,
       hostFunctionNames: Object.keys(this.#hostFunctions),
+      endingFunctionNames: this.#endingFunctionNames,
       internalHostFunctionNames: Object.keys(this.#internalHostFunctions),
       isolatedEvaluatorName,
       guestHelpers: this.#guestHelpers,

@@ -31,7 +31,8 @@ const packageBin = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
  */
 async function project(name: string): Promise<string> {
   const directory = await makeTree(name, {
-    'logs/app.log': `${'INFO ok\n'.repeat(3000)}ERROR disk full\nINFO ok\nERROR timeout\n`,
+    // The errors lie between the head and the tail of the context the prompt previews.
+    'logs/app.log': `${'INFO ok\n'.repeat(1500)}ERROR disk full\nINFO ok\nERROR timeout\n${'INFO ok\n'.repeat(1500)}`,
   });
   await mkdir(path.join(directory, 'node_modules', '.bin'), { recursive: true });
   await symlink(packageBin, path.join(directory, 'node_modules', '.bin', 'rlm'));

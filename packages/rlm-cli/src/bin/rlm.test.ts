@@ -135,7 +135,9 @@ describe('rlm (built bin)', () => {
       depthReached: 0,
       ...spentByRoot(2),
     });
-    expect(report.usage.inputTokens).toBeGreaterThan(0);
+    // The prompt is long enough to be cached: its tokens are cache writes and reads.
+    const { inputTokens, cacheReadTokens, cacheWriteTokens } = report.usage;
+    expect(inputTokens + cacheReadTokens + cacheWriteTokens).toBeGreaterThan(0);
   });
 
   test('--sandbox quickjs runs the model code in QuickJS; the default is SES', async () => {
@@ -152,6 +154,35 @@ describe('rlm (built bin)', () => {
     const wrong = await runRlm(['Which?', '-c', file, '--sandbox', 'v8'], []);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--sandbox must be ses or quickjs (got "v8")');
+  });
+
+  test('--sub-models: model code sends one llm_query to the model it names, through the same API', async () => {
+    const result = await runRlm(
+      ['Which?', '-q', '--sub-models', 'claude-haiku-4-5'],
+      [
+        fakeText(
+          '```repl\nconst picked = await llm_query("x", { model: "claude-haiku-4-5" });\nlet refused;\ntry { await llm_query("x", { model: "claude-opus-4-5" }); } catch (error) { refused = error.message; }\n```',
+        ),
+        fakeText('from haiku'),
+        fakeText('FINAL_VAR(refused)'),
+      ],
+    );
+    expect(result).toMatchObject({
+      code: 0,
+      stdout:
+        'llm_query(prompt, options): model "claude-opus-4-5" is not one this run allows; choose one of: claude-haiku-4-5\n',
+    });
+    const models = server!.requests.map((request) => (request.body as { model: string }).model);
+    expect(models).toEqual([
+      expect.not.stringMatching(/haiku/),
+      'claude-haiku-4-5',
+      expect.not.stringMatching(/haiku/),
+    ]);
+    expect(server!.requests.map((request) => request.apiKey)).toEqual([
+      testAnthropicKey,
+      testAnthropicKey,
+      testAnthropicKey,
+    ]);
   });
 
   test('piped stdin: one answer per line, in order, state kept across queries', async () => {
@@ -515,6 +546,40 @@ describe('rlm (built bin)', () => {
     expect(badStore.code).toBe(2);
     expect(badStore.stderr).toMatch(/^rlm: cannot open the SQLite artifact store .*--no-store\n$/);
     expect(server!.requests).toHaveLength(0);
+  });
+
+  test('--max-errors 0, a negative one or --sub-models of another provider: one line, exit 2, no model call', async () => {
+    for (const [args, line] of [
+      [['--max-errors', '0'], /^rlm: --max-errors needs a positive whole number \(got "0"\)\n$/],
+      [['--max-errors=-3'], /^rlm: --max-errors needs a positive whole number \(got "-3"\)\n$/],
+      [
+        ['--sub-models', 'openai:gpt-5'],
+        /^rlm: --sub-models: openai:gpt-5 is not a model of this run's provider \(anthropic\); [^\n]+\n$/,
+      ],
+    ] as const) {
+      const result = await runRlm(['q', ...args], [fakeText('FINAL(never)')]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(line);
+      expect(server!.requests).toHaveLength(0);
+    }
+  });
+
+  test('--max-errors stops a run whose code keeps throwing, with the reason and its partial answer', async () => {
+    const throwing = (attempt: number) =>
+      fakeText(`Attempt ${attempt}.\n\`\`\`repl\nundefinedFunction()\n\`\`\``);
+    const result = await runRlm(
+      ['Q?', '--max-errors', '2', '--quiet'],
+      [throwing(1), throwing(2), fakeText('FINAL(never reached)')],
+    );
+    expect(result.code).toBe(1);
+    expect(server!.requests).toHaveLength(2);
+    const [first, second, ...partial] = result.stderr.trimEnd().split('\n');
+    expect(first).toMatch(
+      /^rlm: the run stopped after 2 code blocks in a row threw an error \(the last: ReferenceError: undefinedFunction is not defined\); raise --max-errors /,
+    );
+    expect(second).toBe('rlm: partial answer (not final):');
+    expect(partial.join('\n')).toContain('Attempt 2.');
   });
 
   test('rlm tools list: the durable tool store, no API key needed', async () => {

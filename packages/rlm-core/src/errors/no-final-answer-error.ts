@@ -8,6 +8,11 @@ export interface NoFinalAnswerDiagnostics {
   readonly lastResponse: string;
   /** Why no answer: iterations ran out, budget ran out, stall, ... */
   readonly reason: string;
+  /**
+   * Set when the call stopped at `maxConsecutiveErrors`: how many code blocks in a row threw,
+   * and the first line of the last one's error.
+   */
+  readonly consecutiveErrors?: { readonly count: number; readonly lastError: string };
 }
 
 /** The loop ended (iterations or budget) and even the forced final prompt gave no answer. */

@@ -1,6 +1,6 @@
 import { boundHistory } from '../bound-history.js';
 import type { Message, ToolDefinition } from '../language-model.js';
-import { buildSystemPrompt } from '../prompts.js';
+import { buildSystemPrompt, type ModelMenu } from '../prompts.js';
 import type { ModelRequest } from './model-gateway.js';
 
 /** What a step's request is made of. */
@@ -13,6 +13,8 @@ export interface RequestParts {
   readonly codeLanguage: string;
   /** The installed features' lines for the REPL list. */
   readonly replHelp: readonly string[];
+  /** What model code may choose with `{ model }`; `undefined` when it cannot. */
+  readonly models: ModelMenu | undefined;
   /** The installed features' prompt sections, in order; empty ones already left out. */
   readonly sections: readonly string[];
   /** The SUBMIT tool when it is offered. */
@@ -35,6 +37,7 @@ export function buildRequest(parts: RequestParts): ModelRequest {
       recursion: parts.recursion,
       codeLanguage: parts.codeLanguage,
       replHelp: parts.replHelp,
+      models: parts.models,
     });
   return {
     system: [system, ...parts.sections].join('\n\n'),

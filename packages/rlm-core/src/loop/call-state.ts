@@ -1,8 +1,15 @@
 import type { ArtifactRef } from '../artifact-store.js';
 import { measure } from '../describe-context.js';
 import type { FinalSource } from '../events.js';
-import type { Message, TextPart, ToolCallPart, ToolResultPart } from '../language-model.js';
+import type {
+  LanguageModel,
+  Message,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from '../language-model.js';
 import type { Sandbox } from '../sandbox.js';
+import type { HistoryEntry } from '../session-memory.js';
 import type { VariableSpace } from '../variable-space.js';
 import type { PendingFinal } from './final-answer.js';
 
@@ -45,6 +52,8 @@ export interface CallState {
   readonly parentId: string | undefined;
   /** Names the host sets (context, history): never checkpointed. */
   readonly hostVariables: ReadonlySet<string>;
+  /** The model of this call's steps (a child's may be one its parent's code chose). */
+  readonly llm: LanguageModel;
   /** Aborts this call's model requests and code executions. */
   readonly abort: AbortController;
   readonly settlement: CallSettlement;
@@ -60,10 +69,18 @@ export interface CallState {
   stepStartedAt: number;
   /** A final answer model code recorded during the running step (SUBMIT / FINAL_VAR). */
   pendingFinal: PendingFinal | undefined;
+  /** Notes for the model from host calls of the running step (see `HostCall.note`). */
+  readonly hostNotes: string[];
   /** The last non-empty model text: the partial answer when the call fails. */
   lastText: string;
   /** Empty model responses in a row (stall detection). */
   emptyStreak: number;
+  /** Code blocks in a row that threw (see `maxConsecutiveErrors`). */
+  errorStreak: number;
+  /** The earlier queries `history` holds before this call's own entry (set with the workspace). */
+  earlierHistory: readonly HistoryEntry[];
+  /** Steps compacted out of the prompt that `history` already holds. */
+  stepsInHistory: number;
   done: boolean;
 }
 
@@ -83,6 +100,7 @@ export interface CallInit {
   readonly context: unknown;
   readonly parentId: string | undefined;
   readonly hostVariables: ReadonlySet<string>;
+  readonly llm: LanguageModel;
   readonly settlement: CallSettlement;
 }
 
@@ -99,8 +117,12 @@ export function createCallState(init: CallInit): CallState {
     iteration: 0,
     stepStartedAt: 0,
     pendingFinal: undefined,
+    hostNotes: [],
     lastText: '',
     emptyStreak: 0,
+    errorStreak: 0,
+    earlierHistory: [],
+    stepsInHistory: 0,
     done: false,
   };
 }

@@ -3,7 +3,7 @@ import type { ResumeState } from '../checkpoints.js';
 import type { FinalSource } from '../events.js';
 import type { GenerateResult, ToolResultPart } from '../language-model.js';
 import type { Sandbox } from '../sandbox.js';
-import type { SessionCounts } from '../session-memory.js';
+import type { HistoryEntry, SessionCounts } from '../session-memory.js';
 import type { VariableSyncReason } from '../variable-space.js';
 import type { CallState, Workspace } from './call-state.js';
 import type { PendingFinal } from './final-answer.js';
@@ -14,6 +14,11 @@ export interface CallSetup {
   readonly sandbox?: Sandbox;
   /** Variables to set read-only before the first step. */
   readonly variables: Readonly<Record<string, unknown>>;
+  /**
+   * The earlier queries of a persistent session, oldest first (empty otherwise): `history`
+   * holds them, then the call's own entry (see `CurrentQueryHistory`).
+   */
+  readonly history: readonly HistoryEntry[];
   /** Counts shown in the prompt's metadata. */
   readonly counts: SessionCounts;
   /** Continue from this checkpoint state instead of starting fresh. */
@@ -67,6 +72,8 @@ export type Command =
       readonly response: GenerateResult;
       /** What the model is shown of each block that ran. */
       readonly outputs: readonly string[];
+      /** The error each block that ran ended with (`undefined`: none), in order. */
+      readonly errors: readonly (string | undefined)[];
       readonly toolResults: readonly ToolResultPart[];
       /** What the model is told about blocks that did not run (cut off, past the limit). */
       readonly notes: readonly string[];
@@ -93,6 +100,8 @@ export type Command =
   | { readonly type: 'HandleBridgeCall'; readonly callId: string; readonly requestId: string }
   /** A host call settled: the call forgets it. */
   | { readonly type: 'BridgeSettled'; readonly callId: string; readonly requestId: string }
+  /** A host call left a note for the model (see `HostCall.note`). */
+  | { readonly type: 'HostNote'; readonly callId: string; readonly note: string }
   /** A code block ended: host calls it did not await are cancelled. */
   | { readonly type: 'BlockEnded'; readonly callId: string }
   /** The call has its answer. */

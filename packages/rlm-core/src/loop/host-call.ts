@@ -15,6 +15,11 @@ export interface HostCall {
   readonly generate: (system: string, prompt: string) => Promise<string>;
   /** Publishes an event of the calling call (the kernel adds its identity and time). */
   readonly emit: (event: CallEvent) => void;
+  /**
+   * A note for the model, shown after the output of the code block that made this call (a
+   * warning about its result). Notes of a call still running when its block ends are dropped.
+   */
+  readonly note: (text: string) => void;
 }
 
 /**

@@ -10,15 +10,16 @@ import { createCallState } from './call-state.js';
 import { ModelGateway, type ModelGatewayOptions } from './model-gateway.js';
 import type { CallEvent } from './scheduler.js';
 
-const call = createCallState({
+const init = {
   id: 'call-1',
   depth: 0,
   query: 'q',
   context: '',
   parentId: undefined,
-  hostVariables: new Set(),
+  hostVariables: new Set<string>(),
   settlement: { resolve: () => {}, reject: () => {} },
-});
+};
+const call = createCallState({ ...init, llm: createScriptedModel([]) });
 const request = { system: 's', messages: [{ role: 'user' as const, content: 'hi' }] };
 
 function gateway(llm: ModelGatewayOptions['llm'], budget = new Budget({})) {
@@ -55,16 +56,17 @@ describe('ModelGateway', () => {
       { supportsTools: true },
     );
     const { instance, events } = gateway(llm);
+    const stepping = createCallState({ ...init, llm });
     expect(instance.submitTool?.name).toBe('SUBMIT');
     let built = 0;
     const build = async () => {
       built += 1;
       return { ...request, ...(instance.submitTool ? { tools: [instance.submitTool] } : {}) };
     };
-    expect((await instance.step(call, 'auto', build)).text).toBe('plain');
+    expect((await instance.step(stepping, 'auto', build)).text).toBe('plain');
     expect(built).toBe(2);
     expect(instance.submitToolOffered).toBe(false);
-    expect((await instance.step(call, 'auto', build)).text).toBe('still plain');
+    expect((await instance.step(stepping, 'auto', build)).text).toBe('still plain');
     expect(refusals).toBe(1);
     expect(events.filter((event) => event.type === 'warning').map((event) => event.code)).toEqual([
       'tools-unsupported',

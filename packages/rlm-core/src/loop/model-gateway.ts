@@ -1,5 +1,5 @@
 import type { BridgeRequest } from '../bridge/bridge-router.js';
-import type { Budget } from '../budget.js';
+import type { Budget, RemainingBudget } from '../budget.js';
 import type { ConcurrencyGate, GateSlot } from '../concurrency-gate.js';
 import type { CallUsageLedger } from '../cost/call-usage-ledger.js';
 import { ModelCallError } from '../errors/model-call-error.js';
@@ -31,7 +31,7 @@ export interface ModelGatewayOptions {
 export type ModelRequest = Omit<GenerateRequest, 'maxTokens'>;
 
 /** Host calls whose model calls count in a usage entry of their own. */
-const plainCallNames = new Set(['llm_query', 'llm_query_batched', 'sub_rlm']);
+const plainCallNames = new Set(['llm_query', 'llm_query_batched', 'sub_rlm', 'sub_rlm_batched']);
 
 /**
  * Every model call of a run goes through here: one concurrency gate, one budget, usage
@@ -51,6 +51,11 @@ export class ModelGateway {
     this.#shownLevel = options.gate.cap;
   }
 
+  /** What is left of the run's budgets (see {@link Budget.remaining}). */
+  get remainingBudget(): RemainingBudget {
+    return this.#options.budget.remaining;
+  }
+
   /** Whether steps offer the SUBMIT tool now. */
   get submitToolOffered(): boolean {
     return this.#options.llm.supportsTools && !this.#toolsDisabled;
@@ -64,7 +69,7 @@ export class ModelGateway {
   }
 
   /**
-   * A step's model call (the main model), with the SUBMIT tool when offered and `toolChoice`.
+   * A step's model call (the call's model), with the SUBMIT tool when offered and `toolChoice`.
    * When the provider rejects the tools, warns once and asks again without them;
    * `buildRequest` is called again so the prompt speaks of FINAL(...) instead.
    */
@@ -74,9 +79,9 @@ export class ModelGateway {
     buildRequest: () => Promise<ModelRequest>,
   ): Promise<GenerateResult> {
     const request = await buildRequest();
-    if (!request.tools) return this.generate(call, this.#options.llm, request);
+    if (!request.tools) return this.generate(call, call.llm, request);
     try {
-      return await this.generate(call, this.#options.llm, { ...request, toolChoice });
+      return await this.generate(call, call.llm, { ...request, toolChoice });
     } catch (error) {
       if (!(ModelCallError.isInstance(error) && error.reason === 'tools-unsupported')) throw error;
       this.#toolsDisabled = true;
@@ -85,7 +90,7 @@ export class ModelGateway {
         code: 'tools-unsupported',
         message: `The model rejected the SUBMIT tool (${errorMessage(error)}); continuing with FINAL(...) text answers.`,
       });
-      return this.generate(call, this.#options.llm, await buildRequest());
+      return this.generate(call, call.llm, await buildRequest());
     }
   }
 
@@ -197,7 +202,7 @@ export class ModelGateway {
     if (!bridgeRequest || name === undefined || !plainCallNames.has(name)) return call.id;
     this.#options.ledger.open(
       bridgeRequest.id,
-      name === 'sub_rlm' ? 'sub_rlm' : 'llm_query',
+      name.startsWith('sub_rlm') ? 'sub_rlm' : 'llm_query',
       call.id,
     );
     return bridgeRequest.id;

@@ -5,6 +5,7 @@ import type { DurableToolStore } from '../durable-tool-store.js';
 import type { RlmEvent } from '../events.js';
 import type { HostToolRegistry } from '../host-tools.js';
 import type { LanguageModel } from '../language-model.js';
+import type { ModelChoice } from '../model-choice.js';
 import type { QuotaSettings } from '../quotas/artifact-quota.js';
 import type { CommandQueueSettings } from '../rlm-settings.js';
 import type { SandboxFactory, SandboxLimits } from '../sandbox.js';
@@ -15,6 +16,8 @@ import type { VariableSyncSettings } from '../variable-space.js';
 export interface ResolvedSettings {
   readonly llm: LanguageModel;
   readonly subLlm: LanguageModel;
+  /** The models code may choose per call (`subModels`), made once for the RLM's life. */
+  readonly modelChoice: ModelChoice;
   readonly sandboxFactory: SandboxFactory;
   readonly maxDepth: number;
   readonly maxIterations: number;
@@ -30,6 +33,8 @@ export interface ResolvedSettings {
   readonly maxResponseTokens: number | undefined;
   readonly outputSchema: SchemaCheck | undefined;
   readonly stallLimit: number;
+  /** Code blocks in a row that may throw before the call ends; `undefined`: no limit. */
+  readonly maxConsecutiveErrors: number | undefined;
   readonly historyBudgetChars: number;
   readonly commandQueue: Required<CommandQueueSettings>;
   readonly variableSync: VariableSyncSettings;

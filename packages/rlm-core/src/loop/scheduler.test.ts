@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { RlmEvent } from '../events.js';
+import { createScriptedModel } from '../testing/scripted-model.js';
 import { VariableSpace } from '../variable-space.js';
 import type { CallState, Workspace } from './call-state.js';
 import type { CallSetup, Command, StepCommand } from './commands.js';
 import { type KernelHooks, Scheduler } from './scheduler.js';
 
+const llm = createScriptedModel([]);
 const setup: CallSetup = {
   variables: {},
+  history: [],
   hostVariables: new Set(['context']),
   counts: { contexts: 1, histories: 0 },
 };
@@ -73,7 +76,11 @@ describe('the kernel', () => {
       kernel.enqueue({ type: 'Finalize', callId: call.id, answer: 42, source: 'submit-tool' });
       kernel.enqueue({ type: 'Finalize', callId: call.id, answer: 43, source: 'submit-tool' });
     });
-    const result = await kernel.startCall({ query: 'q', context: '', setup }, undefined, () => 'x');
+    const result = await kernel.startCall(
+      { query: 'q', context: '', setup, llm },
+      undefined,
+      () => 'x',
+    );
     expect(result).toMatchObject({ answer: 42, source: 'submit-tool' });
     expect(events.map((event) => event.type)).toEqual(['call-start', 'final']);
     expect(released).toEqual(['call-1']);
@@ -85,7 +92,7 @@ describe('the kernel', () => {
       throw new Error('handler broke');
     });
     await expect(
-      kernel.startCall({ query: 'q', context: '', setup }, undefined, () => 'x'),
+      kernel.startCall({ query: 'q', context: '', setup, llm }, undefined, () => 'x'),
     ).rejects.toThrow('handler broke');
     expect(events.at(-1)).toMatchObject({ type: 'call-error', message: 'handler broke' });
   });
@@ -96,7 +103,7 @@ describe('the kernel', () => {
       kernel.spawn(call.id, () => Promise.reject(new Error('model down')));
     });
     await expect(
-      kernel.startCall({ query: 'q', context: '', setup }, undefined, () => 'x'),
+      kernel.startCall({ query: 'q', context: '', setup, llm }, undefined, () => 'x'),
     ).rejects.toThrow('model down');
     kernel.enqueue({ type: 'HandleBridgeCall', callId: 'call-1', requestId: 'bridge-1' });
     expect(dropped).toEqual([
@@ -111,7 +118,7 @@ describe('the kernel', () => {
       if (command.type !== 'WorkspaceReady') return;
       if (call.parentId === undefined) {
         child = kernel.startCall(
-          { query: 'child', context: '', parentId: call.id, setup },
+          { query: 'child', context: '', parentId: call.id, setup, llm },
           undefined,
           () => 'x',
         );
@@ -121,7 +128,7 @@ describe('the kernel', () => {
       }
     });
     const root = kernel.startCall(
-      { query: 'q', context: '', setup },
+      { query: 'q', context: '', setup, llm },
       controller.signal,
       (reason) => reason,
     );
@@ -133,7 +140,7 @@ describe('the kernel', () => {
 
   it('gives back a sandbox that arrives after its call ended', async () => {
     const { kernel, disposed } = kernelWith(() => {});
-    const root = kernel.startCall({ query: 'q', context: '', setup }, undefined, () => 'x');
+    const root = kernel.startCall({ query: 'q', context: '', setup, llm }, undefined, () => 'x');
     kernel.failRoot(new Error('wall time'));
     await expect(root).rejects.toThrow('wall time');
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -150,7 +157,7 @@ describe('the kernel', () => {
     harness.holdSettle(new Promise<void>((resolve) => (open = resolve)));
     let settled = false;
     const root = harness.kernel
-      .startCall({ query: 'q', context: '', setup }, undefined, () => 'x')
+      .startCall({ query: 'q', context: '', setup, llm }, undefined, () => 'x')
       .then(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(harness.events.at(-1)?.type).toBe('final');

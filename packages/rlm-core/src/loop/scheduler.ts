@@ -1,5 +1,6 @@
 import { AbortedError } from '../errors/aborted-error.js';
 import type { RlmEvent } from '../events.js';
+import type { LanguageModel } from '../language-model.js';
 import {
   type CallResult,
   type CallState,
@@ -95,6 +96,8 @@ export class Scheduler {
       readonly context: unknown;
       readonly parentId?: string;
       readonly setup: CallSetup;
+      /** The model of the call's steps. */
+      readonly llm: LanguageModel;
     },
     signal: AbortSignal | undefined,
     abortError: (reason: unknown) => unknown,
@@ -109,6 +112,7 @@ export class Scheduler {
         context: init.context,
         parentId: init.parentId,
         hostVariables: init.setup.hostVariables,
+        llm: init.llm,
         settlement: { resolve, reject },
       });
       this.enqueue({ type: 'StartCall', callId: call.id, call, setup: init.setup });

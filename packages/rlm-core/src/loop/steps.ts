@@ -6,14 +6,19 @@ import {
   buildContextMessage,
   buildContinueMessage,
   buildExtractMessage,
+  buildStepStatus,
   formatExecution,
 } from '../prompts.js';
 import { submitToolName } from '../submit-tool.js';
-import { redactLargeOutput, truncateOutput } from '../truncate-output.js';
+import { compactedStepCount, compactedSteps } from '../bound-history.js';
+import { ContextCopies, redactContextCopies } from '../context-copies.js';
+import type { CurrentQueryHistory } from '../session-memory.js';
+import { truncateOutput } from '../truncate-output.js';
 import { formatVariables, type VariableSyncReason } from '../variable-space.js';
 import { buildRequest } from './build-request.js';
 import { appendMessage, type CallState, isRunning, type RunningCall } from './call-state.js';
 import type { BridgeCommand, Command, StepCommand } from './commands.js';
+import { errorStreakAfter, tooManyErrors } from './error-streak.js';
 import { extractFinal, noFinalAnswer, type PendingFinal, readFinalAnswer } from './final-answer.js';
 import type { ModelGateway, ModelRequest } from './model-gateway.js';
 import { planStep, toolError } from './plan-step.js';
@@ -47,6 +52,8 @@ export class StepHandlers {
   readonly #settings: ResolvedSettings;
   readonly #gateway: ModelGateway;
   readonly #features: StepHooks;
+  /** Per call: a cache of its context's index, not state of the call. */
+  readonly #copies = new WeakMap<CallState, ContextCopies>();
 
   constructor(
     kernel: Scheduler,
@@ -79,6 +86,9 @@ export class StepHandlers {
       case 'RecordFinal':
         call.pendingFinal ??= command.final;
         return;
+      case 'HostNote':
+        call.hostNotes.push(command.note);
+        return;
       case 'CodeExecuted':
         this.#codeExecuted(call, command);
         return;
@@ -105,6 +115,7 @@ export class StepHandlers {
   }
 
   #workspaceReady(call: RunningCall, command: Extract<Command, { type: 'WorkspaceReady' }>): void {
+    call.earlierHistory = command.setup.history;
     call.messages.push({
       role: 'user',
       content: buildContextMessage(call.query, describeContext(call.context), command.setup.counts),
@@ -185,6 +196,7 @@ export class StepHandlers {
       recursion: call.depth + 1 < this.#settings.maxDepth,
       codeLanguage: this.#settings.codeLanguages[0] ?? 'repl',
       replHelp: this.#features.replHelp,
+      models: this.#settings.modelChoice.menu(this.#settings.subLlm, this.#settings.llm),
       sections,
       submitTool: this.#gateway.submitTool,
       messages: call.messages,
@@ -200,12 +212,37 @@ export class StepHandlers {
     call.iteration += 1;
     call.stepStartedAt = Date.now();
     call.pendingFinal = undefined;
+    call.hostNotes.length = 0;
+    appendMessage(call.messages, {
+      role: 'user',
+      content: buildStepStatus(
+        call.iteration,
+        this.#settings.maxIterations,
+        this.#gateway.remainingBudget,
+      ),
+    });
     this.#kernel.emit(call, { type: 'step-start', iteration: call.iteration });
-    this.#kernel.spawn(call.id, async () => ({
-      type: 'ModelAnswered',
-      callId: call.id,
-      response: await this.#gateway.step(call, 'auto', () => this.#request(call)),
-    }));
+    const compacted = compactedStepCount(call.messages, this.#settings.historyBudgetChars);
+    const history = compacted > call.stepsInHistory ? this.#historyOf(call, compacted) : undefined;
+    if (history) call.stepsInHistory = compacted;
+    this.#kernel.spawn(call.id, async () => {
+      // Steps leaving the prompt stay readable from code, before the model is asked.
+      if (history) await call.workspace.variables.inject('history', history, true);
+      return {
+        type: 'ModelAnswered',
+        callId: call.id,
+        response: await this.#gateway.step(call, 'auto', () => this.#request(call)),
+      };
+    });
+  }
+
+  /** `history` once the first `compacted` steps have left the prompt. */
+  #historyOf(call: CallState, compacted: number): unknown[] {
+    const current: CurrentQueryHistory = {
+      query: call.query,
+      steps: compactedSteps(call.messages, compacted, this.#settings.codeLanguages),
+    };
+    return [...call.earlierHistory, current];
   }
 
   #modelAnswered(call: RunningCall, response: GenerateResult): void {
@@ -237,11 +274,13 @@ export class StepHandlers {
     this.#kernel.spawn(call.id, async () => {
       await this.#features.beforeSandboxUse(call);
       const featureNotes = this.#features.takeNotes(call);
+      const { outputs, errors } = await this.#runBlocks(call, blocks);
       return {
         type: 'CodeExecuted',
         callId: call.id,
         response,
-        outputs: await this.#runBlocks(call, blocks),
+        outputs,
+        errors,
         toolResults: plan.toolResults,
         notes: [...notes, ...featureNotes],
         fallbackFinal,
@@ -249,15 +288,20 @@ export class StepHandlers {
     });
   }
 
-  /** Spawned work: runs the blocks in order until one records a final answer or the call ends. */
+  /**
+   * Spawned work: runs the blocks in order until one records a final answer or the call ends.
+   * Resolves with what the model is shown of each block that ran, and the error each ended with.
+   */
   async #runBlocks(
     call: RunningCall,
     blocks: readonly { readonly code: string; readonly language: string }[],
-  ): Promise<string[]> {
+  ): Promise<{ outputs: string[]; errors: (string | undefined)[] }> {
     const outputs: string[] = [];
+    const errors: (string | undefined)[] = [];
     for (const [index, block] of blocks.entries()) {
       if (call.done || call.pendingFinal) break;
       this.#kernel.emit(call, { type: 'code', iteration: call.iteration, index, code: block.code });
+      const notesBefore = call.hostNotes.length;
       const result = await call.workspace.sandbox.execute(block.code, {
         timeoutMs: this.#settings.execTimeoutMs,
         signal: call.abort.signal,
@@ -265,7 +309,15 @@ export class StepHandlers {
       this.#kernel.enqueue({ type: 'BlockEnded', callId: call.id });
       const output = result.output.endsWith('\n') ? result.output.slice(0, -1) : result.output;
       const shownToModel = this.#presentOutput(call, output, result.error);
-      outputs.push(formatExecution(block.code, shownToModel, block.language));
+      const notes = call.hostNotes.slice(notesBefore);
+      outputs.push(
+        formatExecution(
+          block.code,
+          [shownToModel, ...notes].filter(Boolean).join('\n'),
+          block.language,
+        ),
+      );
+      errors.push(result.error);
       this.#kernel.emit(call, {
         type: 'execution',
         iteration: call.iteration,
@@ -276,13 +328,26 @@ export class StepHandlers {
         ...(result.error === undefined ? {} : { error: result.error }),
       });
     }
-    return outputs;
+    return { outputs, errors };
   }
 
-  /** What the model sees of one execution: redacted, truncated, the error after the output. */
+  /** The finder of copies of the call's context, made once per call (its index when needed). */
+  #copiesOf(call: CallState): ContextCopies {
+    let copies = this.#copies.get(call);
+    if (!copies) {
+      copies = new ContextCopies(call.context);
+      this.#copies.set(call, copies);
+    }
+    return copies;
+  }
+
+  /**
+   * What the model sees of one execution: its copies of the context redacted, truncated, the
+   * error after the output.
+   */
   #presentOutput(call: CallState, output: string, error: string | undefined): string {
     const shown = truncateOutput(
-      redactLargeOutput(output, {
+      redactContextCopies(output, this.#copiesOf(call), {
         contextLength: call.contextLength,
         ratio: this.#settings.redactionRatio,
         minChars: this.#settings.redactionMinChars,
@@ -305,6 +370,14 @@ export class StepHandlers {
       this.#resolveFinal(call, pending, response, outputs, undefined, toolResults);
       return;
     }
+    call.errorStreak = errorStreakAfter(call.errorStreak, command.errors);
+    const stop = tooManyErrors(
+      call.errorStreak,
+      this.#settings.maxConsecutiveErrors,
+      { iterations: call.iteration, depth: call.depth, lastText: call.lastText },
+      command.errors.findLast((error) => error !== undefined) ?? '',
+    );
+    if (stop) throw stop;
     this.#recordStep(call, response, outputs, toolResults, notes.join('\n\n') || undefined);
     this.#kernel.emit(call, {
       type: 'step-complete',
@@ -343,14 +416,15 @@ export class StepHandlers {
     } else {
       appendMessage(call.messages, { role: 'assistant', content: assistantParts });
     }
-    const feedback = [...outputs];
-    if (note) feedback.push(note);
-    if (outputs.length === 0 && !note) {
-      feedback.push(buildContinueMessage(this.#gateway.submitToolOffered));
-    }
+    // The outputs are one text part and a note another, so `history` reads outputs back exactly.
+    const feedback = [
+      ...(outputs.length > 0 ? [outputs.join('\n\n')] : []),
+      ...(note ? [note] : []),
+    ];
+    if (feedback.length === 0) feedback.push(buildContinueMessage(this.#gateway.submitToolOffered));
     appendMessage(call.messages, {
       role: 'user',
-      content: [...toolResults, { type: 'text', text: feedback.join('\n\n') }],
+      content: [...toolResults, ...feedback.map((text) => ({ type: 'text' as const, text }))],
     });
   }
 

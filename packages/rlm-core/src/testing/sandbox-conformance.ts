@@ -253,6 +253,60 @@ export function runSandboxConformance(options: SandboxConformanceOptions): void 
         },
       ));
 
+    test('an ending function ends the execution at its call, even when the code catches and goes on', async () => {
+      const calls: unknown[][] = [];
+      const record =
+        (name: string) =>
+        async (...args: unknown[]) => {
+          calls.push([name, ...args]);
+          return 'host answer';
+        };
+      await withSandbox(
+        {
+          hostFunctions: { finish: record('finish'), tool: record('tool') },
+          endingFunctions: ['finish'],
+        },
+        async (sandbox) => {
+          const plain = await sandbox.execute(
+            "print('before'); finish(42); print('after'); await tool('after')",
+          );
+          expect(plain.error).toBeUndefined();
+          expect(plain.output.trim()).toBe('before');
+          const caught = await sandbox.execute(`
+            let late = 'unset';
+            try { finish({ a: [1] }); } catch (error) { print('caught', error.message); }
+            setTimeout(() => print('timer'), 0);
+            late = await tool('past the catch').then(() => 'called', () => 'refused');
+            print('still going', late);
+            throw new Error('thrown after the end');
+          `);
+          expect(caught.error).toBeUndefined();
+          expect(caught.output.trim()).toBe('');
+          const value = await sandbox.execute("try { finish('v') } catch {}\n'last value'");
+          expect(value.output.trim()).toBe('');
+          const hanging = await sandbox.execute(
+            'try { finish(1) } catch {}\nawait new Promise(() => {})',
+            { timeoutMs: 10_000 },
+          );
+          expect(hanging.error).toBeUndefined();
+          const unsendable = await sandbox.execute(
+            "try { finish(() => 1) } catch (error) { print('refused:', error.message.startsWith('finish')) }\nprint('goes on')",
+          );
+          expect(unsendable.error).toBeUndefined();
+          expect(unsendable.output.trim()).toBe('refused: true\ngoes on');
+          const next = await sandbox.execute("print('next', await tool('next'))");
+          expect(next.output.trim()).toBe('next host answer');
+          expect(calls).toEqual([
+            ['finish', 42],
+            ['finish', { a: [1] }],
+            ['finish', 'v'],
+            ['finish', 1],
+            ['tool', 'next'],
+          ]);
+        },
+      );
+    });
+
     test('host functions, print, console and read-only variables cannot be overwritten', () =>
       withSandbox({ hostFunctions: { tool: async () => 'tool result' } }, async (sandbox) => {
         await sandbox.setVariables({ context: 'the context' }, { readOnly: true });

@@ -1,3 +1,4 @@
+import { ModelCallError } from '../errors/model-call-error.js';
 import type {
   GenerateOptions,
   GenerateRequest,
@@ -36,6 +37,13 @@ export interface ScriptedModelSettings {
    * with an error saying the script ran out.
    */
   readonly fallback?: (request: GenerateRequest) => ScriptedReply;
+  /**
+   * The models `withModel(id)` gives, by id, for per-call model choice. An id not listed gives a
+   * model whose every call rejects as a provider does for a model it does not serve
+   * (`ModelCallError`, reason `invalid-request`, status 404). Without it the model has no
+   * `withModel`.
+   */
+  readonly otherModels?: Readonly<Record<string, LanguageModel>>;
 }
 
 /** A {@link LanguageModel} that replays a script: for tests and offline runs. */
@@ -55,10 +63,12 @@ export function createScriptedModel(
 ): ScriptedModel {
   const requests: GenerateRequest[] = [];
   let next = 0;
+  const { otherModels } = settings;
   return {
     modelId: settings.modelId ?? 'scripted',
     supportsTools: settings.supportsTools ?? false,
     requests,
+    ...(otherModels ? { withModel: (modelId: string) => otherModel(otherModels, modelId) } : {}),
     async generate(
       request: GenerateRequest,
       options: GenerateOptions = {},
@@ -86,6 +96,24 @@ export function createScriptedModel(
         usage: { inputTokens: parts.inputTokens ?? 10, outputTokens: parts.outputTokens ?? 10 },
       };
     },
+  };
+}
+
+function otherModel(
+  models: Readonly<Record<string, LanguageModel>>,
+  modelId: string,
+): LanguageModel {
+  if (Object.hasOwn(models, modelId)) return models[modelId]!;
+  return {
+    modelId,
+    supportsTools: false,
+    generate: () =>
+      Promise.reject(
+        new ModelCallError(`scripted model: no model named ${JSON.stringify(modelId)}`, {
+          status: 404,
+          reason: 'invalid-request',
+        }),
+      ),
   };
 }
 

@@ -147,6 +147,7 @@ class InMemorySandbox implements ScriptedSandbox {
   readonly #readOnly = new Set<string>();
   readonly #protected: ReadonlySet<string>;
   readonly #host: Readonly<Record<string, HostFunction>>;
+  readonly #ending: ReadonlySet<string>;
   #disposed = false;
 
   constructor(script: ScriptedSandboxScript, options: SandboxOptions, snapshots: boolean) {
@@ -163,6 +164,7 @@ class InMemorySandbox implements ScriptedSandbox {
       ...Object.keys(options.guestHelpers ?? {}),
     ]);
     this.#host = { ...options.hostFunctions, ...options.internalHostFunctions };
+    this.#ending = new Set(options.endingFunctions ?? []);
     if (!snapshots) {
       // Own properties shadow the class's methods: the sandbox then has none.
       Object.assign(this, { snapshotVariables: undefined, restoreVariables: undefined });
@@ -179,6 +181,7 @@ class InMemorySandbox implements ScriptedSandbox {
     const startedAt = Date.now();
     const lines: string[] = [];
     const stop = new AbortController();
+    const ending = endingOf(stop);
     const clock = new ExecutionClock(options.timeoutMs ?? this.#limits.timeoutMs, {
       hostWaitMs: this.#limits.hostWaitMs,
       onExpired: (message) => stop.abort(new Error(message)),
@@ -188,9 +191,11 @@ class InMemorySandbox implements ScriptedSandbox {
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     const scope: ScriptedScope = {
       code,
-      host: this.#bridge(clock),
+      host: this.#bridge(clock, ending),
       variables: this.#variablesView(),
-      print: (...values) => lines.push(values.map(printable).join(' ')),
+      print: (...values) => {
+        if (!ending.ended) lines.push(values.map(printable).join(' '));
+      },
       signal: stop.signal,
     };
     const stopped = new Promise<never>((_, reject) => {
@@ -200,15 +205,19 @@ class InMemorySandbox implements ScriptedSandbox {
     let result: ScriptedResult;
     let error: string | undefined;
     try {
-      result = await Promise.race([this.#run(scope), stopped]);
+      result = await Promise.race([this.#run(scope), stopped, ending.reached]);
     } catch (thrown) {
-      error = describeError(thrown);
+      if (!ending.ended) error = describeError(thrown);
     } finally {
       clock.stop();
       options.signal?.removeEventListener('abort', onAbort);
     }
     const parts: ScriptedExecution =
-      typeof result === 'string' ? { output: result } : (result ?? {});
+      ending.ended || result === undefined
+        ? {}
+        : typeof result === 'string'
+          ? { output: result }
+          : result;
     if (error === undefined && parts.variables) {
       try {
         for (const [name, value] of Object.entries(parts.variables))
@@ -237,12 +246,22 @@ class InMemorySandbox implements ScriptedSandbox {
     return typeof entry === 'function' ? ((await entry(scope)) ?? undefined) : entry;
   }
 
-  /** Host functions as model code gets them: a rejection crosses as a fresh `Error`. */
-  #bridge(clock: ExecutionClock): Record<string, HostFunction> {
+  /**
+   * Host functions as model code gets them: a rejection crosses as a fresh `Error`. An ending
+   * function ends the execution at its call: it never settles for the handler, which stops
+   * there if it awaits it; host calls after it reject without reaching the host.
+   */
+  #bridge(clock: ExecutionClock, ending: Ending): Record<string, HostFunction> {
     return Object.fromEntries(
       Object.entries(this.#host).map(([name, hostFunction]) => [
         name,
         async (...args: unknown[]) => {
+          if (ending.ended) throw new Error(`${name} was not called: the execution has ended`);
+          if (this.#ending.has(name)) {
+            hostFunction(...args).catch(() => {});
+            ending.end();
+            return new Promise<never>(() => {});
+          }
           clock.hostCallStarted();
           try {
             return await hostFunction(...args);
@@ -361,6 +380,30 @@ class InMemorySandbox implements ScriptedSandbox {
   #assertOpen(): void {
     if (this.#disposed) throw new SandboxError('scripted sandbox: this sandbox was disposed');
   }
+}
+
+/** Whether an ending function ended the execution, and a promise that resolves when it does. */
+interface Ending {
+  readonly ended: boolean;
+  readonly reached: Promise<undefined>;
+  end(): void;
+}
+
+function endingOf(stop: AbortController): Ending {
+  let end!: () => void;
+  const reached = new Promise<undefined>((resolve) => {
+    end = () => resolve(undefined);
+  });
+  const ending = {
+    ended: false,
+    reached,
+    end: () => {
+      ending.ended = true;
+      end();
+      stop.abort(new Error('the execution ended'));
+    },
+  };
+  return ending;
 }
 
 /**

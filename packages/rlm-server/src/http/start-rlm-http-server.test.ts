@@ -19,7 +19,8 @@ const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
 
 /** Text the model must never be sent: it lies past any preview of the context. */
 const secret = 'MARKER-7f3a91';
-const longContext = `${'filler line of the document\n'.repeat(400)}the code word is ${secret}\n`;
+/** The marker lies between the head and the tail of the context the prompt previews. */
+const longContext = `${'filler line of the document\n'.repeat(400)}the code word is ${secret}\n${'filler line of the document\n'.repeat(400)}`;
 
 let root: string;
 

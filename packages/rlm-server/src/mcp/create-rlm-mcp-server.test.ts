@@ -28,10 +28,10 @@ let root: string;
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'rlm-server-mcp-'));
   await mkdir(path.join(root, 'logs'));
-  // The errors lie past the preview of the context the prompt shows.
+  // The errors lie between the head and the tail of the context the prompt previews.
   await writeFile(
     path.join(root, 'logs', 'app.log'),
-    `${'ok\n'.repeat(2000)}ERROR disk full\nok\nERROR timeout\n`,
+    `${'ok\n'.repeat(2000)}ERROR disk full\nok\nERROR timeout\n${'ok\n'.repeat(2000)}`,
   );
 });
 

@@ -73,6 +73,19 @@ describe('parseEvalArguments', () => {
     expect(options.tolerance).toEqual({ absolute: 0, relative: 0.01 });
   });
 
+  test('a variant may choose the per-call models, the error limit and the redaction ratio', () => {
+    const options = evalOptions([
+      'data.jsonl',
+      '--variant',
+      'choose=--sub-models claude-haiku-4-5,claude-opus-4-5 --max-errors 3 --redaction-ratio off',
+    ]);
+    expect(options.variants[0]!.run).toMatchObject({
+      subModels: ['claude-haiku-4-5', 'claude-opus-4-5'],
+      maxConsecutiveErrors: 3,
+      redactionRatio: Number.POSITIVE_INFINITY,
+    });
+  });
+
   test('scorers: built-in names, judge with its model, a module path; anything else is refused', () => {
     expect(evalOptions(['d.jsonl', '--scorer', './my-scorer.mjs']).scorer).toEqual({
       kind: 'module',

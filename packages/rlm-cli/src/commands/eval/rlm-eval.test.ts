@@ -59,9 +59,14 @@ async function startEvalServer(
     readonly delayMs?: number;
     readonly rlm?: (model: string, question: string) => string | undefined;
     readonly judge?: (question: string) => FakeReply;
+    /** Shortest prompt prefix the fake API caches (see `FakePromptCache`). */
+    readonly cacheMinimumTokens?: number;
   } = {},
 ) {
   server = await serve({
+    ...(options.cacheMinimumTokens === undefined
+      ? {}
+      : { promptCache: { minimumTokens: options.cacheMinimumTokens } }),
     handler: async (request) => {
       await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
       const question = questionOf(request);
@@ -474,6 +479,9 @@ describe('rlm eval --queue and rlm worker (built bin, real redis-server)', () =>
     redis = await startRedisServer();
     await startEvalServer({
       delayMs: 150,
+      // The local eval and the workers ask one fake API: with its cache, the workers' prompts
+      // would read what the local eval's wrote, and their usage and cost differ for that alone.
+      cacheMinimumTokens: Number.MAX_SAFE_INTEGER,
       rlm: (model, question) =>
         `${model === 'claude-haiku-4-5' && Number(question) % 2 === 0 ? 'a wrong reply' : `answer ${question}`} from ${model}`,
     });
