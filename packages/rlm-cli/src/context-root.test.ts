@@ -110,10 +110,11 @@ describe('loadContext under a root', () => {
       root,
       maxBytes: 1024,
     });
-    expect(directory?.value).toEqual(['inside the root']);
+    expect(directory?.value).toEqual([{ path: 'own.txt', text: 'inside the root' }]);
     // Without a root, the operator's own directory follows its links, as before.
     const unconfined = await loadContext({ directory: path.join(inside, 'docs'), maxBytes: 1024 });
-    expect(unconfined?.value).toEqual(['outside the root', 'inside the root']);
+    const texts = (unconfined?.value as { text: string }[]).map((item) => item.text);
+    expect(texts).toEqual(['outside the root', 'inside the root']);
   });
 
   test('a file outside it is refused before anything is read', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { roundCost, roundCosts } from './round-costs.js';
+import { asWrittenWithRoundedCosts, roundCost, roundCosts } from './round-costs.js';
 
 describe('roundCost', () => {
   test('sums of per-call costs lose their floating-point noise, and nothing else', () => {
@@ -17,5 +17,12 @@ describe('roundCost', () => {
       roundCosts,
     );
     expect(text).toBe('{"costUsd":0.3,"usage":{"costUsd":0.3,"inputTokens":0.30000000000000004}}');
+  });
+
+  test('a value as written: its costs rounded at any depth, a copy, the rest as it was', () => {
+    const line = { id: 1, costUsd: 0.1 + 0.2, judge: { costUsd: 0.30000000000000004 }, score: 0.5 };
+    const written = asWrittenWithRoundedCosts(line);
+    expect(written).toEqual({ id: 1, costUsd: 0.3, judge: { costUsd: 0.3 }, score: 0.5 });
+    expect(line.costUsd).toBe(0.30000000000000004);
   });
 });

@@ -18,3 +18,12 @@ export function roundCost(usd: number): number {
 export function roundCosts(key: string, value: unknown): unknown {
   return key === 'costUsd' && typeof value === 'number' ? roundCost(value) : value;
 }
+
+/**
+ * `value` as a results file holds it once written and read back: costs rounded (see
+ * {@link roundCosts}), so numbers derived from it (an eval's report) equal those derived from
+ * the file.
+ */
+export function asWrittenWithRoundedCosts<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, roundCosts)) as T;
+}

@@ -64,8 +64,12 @@ async function startScripted(
  * The adapter against `server`. Fault cases use a short attempt timeout; cases about large
  * responses pass a long one, so a loaded machine's slow stream is not mistaken for a fault.
  */
-function modelFor(server: FakeMessagesServer, timeoutMs = attemptTimeoutMs) {
-  return createAnthropicModel({ apiKey, baseURL: server.url, maxRetries, timeoutMs });
+function modelFor(
+  server: FakeMessagesServer,
+  timeoutMs = attemptTimeoutMs,
+  settings: { maxResponseBytes?: number } = {},
+) {
+  return createAnthropicModel({ apiKey, baseURL: server.url, maxRetries, timeoutMs, ...settings });
 }
 
 /** The attempt timeout of cases whose subject is not a timeout. */
@@ -283,7 +287,8 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
     ]);
     try {
       await using rlm = createRLM({
-        llm: modelFor(server, patientTimeoutMs),
+        // Above the default response cap: this case is about what the history keeps.
+        llm: modelFor(server, patientTimeoutMs, { maxResponseBytes: 64 * 1024 * 1024 }),
         sandbox: sandboxFactory,
         maxIterations: 3,
       });

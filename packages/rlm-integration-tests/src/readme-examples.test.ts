@@ -294,6 +294,29 @@ await rlm.dispose();`,
     },
   },
   {
+    mark: "subModels: ['claude-haiku-4-5', 'claude-opus-4-5']",
+    run: async (code) => {
+      await using server = await serveAnswers({ 'Which vendors are mentioned most?': 'ACME' });
+      const { stdout } = await runModule(
+        'core-sub-models',
+        [
+          `import { createRLM } from '@rlm/core';
+import { createAnthropicModel } from '@rlm/anthropic';
+import { createSesSandbox } from '@rlm/sandbox-ses';`,
+          code,
+          `console.log((await rlm.query('Which vendors are mentioned most?', 'ACME, Globex')).answer);
+await rlm.dispose();`,
+        ],
+        { env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.url } },
+      );
+      expect(stdout).toBe('ACME\n');
+      // The system prompt offers exactly the ids allowed.
+      const system = JSON.stringify((server.requests[0]!.body as { system: unknown }).system);
+      expect(system).toContain('claude-haiku-4-5');
+      expect(system).toContain('claude-opus-4-5');
+    },
+  },
+  {
     mark: "prices: { 'my-model'",
     run: async (code) => {
       const { stdout } = await runModule('core-prices', [

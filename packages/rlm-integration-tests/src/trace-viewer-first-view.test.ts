@@ -176,10 +176,19 @@ describe('the first view of a trace, in a real browser', () => {
     await expect(request.locator('pre.system').textContent()).resolves.toBe(
       requests.steps[1]!.system,
     );
-    const messages = await request.locator('pre.message').allTextContents();
-    expect(messages).toHaveLength(3);
-    expect(messages[0]).toContain('Query: What does the text say?');
-    expect(messages[2]).toContain('a fox and a dog');
+    // One block a message part, labelled with its message: the three messages, in order.
+    const labels = await request
+      .locator('pre.message')
+      .evaluateAll((blocks) =>
+        blocks.map((block) => block.previousElementSibling?.textContent ?? ''),
+      );
+    const texts = await request.locator('pre.message').allTextContents();
+    const numbers = labels.map((label) => Number(/^message (\d+)/.exec(label)?.[1]));
+    expect([...new Set(numbers)]).toEqual([1, 2, 3]);
+    const textOf = (number: number) =>
+      texts.filter((_, index) => numbers[index] === number).join('\n');
+    expect(textOf(1)).toContain('Query: What does the text say?');
+    expect(textOf(3)).toContain('a fox and a dog');
 
     const firstStep = page
       .locator('details.call[data-depth="0"] > .body > .steps > details.step')

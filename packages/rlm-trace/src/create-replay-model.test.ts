@@ -110,7 +110,7 @@ describe('createReplayModel', () => {
     expect(ReplayDivergedError.isInstance(replayed.error)).toBe(true);
     expect((replayed.error as ReplayDivergedError).request).toBe(6);
     expect(replayed.error?.message).toBe(
-      '@rlm/trace: the replayed run left run.jsonl at model request 6: it differs from the closest recorded request, step 3 of the root call, in message 5 (user) at character 74: recorded "…ext)\\n```\\n\\nREPL output:\\napples: 3\\npears: 5\\nplums: 0", asked "…ext)\\n```\\n\\nREPL output:\\napples: 3\\npears: 6\\nplums: 0"; the code, context, settings or version changed since the recording',
+      '@rlm/trace: the replayed run left run.jsonl at model request 6: it differs from the closest recorded request, step 3 of the root call, in message 5 (user) at character 74: recorded "…ext)\\n```\\n\\nREPL output:\\napples: 3\\npears: 5\\nplums: 0\\nStep 3 of 20.", asked "…ext)\\n```\\n\\nREPL output:\\napples: 3\\npears: 6\\nplums: 0\\nStep 3 of 20."; the code, context, settings or version changed since the recording',
     );
     expect(replayed.error?.message).not.toContain('\n');
   });

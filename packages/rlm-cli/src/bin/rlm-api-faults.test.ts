@@ -56,9 +56,9 @@ describe('a model API that misbehaves', () => {
       expect(result.code).toBe(1);
       const lines = rlmLines(result.stderr);
       expect(lines).toEqual([
-        'rlm: the API sent more than 256 KiB; retrying in 0.5 s (attempt 2 of 2)',
+        'rlm: step 1: the API sent more than 256 KiB; retrying in 0.5 s (attempt 2 of 2)',
         expect.stringMatching(
-          /^rlm: the model call failed: the Messages API sent more than --max-response-bytes \(256 KiB\); gave up after 2 attempts over [\d.]+ s\. Raise --max-response-bytes, or check that --base-url is the API \(an answer that never ends is cut at the cap\)\.$/,
+          /^rlm: the model call failed: the Messages API sent more than --max-response-bytes \(256 KiB\); gave up after 2 attempts over [\d.]+ m?s\. Raise --max-response-bytes, or check that --base-url is the API \(an answer that never ends is cut at the cap\)\.$/,
         ),
       ]);
       // Each answer was cut near the cap: the server wrote a few megabytes at most, not the

@@ -28,6 +28,7 @@ import {
   writeSniahDataset,
 } from '@rlm/eval';
 import { BatchResultsFile } from '../../batch-results-file.js';
+import { asWrittenWithRoundedCosts } from '../../round-costs.js';
 import { checkQueueReachable } from '../../check-queue-reachable.js';
 import { createCliModel } from '../../create-cli-model.js';
 import { createCliModels, createCliRlmFactory } from '../../create-cli-rlm.js';
@@ -164,7 +165,7 @@ class EvalCommand {
       await this.#readPrevious();
       await this.#rescore(dataset.items, scorer, (line) => {
         results.append(line);
-        this.#results.set(evalResultKey(line.id, line.variant), line);
+        this.#results.set(evalResultKey(line.id, line.variant), asWrittenWithRoundedCosts(line));
       });
       const variants = [
         ...options.variants.map((variant) => variant.name),
@@ -242,7 +243,10 @@ class EvalCommand {
           `rlm: variant ${job.variant}: a worker ran it within its own lower limits (${bounded.join(', ')}), not the variant's; raise them on the workers to measure the variant as given`,
         );
       }
-      const line = await scoreRun(job.item, run, { variant: job.variant, scorer, contextChars });
+      // As the results file keeps it (costs rounded), so the report's figures are the file's.
+      const line = asWrittenWithRoundedCosts(
+        await scoreRun(job.item, run, { variant: job.variant, scorer, contextChars }),
+      );
       if (line.scoreFailure) {
         output.line(`rlm: id ${job.id}: not scored: ${line.scoreFailure.message}`);
       }
