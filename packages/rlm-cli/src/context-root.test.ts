@@ -113,7 +113,7 @@ describe('loadContext under a root', () => {
     expect(directory?.value).toEqual([{ path: 'own.txt', text: 'inside the root' }]);
     // Without a root, the operator's own directory follows its links, as before.
     const unconfined = await loadContext({ directory: path.join(inside, 'docs'), maxBytes: 1024 });
-    const texts = (unconfined?.value as { text: string }[]).map((item) => item.text);
+    const texts = ((unconfined?.value ?? []) as { text: string }[]).map((item) => item.text);
     expect(texts).toEqual(['outside the root', 'inside the root']);
   });
 
