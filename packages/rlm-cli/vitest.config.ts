@@ -1,9 +1,12 @@
 import { measureSlowdown } from '@rlm/core/testing';
 import { defineConfig } from 'vitest/config';
+import { fastAndSlowProjects } from '../../vitest.shared.js';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts'],
+    // The slow suite also runs every test of the built bin as real processes: `src/bin/` and
+    // the commands' `rlm-*.test.ts`.
+    projects: fastAndSlowProjects(['src/bin/**/*.test.ts', 'src/**/rlm-*.test.ts']),
     // A hang catcher for tests that start processes and sandboxes: 60 s on the reference
     // machine, scaled by the machine's slowdown when the run starts (pnpm test:stress).
     testTimeout: Math.round(60_000 * measureSlowdown()),
