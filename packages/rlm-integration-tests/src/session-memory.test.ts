@@ -148,6 +148,6 @@ describe('a bounded persistent session', () => {
     );
     expect(() =>
       createRLM({ llm, sandbox, session: { persistent: true, memory: { overflow: 'spill' } } }),
-    ).toThrow("sessionMemory.overflow 'spill' needs an artifact store");
+    ).toThrow("session.memory.overflow 'spill' needs an artifact store");
   });
 });

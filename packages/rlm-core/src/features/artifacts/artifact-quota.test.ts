@@ -7,7 +7,7 @@ describe('ArtifactQuota', () => {
     expect(quota.reserve('é'.repeat(4), 'store(name, value)')).toBe(10);
     expect(quota.reserve([1, 2], 'store(name, value)')).toBe(5);
     expect(() => quota.reserve('x'.repeat(10), 'store(name, value)')).toThrow(
-      "store(name, value): storing 12 more bytes would pass the run's quota of 20 bytes (15 used; quotas.artifactBytes; CLI --max-artifact-bytes)",
+      "store(name, value): storing 12 more bytes would pass the run's quota of 20 bytes (15 used; artifacts.quotas.artifactBytes; CLI --max-artifact-bytes)",
     );
     expect(quota.used).toEqual({ bytes: 15, count: 2 });
   });
@@ -16,7 +16,7 @@ describe('ArtifactQuota', () => {
     const quota = new ArtifactQuota({ artifactBytes: 1_000, artifactCount: 1 });
     const bytes = quota.reserve('a', 'store(name, value)');
     expect(() => quota.reserve('b', 'store(name, value)')).toThrow(
-      /stored 1 artifacts, the most allowed \(quotas.artifactCount is 1; CLI --max-artifacts\)/,
+      /stored 1 artifacts, the most allowed \(artifacts.quotas.artifactCount is 1; CLI --max-artifacts\)/,
     );
     quota.cancel(bytes);
     expect(quota.reserve('b', 'store(name, value)')).toBe(3);

@@ -58,12 +58,12 @@ export class ArtifactQuota {
     const { artifactBytes, artifactCount } = this.#limits;
     if (this.#count + 1 > artifactCount) {
       throw new Error(
-        `${usage}: the run has stored ${this.#count} artifacts, the most allowed (quotas.artifactCount is ${artifactCount}; CLI --max-artifacts); load or reuse what is stored`,
+        `${usage}: the run has stored ${this.#count} artifacts, the most allowed (artifacts.quotas.artifactCount is ${artifactCount}; CLI --max-artifacts); load or reuse what is stored`,
       );
     }
     if (this.#bytes + bytes > artifactBytes) {
       throw new Error(
-        `${usage}: storing ${bytes} more bytes would pass the run's quota of ${artifactBytes} bytes (${this.#bytes} used; quotas.artifactBytes; CLI --max-artifact-bytes)`,
+        `${usage}: storing ${bytes} more bytes would pass the run's quota of ${artifactBytes} bytes (${this.#bytes} used; artifacts.quotas.artifactBytes; CLI --max-artifact-bytes)`,
       );
     }
     this.#bytes += bytes;

@@ -79,14 +79,14 @@ describe('SessionMemory without a store (drop)', () => {
 
   test('bad settings are one clear TypeError each', () => {
     expect(() => new SessionMemory({ maxContexts: 0 })).toThrow(
-      'sessionMemory.maxContexts must be a positive integer, got 0',
+      'session.memory.maxContexts must be a positive integer, got 0',
     );
     expect(() => new SessionMemory({ maxHistoryEntries: 1.5 })).toThrow(/maxHistoryEntries/);
     expect(() => new SessionMemory({ overflow: 'spill' })).toThrow(
-      "sessionMemory.overflow 'spill' needs an artifact store",
+      "session.memory.overflow 'spill' needs an artifact store",
     );
     expect(() => new SessionMemory({ overflow: 'keep' as never })).toThrow(
-      "sessionMemory.overflow must be 'drop' or 'spill'",
+      "session.memory.overflow must be 'drop' or 'spill'",
     );
   });
 });

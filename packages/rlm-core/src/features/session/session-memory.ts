@@ -97,12 +97,12 @@ export class SessionMemory {
     const overflow = settings.overflow ?? (store ? 'spill' : 'drop');
     if (overflow !== 'spill' && overflow !== 'drop') {
       throw new TypeError(
-        `@rlm/core: sessionMemory.overflow must be 'drop' or 'spill', got ${JSON.stringify(overflow)}`,
+        `@rlm/core: session.memory.overflow must be 'drop' or 'spill', got ${JSON.stringify(overflow)}`,
       );
     }
     if (overflow === 'spill' && !store) {
       throw new TypeError(
-        "@rlm/core: sessionMemory.overflow 'spill' needs an artifact store: createRLM({ artifacts }), or use 'drop'",
+        "@rlm/core: session.memory.overflow 'spill' needs an artifact store: createRLM({ artifacts: { store } }), or use 'drop'",
       );
     }
     this.#overflow = overflow;
@@ -395,7 +395,7 @@ function bound(value: number | undefined, name: string): number {
   if (value === undefined) return Number.POSITIVE_INFINITY;
   if (!Number.isInteger(value) || value < 1) {
     throw new TypeError(
-      `@rlm/core: sessionMemory.${name} must be a positive integer, got ${String(value)}`,
+      `@rlm/core: session.memory.${name} must be a positive integer, got ${String(value)}`,
     );
   }
   return value;
