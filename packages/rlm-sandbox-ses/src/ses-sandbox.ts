@@ -14,17 +14,15 @@ import {
   type VariableSnapshotEntry,
 } from '@rlm/core';
 import type { WorkerPool } from '@rlm/core/sandbox-support';
-import { CheckpointDigests } from './checkpoint-digests.js';
 import { checkSandboxOptions } from './check-sandbox-options.js';
 import { describeError } from './describe-error.js';
 import { HostCallRouter } from './host-call-router.js';
-import { hostVariableRecord } from './host-variable-record.js';
-import { isIdentifierName } from './is-identifier-name.js';
 import { type RunningExecution, runInWorker } from './run-in-worker.js';
 import type { SesWorker } from './ses-worker.js';
+import { SandboxVariables } from './sandbox-variables.js';
 import { VariableCopies } from './variable-copies.js';
 import { WorkerLifecycle } from './worker-lifecycle.js';
-import type { WorkerMessage, WorkerSnapshotEntry } from './worker-protocol.js';
+import type { WorkerMessage } from './worker-protocol.js';
 import { markReplacedWorker, WorkerRequests } from './worker-requests.js';
 
 const mebibyte = 1024 * 1024;
@@ -72,8 +70,8 @@ export class SesSandbox implements Sandbox {
   readonly #transferLimitBytes: number;
   readonly #hostCalls: HostCallRouter;
   readonly #copies = new VariableCopies();
-  readonly #digests = new CheckpointDigests();
   readonly #requests: WorkerRequests;
+  readonly #variables: SandboxVariables;
   readonly #workers: WorkerLifecycle;
   #execution: RunningExecution | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -119,7 +117,7 @@ export class SesSandbox implements Sandbox {
       onStop: (_worker, error, wasCurrent) => {
         // Calls of a stopped worker are abandoned: their arguments no longer count.
         if (wasCurrent) this.#hostCalls.abandonAll();
-        this.#digests.forget();
+        this.#variables.workerStopped();
         this.#requests.rejectAll(error);
       },
     });
@@ -134,6 +132,9 @@ export class SesSandbox implements Sandbox {
       disposedError,
       timeoutMs: this.#limits.timeoutMs,
     });
+    this.#variables = new SandboxVariables(this.#requests, this.#copies, (name) =>
+      this.#isFixedName(name),
+    );
   }
 
   /** Starts a sandbox; resolves once its worker is ready. */
@@ -158,72 +159,28 @@ export class SesSandbox implements Sandbox {
   }
 
   listVariables(): Promise<VariableInfo[]> {
-    return this.#requests.request({ type: 'list' }) as Promise<VariableInfo[]>;
+    return this.#variables.list();
   }
 
   getVariable(name: string): Promise<unknown> {
-    return this.#requests.request({ type: 'get', name });
+    return this.#variables.get(name);
   }
 
-  async setVariables(
+  setVariables(
     values: Readonly<Record<string, unknown>>,
     options: SetVariablesOptions = {},
   ): Promise<void> {
-    const readOnly = options.readOnly ?? false;
-    for (const name of Object.keys(values)) {
-      if (!isIdentifierName(name) || this.#isFixedName(name)) {
-        throw new SandboxError(
-          `@rlm/sandbox-ses: cannot set ${JSON.stringify(name)}: use an identifier that is not a host function`,
-        );
-      }
-    }
-    const variables = Object.entries(values).map(([name, value]) =>
-      hostVariableRecord(name, value, readOnly),
-    );
-    await this.#requests.request({ type: 'set', variables });
-    for (const [name, value] of Object.entries(values)) this.#copies.hostSet(name, value, readOnly);
+    return this.#variables.set(values, options);
   }
 
-  /**
-   * Snapshots every model variable in one message to the worker, which copies, serialises
-   * (structured clone) and hashes each one itself; only changed variables' bytes cross, moved
-   * rather than copied. The worker takes it in slices: an execution (or a change of variables)
-   * asked for meanwhile preempts it, and it rejects with `SnapshotPreemptedError`; what it made
-   * of values that execution cannot have changed serves the next snapshot.
-   */
-  async snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
-    if (!(Number.isSafeInteger(options.maxBytesPerVariable) && options.maxBytesPerVariable > 0)) {
-      throw new SandboxError(
-        `@rlm/sandbox-ses: maxBytesPerVariable must be a positive integer of bytes, got ${options.maxBytesPerVariable}`,
-      );
-    }
-    const previous = options.previousDigests ?? {};
-    const previousDigests = this.#digests.begin(previous);
-    try {
-      const sent = (await this.#requests.request({
-        type: 'snapshot-variables',
-        exclude: [...(options.exclude ?? [])],
-        maxBytesPerVariable: options.maxBytesPerVariable,
-        previousDigests,
-      })) as WorkerSnapshotEntry[];
-      return this.#digests.complete(sent, previous);
-    } finally {
-      this.#digests.end();
-    }
+  /** See {@link SandboxVariables.snapshot}. */
+  snapshotVariables(options: SnapshotVariablesOptions): Promise<VariableSnapshotEntry[]> {
+    return this.#variables.snapshot(options);
   }
 
   /** Defines model variables from `snapshotVariables` bytes, decoded inside the worker. */
-  async restoreVariables(bytesByName: Readonly<Record<string, Uint8Array>>): Promise<string[]> {
-    const variables = Object.entries(bytesByName).map(([name, bytes]) => ({ name, bytes }));
-    for (const { name, bytes } of variables) {
-      if (!isIdentifierName(name) || this.#isFixedName(name) || !(bytes instanceof Uint8Array)) {
-        throw new SandboxError(
-          `@rlm/sandbox-ses: cannot restore ${JSON.stringify(name)}: give an identifier that is not a host function, with the Uint8Array snapshotVariables made`,
-        );
-      }
-    }
-    if (variables.length === 0) return [];
-    return (await this.#requests.request({ type: 'restore-variables', variables })) as string[];
+  restoreVariables(bytesByName: Readonly<Record<string, Uint8Array>>): Promise<string[]> {
+    return this.#variables.restore(bytesByName);
   }
 
   /** Host functions, guest helpers, `print` and `console`: names no variable can take. */

@@ -1,0 +1,14 @@
+export {
+  collectLexicalNames,
+  collectVarNames,
+  isStatementListMember,
+  patternNames,
+} from './pattern-names.js';
+export { lastExpressionStatement } from './last-expression.js';
+export {
+  type DeclarationKind,
+  type TopLevelDeclaration,
+  topLevelDeclarations,
+} from './top-level-declarations.js';
+export { assignedUndeclaredNames } from './undeclared-assignments.js';
+export { type ReplCase, replCases } from './repl-cases.js';
