@@ -1,3 +1,4 @@
+export { childNodes, functionTypes } from './child-nodes.js';
 export {
   collectLexicalNames,
   collectVarNames,
@@ -12,3 +13,4 @@ export {
 } from './top-level-declarations.js';
 export { assignedUndeclaredNames } from './undeclared-assignments.js';
 export { type ReplCase, replCases } from './repl-cases.js';
+export { type ReplCasesApi, type ReplCasesSandbox, runReplCases } from './run-repl-cases.js';

@@ -1,26 +1,6 @@
 import type { AnyNode, Pattern, Program } from 'acorn';
+import { childNodes, functionTypes } from './child-nodes.js';
 import { collectLexicalNames, patternNames } from './pattern-names.js';
-
-const functionTypes = new Set([
-  'FunctionDeclaration',
-  'FunctionExpression',
-  'ArrowFunctionExpression',
-]);
-
-function children(node: AnyNode): AnyNode[] {
-  const found: AnyNode[] = [];
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'type' || key === 'start' || key === 'end' || key === 'loc') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) {
-        if (item && typeof item === 'object' && typeof item.type === 'string') found.push(item);
-      }
-    } else if (value && typeof value === 'object' && typeof (value as AnyNode).type === 'string') {
-      found.push(value as AnyNode);
-    }
-  }
-  return found;
-}
 
 function collect(node: AnyNode, shadowed: ReadonlySet<string>, into: Set<string>): void {
   if (functionTypes.has(node.type)) return;
@@ -53,7 +33,7 @@ function collect(node: AnyNode, shadowed: ReadonlySet<string>, into: Set<string>
     patternNames(node.left as Pattern, writes);
   }
   for (const name of writes) if (!scope.has(name)) into.add(name);
-  for (const child of children(node)) collect(child, scope, into);
+  for (const child of childNodes(node)) collect(child, scope, into);
 }
 
 /**

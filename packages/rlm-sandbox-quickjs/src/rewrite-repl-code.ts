@@ -1,5 +1,7 @@
 import {
   assignedUndeclaredNames,
+  childNodes,
+  functionTypes,
   lastExpressionStatement,
   patternNames,
 } from '@rlm/repl-transform';
@@ -38,27 +40,6 @@ interface Edit {
 }
 
 type AnyNode = Node & Record<string, unknown>;
-
-const functionTypes = new Set([
-  'FunctionDeclaration',
-  'FunctionExpression',
-  'ArrowFunctionExpression',
-]);
-
-function children(node: AnyNode): AnyNode[] {
-  const found: AnyNode[] = [];
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'type' || key === 'start' || key === 'end') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) {
-        if (item && typeof item === 'object' && typeof item.type === 'string') found.push(item);
-      }
-    } else if (value && typeof value === 'object' && typeof (value as AnyNode).type === 'string') {
-      found.push(value as AnyNode);
-    }
-  }
-  return found;
-}
 
 /** Names through which code reaches variables it does not name. */
 const dynamicNames = new Set(['eval', 'Function', 'globalThis']);
@@ -149,7 +130,7 @@ function rewriteNestedVars(node: AnyNode, code: string, edits: Edit[], names: st
     });
     return;
   }
-  for (const child of children(node)) {
+  for (const child of childNodes(node as never) as AnyNode[]) {
     if (child !== skip) rewriteNestedVars(child, code, edits, names);
   }
 }

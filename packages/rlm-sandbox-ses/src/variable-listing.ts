@@ -1,15 +1,19 @@
 /**
- * Listings of the model's variables for the host: each described (see
- * {@link describeVariable}), a description reused while the value cannot have changed, and
+ * Listings of the model's variables for the host: each described by the shared rule (see
+ * `describeVariable` of `@rlm/core/sandbox-support`), a description reused while the value cannot have changed, and
  * only what changed since the last listing sent.
  */
 import type { VariableInfo } from '@rlm/core';
-import { isPrimitive, type ReachTracker } from '@rlm/core/sandbox-support';
-import { describeVariable } from './describe-variable.js';
+import { describeVariable, isPrimitive, type ReachTracker } from '@rlm/core/sandbox-support';
 import type { ExecutionStatus } from './execution-status.js';
+import { formatValue } from './format-value.js';
 import type { GuestChannel } from './guest-channel.js';
 import type { GuestVariables } from './guest-variables.js';
 import { messageOf } from './message-of.js';
+
+/** Previews as the model reads values elsewhere: strings quoted, bounded. */
+const preview = (value: unknown, maxChars: number) =>
+  formatValue(value, { maxLength: maxChars, quoteStrings: true });
 
 export class VariableListing {
   readonly #variables: GuestVariables;
@@ -79,7 +83,7 @@ export class VariableListing {
     for (const { name, cell } of this.#variables.listed()) {
       const pending = cell && this.#variables.pendingTexts.peek(cell);
       if (pending !== undefined) {
-        infos.push(describeVariable(name, pending.head, pending.length));
+        infos.push(describeVariable(name, pending.head, preview, pending.length));
         continue;
       }
       const value = cell?.v;
@@ -93,7 +97,7 @@ export class VariableListing {
         infos.push(described.info);
         continue;
       }
-      const info = describeVariable(name, value);
+      const info = describeVariable(name, value, preview);
       if (reuse) this.#described.set(name, { value, generation, info });
       infos.push(info);
     }
