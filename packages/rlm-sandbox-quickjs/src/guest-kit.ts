@@ -1,3 +1,4 @@
+import { makeVariableDescriber } from '@rlm/core/sandbox-support';
 import { hardenRealmSource } from './harden-realm.js';
 
 /**
@@ -41,6 +42,10 @@ export const guestKitSource = String.raw`(function (write, sleep) {
 
   const own = (object, name) => call(hasOwn, object, name);
   const clip = (text, limit) => (text.length > limit ? text.slice(0, limit) + '…' : text);
+  // The listing rule all sandboxes share (see @rlm/core/sandbox-support), with this realm's
+  // built-ins taken before model code runs.
+  const describeVariable = (${makeVariableDescriber})({ isArray, keys, Map, Set });
+  const previewOf = (value, maxChars) => clip(format(value, 2), maxChars);
 
   function describeError(error) {
     try {
@@ -388,18 +393,6 @@ export const guestKitSource = String.raw`(function (write, sleep) {
     };
   }
 
-  function typeOf(value) {
-    if (value === null) return 'null';
-    if (isArray(value)) return 'array';
-    return typeof value;
-  }
-
-  function sizeOf(value) {
-    if (typeof value === 'string' || isArray(value)) return value.length;
-    if (value !== null && typeof value === 'object') return keys(value).length;
-    return 0;
-  }
-
   // Read-only variables cannot change in place either: their own data is frozen (prototypes
   // are intrinsics, frozen already).
   function freezeData(root) {
@@ -544,13 +537,7 @@ export const guestKitSource = String.raw`(function (write, sleep) {
         if (!own(descriptor, 'value')) return stringify({ name, type: 'accessor', size: 0, preview: '[getter]' });
         value = descriptor.value;
       }
-      let type = 'unknown';
-      let size = 0;
-      let preview = '';
-      try { type = typeOf(value); } catch {}
-      try { size = sizeOf(value); } catch {}
-      try { preview = clip(format(value, 2), 100); } catch { preview = '[unprintable]'; }
-      return stringify({ name, type, size, preview });
+      return stringify(describeVariable(name, value, previewOf));
     },
     copy(name) {
       let value;

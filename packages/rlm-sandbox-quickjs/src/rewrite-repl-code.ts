@@ -1,3 +1,10 @@
+import {
+  assignedUndeclaredNames,
+  childNodes,
+  functionTypes,
+  lastExpressionStatement,
+  patternNames,
+} from '@rlm/repl-transform';
 import { type Node, type Pattern, type Program, parse } from 'acorn';
 
 /** The result of {@link rewriteReplCode}. */
@@ -33,112 +40,6 @@ interface Edit {
 }
 
 type AnyNode = Node & Record<string, unknown>;
-
-const functionTypes = new Set([
-  'FunctionDeclaration',
-  'FunctionExpression',
-  'ArrowFunctionExpression',
-]);
-
-function patternNames(pattern: Pattern | null | undefined, into: string[]): void {
-  if (!pattern) return;
-  switch (pattern.type) {
-    case 'Identifier':
-      into.push(pattern.name);
-      break;
-    case 'ArrayPattern':
-      for (const element of pattern.elements) patternNames(element, into);
-      break;
-    case 'ObjectPattern':
-      for (const property of pattern.properties) {
-        patternNames(property.type === 'RestElement' ? property : property.value, into);
-      }
-      break;
-    case 'RestElement':
-      patternNames(pattern.argument, into);
-      break;
-    case 'AssignmentPattern':
-      patternNames(pattern.left, into);
-      break;
-    default:
-      // Member expressions write to an object, not a name.
-      break;
-  }
-}
-
-function blockDeclarations(statements: readonly AnyNode[]): string[] {
-  const names: string[] = [];
-  for (const statement of statements) {
-    if (statement.type === 'VariableDeclaration' && statement.kind !== 'var') {
-      for (const declarator of statement.declarations as AnyNode[]) {
-        patternNames(declarator.id as Pattern, names);
-      }
-    } else if (statement.type === 'ClassDeclaration' || statement.type === 'FunctionDeclaration') {
-      const id = statement.id as { name: string } | null;
-      if (id) names.push(id.name);
-    }
-  }
-  return names;
-}
-
-function children(node: AnyNode): AnyNode[] {
-  const found: AnyNode[] = [];
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'type' || key === 'start' || key === 'end') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) {
-        if (item && typeof item === 'object' && typeof item.type === 'string') found.push(item);
-      }
-    } else if (value && typeof value === 'object' && typeof (value as AnyNode).type === 'string') {
-      found.push(value as AnyNode);
-    }
-  }
-  return found;
-}
-
-/**
- * Collects the names plain assignments outside functions write, unless a block around the
- * assignment declares them (Node's REPL creates a global for such a name; strict mode inside
- * functions still throws).
- */
-function collectAssignedNames(node: AnyNode, shadowed: ReadonlySet<string>, into: Set<string>) {
-  if (functionTypes.has(node.type)) return;
-  let scope = shadowed;
-  const add = (names: readonly string[]) => {
-    if (names.length === 0) return;
-    scope = new Set([...scope, ...names]);
-  };
-  if (node.type === 'BlockStatement' || node.type === 'StaticBlock') {
-    add(blockDeclarations(node.body as AnyNode[]));
-  } else if (node.type === 'SwitchStatement') {
-    add(blockDeclarations((node.cases as AnyNode[]).flatMap((c) => c.consequent as AnyNode[])));
-  } else if (node.type === 'CatchClause' && node.param) {
-    const names: string[] = [];
-    patternNames(node.param as Pattern, names);
-    add(names);
-  } else if (
-    (node.type === 'ForStatement' ||
-      node.type === 'ForInStatement' ||
-      node.type === 'ForOfStatement') &&
-    (node.init ?? node.left) &&
-    ((node.init ?? node.left) as AnyNode).type === 'VariableDeclaration'
-  ) {
-    add(blockDeclarations([(node.init ?? node.left) as AnyNode]));
-  } else if (node.type === 'ClassExpression' || node.type === 'ClassDeclaration') {
-    // Class bodies are strict: their methods are functions, skipped below.
-  }
-  const writes: string[] = [];
-  if (node.type === 'AssignmentExpression' && node.operator === '=') {
-    patternNames(node.left as Pattern, writes);
-  } else if (
-    (node.type === 'ForInStatement' || node.type === 'ForOfStatement') &&
-    (node.left as AnyNode).type !== 'VariableDeclaration'
-  ) {
-    patternNames(node.left as Pattern, writes);
-  }
-  for (const name of writes) if (!scope.has(name)) into.add(name);
-  for (const child of children(node)) collectAssignedNames(child, scope, into);
-}
 
 /** Names through which code reaches variables it does not name. */
 const dynamicNames = new Set(['eval', 'Function', 'globalThis']);
@@ -229,7 +130,7 @@ function rewriteNestedVars(node: AnyNode, code: string, edits: Edit[], names: st
     });
     return;
   }
-  for (const child of children(node)) {
+  for (const child of childNodes(node as never) as AnyNode[]) {
     if (child !== skip) rewriteNestedVars(child, code, edits, names);
   }
 }
@@ -252,7 +153,8 @@ export function rewriteReplCode(code: string): ReplRewrite {
   const declared: string[] = [];
   const functionNames: string[] = [];
   const body = program.body as unknown as AnyNode[];
-  for (const [index, statement] of body.entries()) {
+  const last = lastExpressionStatement(program) as AnyNode | undefined;
+  for (const statement of body) {
     if (statement.type === 'VariableDeclaration') {
       const parts: string[] = [];
       for (const declarator of statement.declarations as AnyNode[]) {
@@ -282,7 +184,7 @@ export function rewriteReplCode(code: string): ReplRewrite {
       const name = (statement.id as { name: string }).name;
       declared.push(name);
       functionNames.push(name);
-    } else if (statement.type === 'ExpressionStatement' && index === body.length - 1) {
+    } else if (statement === last) {
       const expression = statement.expression as AnyNode;
       edits.push({
         start: statement.start,
@@ -296,8 +198,7 @@ export function rewriteReplCode(code: string): ReplRewrite {
       rewriteNestedVars(statement, code, edits, declared);
   }
   edits.sort((first, second) => first.start - second.start);
-  const assigned = new Set<string>();
-  for (const statement of body) collectAssignedNames(statement, new Set(), assigned);
+  const assigned = assignedUndeclaredNames(program);
   let rewritten = '';
   let position = 0;
   for (const edit of edits) {

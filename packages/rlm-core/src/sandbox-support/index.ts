@@ -3,6 +3,13 @@
  * loads only these: the clock an execution's timeout counts on, the tracking of which
  * variables an execution could have changed, and the output shared with a worker.
  */
+export {
+  type DescribeVariable,
+  describeVariable,
+  makeVariableDescriber,
+  maxPreviewChars,
+  type VariableDescriberIntrinsics,
+} from './describe-variable.js';
 export { ExecutionClock } from './execution-clock.js';
 export { type ExecutionTimeLimits, watchExecutionTime } from './watch-execution-time.js';
 export { OutputBuffer } from './output-buffer.js';
