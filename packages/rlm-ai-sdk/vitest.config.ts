@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { fastAndSlowProjects } from '../../vitest.shared.js';
 
 export default defineConfig({
-  test: { include: ['src/**/*.test.ts'], testTimeout: 60_000 },
+  test: { projects: fastAndSlowProjects(), testTimeout: 60_000 },
 });

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { fastAndSlowProjects } from '../../vitest.shared.js';
 import { bundleReportPage, reportPageModuleId } from './scripts/bundle-report-page.js';
 
 const resolvedId = `\0${reportPageModuleId}`;
@@ -15,7 +16,7 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ['src/**/*.test.ts'],
+    projects: fastAndSlowProjects(),
     testTimeout: 60_000,
   },
 });

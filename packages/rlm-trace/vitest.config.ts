@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { fastAndSlowProjects } from '../../vitest.shared.js';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts'],
+    projects: fastAndSlowProjects(),
     testTimeout: 60_000,
   },
 });

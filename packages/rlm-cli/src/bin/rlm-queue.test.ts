@@ -120,9 +120,11 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
         if (turns === 1) return fakeText('```repl\nconst half = 21\nprint("stored")\n```');
         if (turns === 3 && !firstReached) {
           // Step 1's checkpoint is written while this call runs: once it is in the shared
-          // store, kill the first worker in the middle of step 2.
+          // store, kill the first worker in the middle of step 2. On Redis the checkpoint's
+          // entry is written before the run's head that points at it, and a resume reads the
+          // head: the entry alone is not yet a checkpoint a takeover can find.
           firstReached = true;
-          await waitForRedisKey(queue, '*checkpoint*');
+          await waitForRedisKey(queue, '*checkpoint-head:*');
           killFirstWorker();
           return { kind: 'hang' };
         }
