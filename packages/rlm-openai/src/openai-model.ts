@@ -3,6 +3,7 @@ import {
   defaultMaxResponseBytes,
   type GenerateResult,
   isRetryableStatus,
+  keepAliveFetch,
   type LanguageModel,
   limitFetchResponses,
   ModelCallError,
@@ -104,7 +105,14 @@ export interface OpenAIModelSettings {
    * `openai`. Prices and traces read it; requests do not.
    */
   readonly provider?: string;
-  /** A ready client; `apiKey` and `baseURL` are then ignored. */
+  /**
+   * The `fetch` requests go through. Defaults to `keepAliveFetch` of `@rlm/core` (Node's HTTP
+   * client over a keep-alive connection pool, cheaper per request than the global `fetch`);
+   * pass `fetch` itself, or your own (a proxy, a recorder), to replace it. Ignored with `client`,
+   * which keeps its own.
+   */
+  readonly fetch?: typeof fetch;
+  /** A ready client; `apiKey`, `baseURL` and `fetch` are then ignored. */
   readonly client?: OpenAI;
 }
 
@@ -307,6 +315,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
       baseURL,
       maxRetries: 0,
       timeout: timeoutMs,
+      fetch: settings.fetch ?? keepAliveFetch,
     });
   const maxRetries = settings.maxRetries ?? defaultOpenAIMaxRetries;
   const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultOpenAIMaxRetryAfterMs;
