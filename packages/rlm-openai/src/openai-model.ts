@@ -5,7 +5,7 @@ import {
   isRetryableStatus,
   keepAliveFetch,
   type LanguageModel,
-  limitFetchResponses,
+  limitResponseBytes,
   ModelCallError,
   ResponseTooLargeError,
   readRetryAfterMs,
@@ -259,6 +259,26 @@ function fetchOf(client: OpenAI): typeof fetch {
   return typeof own === 'function' ? (own as typeof fetch) : fetch;
 }
 
+/**
+ * Where an attempt puts its `onExceeded` in the request's `fetchOptions`, which the SDK hands to
+ * `fetch` with the rest of the request: one client serves every attempt (making one per attempt
+ * cost more than the request itself on loopback).
+ */
+const exceededHook = Symbol('@rlm/openai: onExceeded');
+
+type ExceededHook = (error: ResponseTooLargeError) => void;
+
+/**
+ * `fetchFunction` with each response limited to `maxBytes` (see `limitResponseBytes`), calling
+ * the attempt's hook found in the request first when the limit is passed.
+ */
+function limitedFetch(fetchFunction: typeof fetch, maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const hook = (init as Record<symbol, ExceededHook | undefined> | undefined)?.[exceededHook];
+    return limitResponseBytes(await fetchFunction(input, init), maxBytes, hook);
+  };
+}
+
 function isOpenAIHost(baseURL: string): boolean {
   try {
     return new URL(baseURL).hostname === 'api.openai.com';
@@ -324,6 +344,11 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
   const secrets = [givenKey, sdkClient.apiKey];
 
   const stream = settings.stream ?? true;
+  // Every byte of an answer is counted as it arrives: past maxResponseBytes the attempt is
+  // aborted with that error and the connection dropped.
+  const client = sdkClient.withOptions({
+    fetch: limitedFetch(fetchOf(sdkClient), maxResponseBytes),
+  });
 
   /** One attempt, bounded by `timeoutMs` from the request to the body's last byte. */
   async function attempt(
@@ -344,19 +369,15 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
       );
     };
     arm();
-    // Every byte of the answer is counted as it arrives: past maxResponseBytes the attempt is
-    // aborted with that error and the connection dropped.
-    const client = sdkClient.withOptions({
-      fetch: limitFetchResponses(fetchOf(sdkClient), maxResponseBytes, (error) =>
-        controller.abort(error),
-      ),
-    });
+    const onExceeded: ExceededHook = (error) => controller.abort(error);
     try {
       // The SDK's own timer is a backstop a little later than ours, which also covers the body.
       const requestOptions = {
         maxRetries: 0,
         timeout: timeoutMs + 1_000,
         signal: controller.signal,
+        // Read by `limitedFetch`; the key is a symbol, so no request field is touched.
+        fetchOptions: { [exceededHook]: onExceeded } as Record<string, never>,
       };
       if (!stream) {
         const completion: unknown = await client.chat.completions.create(body, requestOptions);
