@@ -1,5 +1,5 @@
 import { type GenerateRequest, ModelCallError, type ModelRetry } from '@rlm/core';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type AnthropicModelSettings, createAnthropicModel } from './anthropic-model.js';
 import {
   type FakeMessagesServer,
@@ -20,6 +20,7 @@ const noWait = { maxRetryAfterMs: 0 };
 let server: FakeMessagesServer | undefined;
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   await server?.close();
   server = undefined;
 });
@@ -256,5 +257,34 @@ describe('createAnthropicModel, streamed', () => {
     expect(result.text).toBe('in one go');
     expect(seen).toEqual(['in one go']);
     expect(server.requests[0]!.body).not.toHaveProperty('stream');
+  });
+});
+
+describe('createAnthropicModel, transport', () => {
+  test('by default streams over the keep-alive fetch, never the global fetch', async () => {
+    // Spied first: the SDK takes the global fetch when the client is made.
+    const globalFetch = vi.spyOn(globalThis, 'fetch');
+    const text = 'Streamed over a warm connection.';
+    const { model } = await setup([
+      fakeText(text, { stream: { deltaChars: 5 } }),
+      fakeText('second', { stream: { deltaChars: 5 } }),
+    ]);
+    const seen: string[] = [];
+    expect((await model.generate(ask, { onText: (delta) => seen.push(delta) })).text).toBe(text);
+    expect(seen.length).toBeGreaterThan(1);
+    expect((await model.generate(ask)).text).toBe('second');
+    expect(globalFetch).not.toHaveBeenCalled();
+  });
+
+  test('a fetch of the settings wins over the default', async () => {
+    const seen: string[] = [];
+    const { model } = await setup([fakeText('through mine')], {
+      fetch: (input, init) => {
+        seen.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    expect((await model.generate(ask)).text).toBe('through mine');
+    expect(seen).toEqual([`${server!.url}/v1/messages`]);
   });
 });

@@ -4,6 +4,7 @@ import {
   defaultMaxResponseBytes,
   type GenerateResult,
   isRetryableStatus,
+  keepAliveFetch,
   type LanguageModel,
   limitResponseBytes,
   ModelCallError,
@@ -99,7 +100,14 @@ export interface AnthropicModelSettings {
    * false for a proxy or gateway that cannot stream.
    */
   readonly stream?: boolean;
-  /** A ready client; `apiKey` and `baseURL` are then ignored. */
+  /**
+   * The `fetch` requests go through. Defaults to `keepAliveFetch` of `@rlm/core` (Node's HTTP
+   * client over a keep-alive connection pool, cheaper per request than the global `fetch`);
+   * pass `fetch` itself, or your own (a proxy, a recorder), to replace it. Ignored with `client`,
+   * which keeps its own.
+   */
+  readonly fetch?: typeof fetch;
+  /** A ready client; `apiKey`, `baseURL` and `fetch` are then ignored. */
   readonly client?: Anthropic;
 }
 
@@ -231,6 +239,7 @@ export function createAnthropicModel(settings: AnthropicModelSettings = {}): Lan
       ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
       maxRetries: 0,
       timeout: settings.timeoutMs ?? defaultAnthropicTimeoutMs,
+      fetch: settings.fetch ?? keepAliveFetch,
     });
   const maxRetries =
     settings.maxRetries ?? (settings.client ? client.maxRetries : defaultAnthropicMaxRetries);

@@ -51,6 +51,7 @@ export {
   limitResponseBytes,
   ResponseByteLimit,
 } from './response-byte-limit.js';
+export { keepAliveFetch } from './keep-alive-fetch.js';
 export { ResponseTooLargeError } from './response-too-large-error.js';
 export { scrubSecrets } from './scrub-secrets.js';
 export { textSlices } from './text-slices.js';

@@ -1,4 +1,5 @@
 import { type GenerateRequest, ModelCallError, type ModelRetry } from '@rlm/core';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createOpenAIModel, keylessPlaceholder, type OpenAIModelSettings } from './openai-model.js';
 import {
@@ -448,3 +449,54 @@ describe('createOpenAIModel: settings', () => {
     expect(() => createOpenAIModel({ model: ' ', apiKey })).toThrow(/no model id/);
   });
 });
+
+describe('createOpenAIModel: transport', () => {
+  test('by default streams over the keep-alive fetch, never the global fetch', async () => {
+    // Spied first: the SDK takes the global fetch when the client is made.
+    const globalFetch = vi.spyOn(globalThis, 'fetch');
+    const { server: fake, model } = await setup([
+      fakeChatText('first answer, in several pieces'),
+      fakeChatText('second'),
+    ]);
+    try {
+      const pieces: string[] = [];
+      const first = await model.generate(ask, { onText: (delta) => pieces.push(delta) });
+      expect(first.text).toBe('first answer, in several pieces');
+      expect(pieces.length).toBeGreaterThan(1);
+      expect((await model.generate(ask)).text).toBe('second');
+      expect(globalFetch).not.toHaveBeenCalled();
+      expect(fake.requests).toHaveLength(2);
+    } finally {
+      globalFetch.mockRestore();
+    }
+  });
+
+  test('a fetch of the settings wins over the default, and a client keeps its own', async () => {
+    const seen: string[] = [];
+    const { model } = await setup([fakeChatText('through mine')], {
+      fetch: (input, init) => {
+        seen.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    expect((await model.generate(ask)).text).toBe('through mine');
+    expect(seen).toEqual([`${server!.url}/chat/completions`]);
+    server!.enqueue(fakeChatText('through the client'));
+    const viaClient: string[] = [];
+    const client = new OpenAI({
+      apiKey,
+      baseURL: server!.url,
+      fetch: (input, init) => {
+        viaClient.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    const clientModel = createOpenAIModel({ model: 'gpt-4.1', client, fetch: () => never() });
+    expect((await clientModel.generate(ask)).text).toBe('through the client');
+    expect(viaClient).toHaveLength(1);
+  });
+});
+
+function never(): Promise<Response> {
+  throw new Error('the fetch setting must be ignored with a client');
+}

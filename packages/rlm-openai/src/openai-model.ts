@@ -3,8 +3,9 @@ import {
   defaultMaxResponseBytes,
   type GenerateResult,
   isRetryableStatus,
+  keepAliveFetch,
   type LanguageModel,
-  limitFetchResponses,
+  limitResponseBytes,
   ModelCallError,
   ResponseTooLargeError,
   readRetryAfterMs,
@@ -104,7 +105,14 @@ export interface OpenAIModelSettings {
    * `openai`. Prices and traces read it; requests do not.
    */
   readonly provider?: string;
-  /** A ready client; `apiKey` and `baseURL` are then ignored. */
+  /**
+   * The `fetch` requests go through. Defaults to `keepAliveFetch` of `@rlm/core` (Node's HTTP
+   * client over a keep-alive connection pool, cheaper per request than the global `fetch`);
+   * pass `fetch` itself, or your own (a proxy, a recorder), to replace it. Ignored with `client`,
+   * which keeps its own.
+   */
+  readonly fetch?: typeof fetch;
+  /** A ready client; `apiKey`, `baseURL` and `fetch` are then ignored. */
   readonly client?: OpenAI;
 }
 
@@ -251,6 +259,26 @@ function fetchOf(client: OpenAI): typeof fetch {
   return typeof own === 'function' ? (own as typeof fetch) : fetch;
 }
 
+/**
+ * Where an attempt puts its `onExceeded` in the request's `fetchOptions`, which the SDK hands to
+ * `fetch` with the rest of the request: one client serves every attempt (making one per attempt
+ * cost more than the request itself on loopback).
+ */
+const exceededHook = Symbol('@rlm/openai: onExceeded');
+
+type ExceededHook = (error: ResponseTooLargeError) => void;
+
+/**
+ * `fetchFunction` with each response limited to `maxBytes` (see `limitResponseBytes`), calling
+ * the attempt's hook found in the request first when the limit is passed.
+ */
+function limitedFetch(fetchFunction: typeof fetch, maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const hook = (init as Record<symbol, ExceededHook | undefined> | undefined)?.[exceededHook];
+    return limitResponseBytes(await fetchFunction(input, init), maxBytes, hook);
+  };
+}
+
 function isOpenAIHost(baseURL: string): boolean {
   try {
     return new URL(baseURL).hostname === 'api.openai.com';
@@ -307,6 +335,7 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
       baseURL,
       maxRetries: 0,
       timeout: timeoutMs,
+      fetch: settings.fetch ?? keepAliveFetch,
     });
   const maxRetries = settings.maxRetries ?? defaultOpenAIMaxRetries;
   const maxRetryAfterMs = settings.maxRetryAfterMs ?? defaultOpenAIMaxRetryAfterMs;
@@ -315,6 +344,11 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
   const secrets = [givenKey, sdkClient.apiKey];
 
   const stream = settings.stream ?? true;
+  // Every byte of an answer is counted as it arrives: past maxResponseBytes the attempt is
+  // aborted with that error and the connection dropped.
+  const client = sdkClient.withOptions({
+    fetch: limitedFetch(fetchOf(sdkClient), maxResponseBytes),
+  });
 
   /** One attempt, bounded by `timeoutMs` from the request to the body's last byte. */
   async function attempt(
@@ -335,19 +369,15 @@ export function createOpenAIModel(settings: OpenAIModelSettings): LanguageModel 
       );
     };
     arm();
-    // Every byte of the answer is counted as it arrives: past maxResponseBytes the attempt is
-    // aborted with that error and the connection dropped.
-    const client = sdkClient.withOptions({
-      fetch: limitFetchResponses(fetchOf(sdkClient), maxResponseBytes, (error) =>
-        controller.abort(error),
-      ),
-    });
+    const onExceeded: ExceededHook = (error) => controller.abort(error);
     try {
       // The SDK's own timer is a backstop a little later than ours, which also covers the body.
       const requestOptions = {
         maxRetries: 0,
         timeout: timeoutMs + 1_000,
         signal: controller.signal,
+        // Read by `limitedFetch`; the key is a symbol, so no request field is touched.
+        fetchOptions: { [exceededHook]: onExceeded } as Record<string, never>,
       };
       if (!stream) {
         const completion: unknown = await client.chat.completions.create(body, requestOptions);

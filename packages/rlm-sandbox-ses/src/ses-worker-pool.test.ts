@@ -5,7 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { describe, expect, test } from 'vitest';
 import { SesSandbox } from './ses-sandbox.js';
 import type { WorkerPool } from '@rlm/core/sandbox-support';
-import { createSesWorkerPool } from './ses-worker-pool.js';
+import { createSesWorkerPool, sesYoungGenerationMb } from './ses-worker-pool.js';
 import type { WorkerMessage } from './worker-protocol.js';
 
 // Tests run the built worker: `pnpm build` (turbo runs it before `test`).
@@ -43,6 +43,19 @@ describe('createSesWorkerPool', () => {
     await Promise.all([first.terminate(), second.terminate()]);
     await pool.close();
   });
+});
+
+test('a worker gets the memory limit as its old generation and a small young generation', async () => {
+  const pool = createSesWorkerPool(workerUrl);
+  pool.open();
+  const worker = pool.take(96);
+  await started(worker);
+  expect(worker.resourceLimits).toMatchObject({
+    maxOldGenerationSizeMb: 96,
+    maxYoungGenerationSizeMb: sesYoungGenerationMb,
+  });
+  await worker.terminate();
+  await pool.close();
 });
 
 describe('sandboxes and their pool', () => {

@@ -112,3 +112,25 @@ test('a snapshot that fails (not preempted) warns', async () => {
   await checkpointer.saved();
   expect(reported).toEqual(['failed sandbox gone']);
 });
+
+test('a snapshot dropped by supersede that then fails (its sandbox disposed) is no unhandled rejection', async () => {
+  const { snapshots, saved, reported, checkpointer, start } = harness();
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    start(1);
+    // 1 is being saved; 2 waits for its save when the run ends and the sandbox is disposed.
+    start(2);
+    checkpointer.supersede();
+    snapshots[0]?.resolve(entry('d1'));
+    snapshots[1]?.reject(new Error('the sandbox is disposed'));
+    await checkpointer.saved();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+    expect(saved).toEqual([]);
+    expect(reported).toEqual([]);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});

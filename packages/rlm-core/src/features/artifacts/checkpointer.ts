@@ -181,6 +181,9 @@ export class Checkpointer {
     // takes over the bytes it would have written.
     const started = prepared.then((checkpoint) => ({ checkpoint, startedAt }));
     this.#waiting = this.#waiting ? carryBytes(this.#waiting, started) : started;
+    // `#save` reads its failure; one dropped unsaved (superseded: the run ended) may still fail
+    // as its sandbox is disposed, and must not surface as an unhandled rejection.
+    this.#waiting.catch(() => undefined);
     if (!this.#draining) this.#saves = this.#drain();
   }
 
