@@ -1,10 +1,14 @@
 import { parseArgs } from 'node:util';
 import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core';
 import { defaultAnthropicModelId } from '@rlm/anthropic';
-import { createContextPathFilter } from './context-path-filter.js';
-import { type ModelProvider, modelProviders, splitProvider } from './model-providers.js';
-import { parsePrice } from './parse-price.js';
-import { resolveToolStore, type ToolStoreChoice } from './resolve-tool-store.js';
+import { createContextPathFilter } from './context/context-path-filter.js';
+import {
+  type ModelProvider,
+  modelProviders,
+  splitProvider,
+} from './run-options/model-providers.js';
+import { parsePrice } from './run-options/parse-price.js';
+import { resolveToolStore, type ToolStoreChoice } from './store/resolve-tool-store.js';
 import { UsageError } from './usage-error.js';
 
 /** A model named on the command line as `provider:model-id`, or `replay:<trace>`. */

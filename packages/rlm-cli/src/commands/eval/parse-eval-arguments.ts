@@ -6,7 +6,7 @@ import {
   parseTokenLengths,
 } from '@rlm/eval';
 import { type CliOptions, type ModelSpec, parseModelSpec } from '../../parse-arguments.js';
-import { type BatchOptions, parseBatchArguments } from '../../parse-batch-arguments.js';
+import { type BatchOptions, parseBatchArguments } from '../batch/parse-batch-arguments.js';
 import { UsageError } from '../../usage-error.js';
 import { splitFlagWords } from './split-flag-words.js';
 

@@ -27,22 +27,22 @@ import {
   summarizeEval,
   writeSniahDataset,
 } from '@rlm/eval';
-import { BatchResultsFile } from '../../batch-results-file.js';
-import { asWrittenWithRoundedCosts } from '../../round-costs.js';
-import { checkQueueReachable } from '../../check-queue-reachable.js';
-import { createCliModel } from '../../create-cli-model.js';
-import { createCliModels, createCliRlmFactory } from '../../create-cli-rlm.js';
-import { formatBytes } from '../../format-bytes.js';
-import { type BatchResources, openBatchResources } from '../../open-batch-resources.js';
-import { openStore } from '../../open-store.js';
+import { BatchResultsFile } from '../batch/batch-results-file.js';
+import { asWrittenWithRoundedCosts } from '../../output/round-costs.js';
+import { checkQueueReachable } from '../../queue/check-queue-reachable.js';
+import { createCliModel } from '../../rlm/create-cli-model.js';
+import { createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
+import { formatBytes } from '../../output/format-bytes.js';
+import { type BatchResources, openBatchResources } from '../batch/open-batch-resources.js';
+import { openStore } from '../../store/open-store.js';
 import type { CliOptions } from '../../parse-arguments.js';
-import type { BatchJob } from '../../parse-batch-jobs.js';
-import { type QueueConnection, parseQueueUrl } from '../../parse-queue-url.js';
-import { queueBatchJobs } from '../../queue-batch-jobs.js';
-import { queuedRunSettings } from '../../queued-run-settings.js';
-import { type BatchCommandIo, BatchOutput } from '../../run-batch-command.js';
-import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../../run-batch-jobs.js';
-import { type BatchResult, runBatchQuery } from '../../run-batch-query.js';
+import type { BatchJob } from '../../jobs/parse-batch-jobs.js';
+import { type QueueConnection, parseQueueUrl } from '../../queue/parse-queue-url.js';
+import { queueBatchJobs } from '../batch/queue-batch-jobs.js';
+import { queuedRunSettings } from '../../queue/queued-run-settings.js';
+import { type BatchCommandIo, BatchOutput } from '../batch/run-batch-command.js';
+import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../batch/run-batch-jobs.js';
+import { type BatchResult, runBatchQuery } from '../../jobs/run-batch-query.js';
 import { UsageError } from '../../usage-error.js';
 import { evalHelp } from './eval-help.js';
 import { evalRunOf, readQueuedEvalResult } from './eval-run-result.js';
