@@ -12,14 +12,13 @@ export {
   type LoadedContext,
   loadContext,
 } from './context/load-context.js';
+export { type CliCommand, parseArguments } from './parse-arguments.js';
+export { parseModelSpec } from './run-options/parse-model-spec.js';
 export {
-  type CliCommand,
   type CliOptions,
   defaultMaxContextBytes,
   type ModelSpec,
-  parseArguments,
-  parseModelSpec,
-} from './parse-arguments.js';
+} from './run-options/run-options.js';
 export { formatDuration, formatRunsTable } from './output/format-runs-table.js';
 export {
   type BatchJob,
@@ -38,7 +37,8 @@ export type { BatchResult, JobStoreFailures } from './jobs/run-batch-query.js';
 export type { StoreFailure } from './store/watch-store-failures.js';
 export { createEventRenderer, type EventRendererOptions } from './commands/run/render-events.js';
 export { createRunTracer, type RunTracer, type RunTracerOptions } from './rlm/record-run-trace.js';
-export { type CliInput, type CliOutput, type RunCliOptions, runCli } from './run-cli.js';
+export type { CliInput, CliOutput, RunCliOptions } from './cli-io.js';
+export { runCli } from './run-cli.js';
 export { runQuery } from './rlm/run-query.js';
 export { type RunsCommandOutput, runRunsCommand } from './commands/runs/run-runs-command.js';
 export { type TraceCommandOutput, runTraceCommand } from './commands/trace/run-trace-command.js';

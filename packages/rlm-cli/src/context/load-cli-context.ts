@@ -1,7 +1,7 @@
 import { formatJsonReadAsText } from './format-json-read-as-text.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { type LoadedContext, loadContext } from './load-context.js';
-import type { CliOptions } from '../parse-arguments.js';
+import type { CliOptions } from '../run-options/run-options.js';
 
 /**
  * Loads `--context` or `--context-dir` as the command line selects it (`--strict` included), and

@@ -1,7 +1,7 @@
 import type { ArtifactStore, RLM, RlmEvent, RunUsage } from '@rlm/core';
 import { cliVersion } from '../cli-version.js';
 import { jsonFailureReport } from '../output/json-failure-report.js';
-import type { ModelSpec } from '../parse-arguments.js';
+import type { ModelSpec } from '../run-options/run-options.js';
 import type { BatchJobId } from './parse-batch-jobs.js';
 import { createRunTracer } from '../rlm/record-run-trace.js';
 import { runQuery } from '../rlm/run-query.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { CliOptions } from '../parse-arguments.js';
+import type { CliOptions } from '../run-options/run-options.js';
 import type { BatchJob, BatchJobId } from '../jobs/parse-batch-jobs.js';
 import type { QueuedRunSettings } from './queued-run-settings.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { type CliOptions, parseArguments } from '../parse-arguments.js';
+import type { CliOptions } from '../run-options/run-options.js';
+import { parseArguments } from '../parse-arguments.js';
 import { QueuedRunSettingsError } from './queued-run-settings-error.js';
 import { queuedRunSettings, readQueuedRunSettings } from './queued-run-settings.js';
 

@@ -1,5 +1,5 @@
 import { findModelPrice, type ModelPrice, type ModelPrices } from '@rlm/core';
-import type { CliOptions, ModelSpec, SandboxChoice } from '../parse-arguments.js';
+import type { CliOptions, ModelSpec, SandboxChoice } from '../run-options/run-options.js';
 import { QueuedRunSettingsError } from './queued-run-settings-error.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { LanguageModel } from '@rlm/core';
 import { createAnthropicModel } from '@rlm/anthropic';
 import { createOpenAIModel, keylessPlaceholder, openAIBaseURL } from '@rlm/openai';
-import type { ModelSpec } from '../parse-arguments.js';
+import type { ModelSpec } from '../run-options/run-options.js';
 import { createCliReplayModel } from './create-cli-replay-model.js';
 import { UsageError } from '../usage-error.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createReplayModel, type ReplayModel, TraceCorruptError } from '@rlm/trace';
-import type { ModelSpec } from '../parse-arguments.js';
+import type { ModelSpec } from '../run-options/run-options.js';
 import { UsageError } from '../usage-error.js';
 
 /** What a stored run's id looks like (see `createRunId`). */

@@ -12,7 +12,7 @@ import { nameModelFlags } from './name-model-flags.js';
 import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import { createToolStore } from '@rlm/toolstore';
-import type { CliOptions } from '../parse-arguments.js';
+import type { CliOptions } from '../run-options/run-options.js';
 import { UsageError } from '../usage-error.js';
 
 const freePrice: ModelPrice = {

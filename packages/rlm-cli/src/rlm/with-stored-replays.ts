@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { loadTrace, TraceCorruptError, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
 import { runIdPattern } from './create-cli-replay-model.js';
 import { openExistingStore } from '../store/open-existing-store.js';
-import type { CliOptions, ModelSpec } from '../parse-arguments.js';
+import type { CliOptions, ModelSpec } from '../run-options/run-options.js';
 import { UsageError } from '../usage-error.js';
 
 /**

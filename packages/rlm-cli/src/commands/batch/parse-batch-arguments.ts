@@ -1,12 +1,9 @@
 import path from 'node:path';
 import { defaultModelPrices, findModelPrice } from '@rlm/core';
 import { isRedisUrl } from '../../store/open-store.js';
-import {
-  type CliOptions,
-  parseArguments,
-  parseByteCount,
-  parseDuration,
-} from '../../parse-arguments.js';
+import type { CliOptions } from '../../run-options/run-options.js';
+import { parseRunOptions } from '../../run-options/parse-run-options.js';
+import { parseByteCount, parseDuration } from '../../run-options/parse-flag-values.js';
 import { defaultMaxQueryChars } from '../../jobs/parse-batch-jobs.js';
 import { parseQueueUrl } from '../../queue/parse-queue-url.js';
 import { UsageError } from '../../usage-error.js';
@@ -130,7 +127,7 @@ export function parseBatchArguments(
     }
     own[name] = value;
   }
-  const command = parseArguments(rest, env);
+  const command = parseRunOptions(rest, env);
   if (command.kind === 'help') return { kind: 'help' };
   if (command.kind !== 'run') {
     throw new UsageError('rlm batch runs queries only; see rlm batch --help');

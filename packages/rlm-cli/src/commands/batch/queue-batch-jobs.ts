@@ -12,7 +12,7 @@ import {
 import { describeJobIds } from '../../jobs/describe-job-id.js';
 import { formatBytes } from '../../output/format-bytes.js';
 import { formatDuration } from '../../output/format-runs-table.js';
-import type { CliOptions } from '../../parse-arguments.js';
+import type { CliOptions } from '../../run-options/run-options.js';
 import type { BatchJob } from '../../jobs/parse-batch-jobs.js';
 import type { QueueConnection } from '../../queue/parse-queue-url.js';
 import type { QueuedRunSettings } from '../../queue/queued-run-settings.js';

@@ -9,7 +9,7 @@ import { addRunUsage } from '../../jobs/add-run-usage.js';
 import { limitBatchArtifacts, memoryArtifactCounter } from '../../jobs/batch-artifact-quota.js';
 import type { ContextRoot } from '../../context/context-root.js';
 import { type LoadContextOptions, loadContext } from '../../context/load-context.js';
-import type { ModelSpec } from '../../parse-arguments.js';
+import type { ModelSpec } from '../../run-options/run-options.js';
 import type { BatchJob } from '../../jobs/parse-batch-jobs.js';
 import { type BatchResult, runBatchQuery } from '../../jobs/run-batch-query.js';
 import { RunTally } from '../../rlm/run-tally.js';

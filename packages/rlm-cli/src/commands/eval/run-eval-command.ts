@@ -35,7 +35,7 @@ import { createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.j
 import { formatBytes } from '../../output/format-bytes.js';
 import { type BatchResources, openBatchResources } from '../batch/open-batch-resources.js';
 import { openStore } from '../../store/open-store.js';
-import type { CliOptions } from '../../parse-arguments.js';
+import type { CliOptions } from '../../run-options/run-options.js';
 import type { BatchJob } from '../../jobs/parse-batch-jobs.js';
 import { type QueueConnection, parseQueueUrl } from '../../queue/parse-queue-url.js';
 import { queueBatchJobs } from '../batch/queue-batch-jobs.js';

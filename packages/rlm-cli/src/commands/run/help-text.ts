@@ -6,7 +6,7 @@ import {
   defaultMaxModelCalls,
   defaultMaxWallTimeMs,
   defaultStorePath,
-} from '../../parse-arguments.js';
+} from '../../run-options/run-options.js';
 
 /** The `rlm --help` text, newline included. */
 export function helpText(): string {

@@ -2,7 +2,7 @@ import { listRuns } from '@rlm/trace';
 import { formatRunsTable } from '../../output/format-runs-table.js';
 import { openExistingStore } from '../../store/open-existing-store.js';
 import { parseCommandArguments } from '../../parse-command-arguments.js';
-import { defaultStorePath } from '../../parse-arguments.js';
+import { defaultStorePath } from '../../run-options/run-options.js';
 import { UsageError } from '../../usage-error.js';
 
 /** Where `rlm runs` and `rlm trace` print. */

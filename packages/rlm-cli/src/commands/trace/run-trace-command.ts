@@ -12,7 +12,7 @@ import {
 } from '@rlm/trace';
 import { formatBytes } from '../../output/format-bytes.js';
 import { openExistingStore } from '../../store/open-existing-store.js';
-import { defaultStorePath } from '../../parse-arguments.js';
+import { defaultStorePath } from '../../run-options/run-options.js';
 import { parseCommandArguments } from '../../parse-command-arguments.js';
 import type { RunsCommandOutput } from '../runs/run-runs-command.js';
 import { UsageError } from '../../usage-error.js';

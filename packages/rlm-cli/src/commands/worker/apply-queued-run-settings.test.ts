@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { applyQueuedRunSettings } from './apply-queued-run-settings.js';
-import { type CliOptions, parseArguments } from '../../parse-arguments.js';
+import type { CliOptions } from '../../run-options/run-options.js';
+import { parseArguments } from '../../parse-arguments.js';
 import { queuedRunSettings, readQueuedRunSettings } from '../../queue/queued-run-settings.js';
 
 function cliOf(argv: readonly string[]): CliOptions {

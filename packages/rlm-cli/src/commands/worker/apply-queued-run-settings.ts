@@ -1,5 +1,6 @@
 import { defaultModelPrices, findModelPrice, type ModelPrice } from '@rlm/core';
-import { type CliOptions, type ModelSpec, parseModelSpec } from '../../parse-arguments.js';
+import type { CliOptions, ModelSpec } from '../../run-options/run-options.js';
+import { parseModelSpec } from '../../run-options/parse-model-spec.js';
 import { QueuedRunSettingsError } from '../../queue/queued-run-settings-error.js';
 import {
   modelText,

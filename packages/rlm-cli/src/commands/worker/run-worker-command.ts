@@ -5,6 +5,8 @@ import { contextAsText, type DirectBaselineSettings } from '@rlm/eval';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { applyQueuedRunSettings } from './apply-queued-run-settings.js';
+import { parseWorkerArguments, type WorkerOptions } from './parse-worker-arguments.js';
+import { workerHelp } from './worker-help.js';
 import { limitBatchArtifacts, redisArtifactCounter } from '../../jobs/batch-artifact-quota.js';
 import {
   batchQueueName,
@@ -33,10 +35,7 @@ import { ContextRoot } from '../../context/context-root.js';
 import { loadContext } from '../../context/load-context.js';
 import { loadToolsModule } from '../../rlm/load-tools-module.js';
 import { isRedisUrl, openStore } from '../../store/open-store.js';
-import { type CliOptions, parseArguments, parseDuration } from '../../parse-arguments.js';
-import { defaultArtifactTtlMs, positiveWhole } from '../batch/parse-batch-arguments.js';
-import { defaultMaxQueryChars } from '../../jobs/parse-batch-jobs.js';
-import { parseQueueUrl } from '../../queue/parse-queue-url.js';
+import type { CliOptions } from '../../run-options/run-options.js';
 import {
   modelText,
   type QueuedRunSettings,
@@ -59,39 +58,6 @@ export interface WorkerCommandIo {
   readonly onTerminate?: (listener: () => void) => () => void;
 }
 
-const workerHelp = `Usage: rlm worker --queue redis://host:port [--concurrency <n>] [--lock-duration <time>]
-                  [--context-root <dir>] [--store redis://host:port] [run flags]
-
-Runs the jobs rlm batch --queue puts on the queue, until stopped (Ctrl-C or SIGTERM: the
-running jobs finish first; a second signal quits at once). Start any number, on any machine
-that sees the same context files at the same paths.
-
-      --queue <url>            the Redis server of the queue (required)
-      --context-root <dir>     the directory every job's context must lie in, symbolic links
-                               resolved (default: the working directory); a job whose
-                               context is outside it, a device, a FIFO or a /proc file fails
-                               saying so, and the worker goes on
-      --concurrency <n>        jobs run at once by this worker (default 2)
-      --lock-duration <time>   how long a job stays claimed without news from its worker
-                               (default 30s); a killed worker's job goes to another after it
-      --store redis://...      share checkpoints between workers: a job taken over from a
-                               killed worker resumes from its last checkpoint
-      --artifact-ttl <time>    every key a job writes to a Redis store, and its result on the
-                               queue, expires this long after its last write (default 7d)
-      --max-query-chars <n>    a job whose query is longer fails without a model call
-                               (default ${defaultMaxQueryChars.toLocaleString('en-US')})
-
-Every run flag (--model, --max-cost, --max-model-calls, --tools, --connect-timeout, ...)
-applies to each job. A job of rlm eval --queue carries its variant's models and limits: they
-replace the worker's, each limit bounded by the worker's own (--max-cost, --max-iterations,
-...); base URLs, keys, tools, the store and the context stay the worker's. A job's result is written beside the queue before the queue is told, and
-kept and written again when Redis refuses it, so a Redis restart loses no answer.
-`;
-
-/** The flags only `rlm worker` has. */
-const workerFlags =
-  /^--(queue|concurrency|lock-duration|artifact-ttl|max-query-chars|context-root)(?:=(.*))?$/;
-
 /**
  * `rlm worker`: takes jobs from the BullMQ queue of `rlm batch --queue` and returns their result
  * lines. A job is claimed with a lock its worker renews; when a worker is killed, BullMQ's
@@ -102,60 +68,17 @@ export async function runWorkerCommand(
   argv: readonly string[],
   io: WorkerCommandIo,
 ): Promise<number> {
-  const own: Record<string, string> = {};
-  const rest: string[] = [];
-  for (let index = 0; index < argv.length; index++) {
-    const word = argv[index]!;
-    const match = workerFlags.exec(word);
-    if (match === null) {
-      rest.push(word);
-      continue;
-    }
-    const value = match[2] ?? argv[++index];
-    if (value === undefined || (match[2] === undefined && value.startsWith('-'))) {
-      throw new UsageError(`--${match[1]} needs a value`);
-    }
-    own[match[1]!] = value;
-  }
-  const command = parseArguments(rest, io.env);
+  const command = parseWorkerArguments(argv, io.env);
   if (command.kind === 'help') {
     io.stdout.write(workerHelp);
     return 0;
   }
-  if (command.kind !== 'run' || command.options.query !== undefined) {
-    throw new UsageError(
-      'rlm worker takes no query: the queue gives it jobs; see rlm worker --help',
-    );
-  }
-  const cli = command.options;
-  if (own.queue === undefined) {
-    throw new UsageError(
-      'rlm worker needs --queue redis://host:port, the queue of rlm batch --queue',
-    );
-  }
-  const connection = parseQueueUrl(own.queue);
-  const settings: WorkerSettings = {
-    queue: own.queue,
-    concurrency: positiveWhole(own.concurrency ?? '2', '--concurrency'),
-    lockDurationMs: parseDuration(own['lock-duration'] ?? '30s', '--lock-duration'),
-    artifactTtlMs:
-      own['artifact-ttl'] === undefined
-        ? defaultArtifactTtlMs
-        : parseDuration(own['artifact-ttl'], '--artifact-ttl'),
-    maxQueryChars: positiveWhole(
-      own['max-query-chars'] ?? String(defaultMaxQueryChars),
-      '--max-query-chars',
-    ),
-    contextRoot: await ContextRoot.open(own['context-root'] ?? process.cwd()),
-    cli,
-  };
-  if (settings.lockDurationMs < 1000) {
-    throw new UsageError(
-      `--lock-duration needs at least 1s, such as 30s or 2m (got ${JSON.stringify(own['lock-duration'])})`,
-    );
-  }
+  const { contextRoot, ...options } = command.options;
+  const { cli } = options;
+  const { connection } = options;
+  const settings: WorkerSettings = { ...options, contextRoot: await ContextRoot.open(contextRoot) };
   const models = createCliModels(cli, io.env);
-  await checkQueueReachable(connection, own.queue, cli.connectTimeoutMs);
+  await checkQueueReachable(connection, settings.queue, cli.connectTimeoutMs);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   let store: ArtifactStore | undefined;
   let redis: Redis | undefined;
@@ -192,12 +115,12 @@ export async function runWorkerCommand(
     } catch (error) {
       await queueWorker.close(true).catch(() => {});
       throw new UsageError(
-        `cannot reach the queue ${redactPassword(own.queue)}: ${error instanceof Error ? error.message : String(error)}; start Redis or fix --queue`,
+        `cannot reach the queue ${redactPassword(settings.queue)}: ${error instanceof Error ? error.message : String(error)}; start Redis or fix --queue`,
         { cause: error },
       );
     }
     io.stderr.write(
-      `rlm: worker ${runner.name} on ${redactPassword(own.queue)}, ${settings.concurrency} ${settings.concurrency === 1 ? 'job' : 'jobs'} at once; Ctrl-C to stop\n`,
+      `rlm: worker ${runner.name} on ${redactPassword(settings.queue)}, ${settings.concurrency} ${settings.concurrency === 1 ? 'job' : 'jobs'} at once; Ctrl-C to stop\n`,
     );
     return await new Promise<number>((resolve) => {
       let stopping = false;
@@ -231,15 +154,9 @@ export async function runWorkerCommand(
 }
 
 /** What a worker runs jobs with, from its command line. */
-interface WorkerSettings {
-  readonly queue: string;
-  readonly concurrency: number;
-  readonly lockDurationMs: number;
-  readonly artifactTtlMs: number;
-  readonly maxQueryChars: number;
+interface WorkerSettings extends Omit<WorkerOptions, 'contextRoot'> {
   /** `--context-root`: every job's context is read from under it only. */
   readonly contextRoot: ContextRoot;
-  readonly cli: CliOptions;
 }
 
 /** Makes a job's RLM on its view of the store. */
