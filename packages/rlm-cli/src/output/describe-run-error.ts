@@ -5,6 +5,7 @@ import {
   type ModelCallSetting,
   NoFinalAnswerError,
   SandboxError,
+  formatErrorLine,
 } from '@rlm/core';
 import { withFlags } from '../rlm/name-model-flags.js';
 
@@ -46,8 +47,8 @@ const budgetNames = {
  */
 export function describeRunError(error: unknown): RunFailure {
   // A checkpoint that cannot be resumed says to start again without resuming: here, a flag.
-  const detail = oneLine(
-    (error instanceof Error ? error.message : String(error)).replace(
+  const detail = formatErrorLine(
+    formatErrorLine(error, { maxLength: Number.POSITIVE_INFINITY }).replace(
       /start the run again without resuming it$/,
       'run it again without --resume to start over',
     ),
@@ -59,13 +60,13 @@ export function describeRunError(error: unknown): RunFailure {
     const { iterations, reason, consecutiveErrors } = error.diagnostics;
     if (consecutiveErrors) {
       return {
-        message: `the run stopped after ${consecutiveErrors.count} code blocks in a row threw an error (the last: ${oneLine(consecutiveErrors.lastError)}); raise --max-errors or ask a narrower question`,
+        message: `the run stopped after ${consecutiveErrors.count} code blocks in a row threw an error (the last: ${formatErrorLine(consecutiveErrors.lastError)}); raise --max-errors or ask a narrower question`,
         exitCode: 1,
         partialAnswer: error.partialAnswer,
       };
     }
     return {
-      message: `the model gave no final answer after ${iterations} iterations (${oneLine(reason)}); raise --max-iterations or ask a narrower question`,
+      message: `the model gave no final answer after ${iterations} iterations (${formatErrorLine(reason)}); raise --max-iterations or ask a narrower question`,
       exitCode: 1,
       partialAnswer: error.partialAnswer,
     };
@@ -91,13 +92,4 @@ export function describeRunError(error: unknown): RunFailure {
     return { message: `the sandbox failed: ${detail}`, exitCode: 1, partialAnswer: undefined };
   }
   return { message: detail, exitCode: 1, partialAnswer: undefined };
-}
-
-/** Collapses whitespace, drops a leading package prefix and bounds the length. */
-function oneLine(text: string, maxLength = 600): string {
-  const line = text
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^@rlm\/[\w/-]+:\s*/, '');
-  return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
 }

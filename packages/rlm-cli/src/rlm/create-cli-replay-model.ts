@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import { readFileSync } from 'node:fs';
 import { createReplayModel, type ReplayModel, TraceCorruptError } from '@rlm/trace';
 import type { ModelSpec } from '../run-options/run-options.js';
@@ -38,7 +39,7 @@ export function createCliReplayModel(spec: ModelSpec): ReplayModel {
     model = createReplayModel({ trace: text, source: spec.modelId });
   } catch (error) {
     if (!TraceCorruptError.isInstance(error)) throw error;
-    throw new UsageError(`${name}: ${error.message.replace(/^@rlm\/trace: /, '')}`, {
+    throw new UsageError(`${name}: ${formatErrorLine(error)}`, {
       cause: error,
     });
   }

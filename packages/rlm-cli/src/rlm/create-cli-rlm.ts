@@ -4,6 +4,7 @@ import {
   type LanguageModel,
   type ModelPrice,
   type RLM,
+  formatErrorLine,
 } from '@rlm/core';
 import { replayModelId } from '@rlm/trace';
 import { createCliModel } from './create-cli-model.js';
@@ -80,8 +81,7 @@ export function createCliRlmFactory(
     try {
       return createRLM({ ...settings, ...(artifacts ? { artifacts } : {}) });
     } catch (error) {
-      const reason = error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : '';
-      throw new UsageError(reason || String(error), { cause: error });
+      throw new UsageError(formatErrorLine(error), { cause: error });
     }
   };
   // Settings are checked now, before any job runs.

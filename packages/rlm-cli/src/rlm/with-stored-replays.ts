@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import { existsSync } from 'node:fs';
 import { loadTrace, TraceCorruptError, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
 import { runIdPattern } from './create-cli-replay-model.js';
@@ -32,12 +33,9 @@ export async function withStoredReplays(cli: CliOptions): Promise<CliOptions> {
     } catch (error) {
       if (!TraceNotFoundError.isInstance(error) && !TraceCorruptError.isInstance(error))
         throw error;
-      throw new UsageError(
-        `replay:${spec.modelId}: ${error.message.replace(/^@rlm\/trace: /, '')}`,
-        {
-          cause: error,
-        },
-      );
+      throw new UsageError(`replay:${spec.modelId}: ${formatErrorLine(error)}`, {
+        cause: error,
+      });
     } finally {
       await store.close();
     }

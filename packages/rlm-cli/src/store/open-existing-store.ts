@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import { access } from 'node:fs/promises';
 import type { ArtifactStore } from '@rlm/core';
 import { UsageError } from '../usage-error.js';
@@ -18,7 +19,7 @@ export async function openExistingStore(storePath: string): Promise<ArtifactStor
     const { createSqliteArtifactStore } = await import('@rlm/artifacts');
     return await createSqliteArtifactStore({ path: storePath });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^@rlm\/artifacts: /, '') : '';
+    const reason = formatErrorLine(error);
     throw new UsageError(`${reason}; pass --store <file> with an rlm store`, { cause: error });
   }
 }

@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import type { ArtifactStore } from '@rlm/core';
 import { UsageError } from '../usage-error.js';
 
@@ -38,7 +39,7 @@ export async function openStore(
     const { createSqliteArtifactStore } = await import('@rlm/artifacts');
     return await createSqliteArtifactStore({ path: storePath });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^@rlm\/artifacts: /, '') : '';
+    const reason = formatErrorLine(error);
     const fix = isRedisUrl(storePath)
       ? 'start Redis, fix --store (or --connect-timeout), or pass --no-store'
       : 'pass --store <file> or --no-store';

@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import type { ArtifactStore } from '@rlm/core';
 
 /** One failed write to the artifact store during a run. */
@@ -63,8 +64,7 @@ export class StoreFailureWatch {
 
   #record(operation: string, error: unknown): void {
     if (error instanceof Error && callerErrors.has(error.name)) return;
-    const text = error instanceof Error ? error.message : String(error);
-    const failure = { operation, message: text.replace(/^@rlm\/[\w/-]+:\s*/, '') };
+    const failure = { operation, message: formatErrorLine(error) };
     this.#failures.push(failure);
     if (this.#failures.length === 1) this.#onFirst(failure);
   }

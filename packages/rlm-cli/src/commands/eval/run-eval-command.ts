@@ -6,6 +6,7 @@ import {
   findModelPrice,
   type LanguageModel,
   type RLM,
+  formatErrorLine,
 } from '@rlm/core';
 import {
   contextAsText,
@@ -96,7 +97,7 @@ export async function runEvalCommand(argv: readonly string[], io: BatchCommandIo
   if (command.kind === 'generate') {
     const written = await writeSniahDataset(command.directory, command).catch((error: unknown) => {
       if (EvalSettingsError.isInstance(error)) {
-        throw new UsageError(error.message.replace(/^@rlm\/eval: /, ''), { cause: error });
+        throw new UsageError(formatErrorLine(error), { cause: error });
       }
       throw error;
     });
@@ -431,7 +432,7 @@ class EvalCommand {
     } catch (error) {
       if (ScorerModuleError.isInstance(error)) {
         throw new UsageError(
-          `${error.message.replace(/^@rlm\/eval: /, '')}; see rlm eval --help for the scorer's shape`,
+          `${formatErrorLine(error)}; see rlm eval --help for the scorer's shape`,
           { cause: error },
         );
       }

@@ -9,6 +9,7 @@ import {
   type RlmEvent,
   runKey,
   Utf8Text,
+  formatErrorLine,
 } from '@rlm/core';
 import type { CliOutput, RunCliOptions } from '../../cli-io.js';
 import { cliVersion } from '../../cli-version.js';
@@ -277,8 +278,7 @@ export class Session {
       return lease;
     } catch (error) {
       if (RunLeaseHeldError.isInstance(error)) throw error;
-      const message =
-        error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : String(error);
+      const message = formatErrorLine(error);
       if (this.#cli.storeErrors === 'warn') {
         this.#io.stderr.write(
           `rlm: cannot take the run's lease, running without one: ${message}\n`,

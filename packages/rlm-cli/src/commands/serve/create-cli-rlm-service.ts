@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import {
   createRlmService,
   formatServedRequestLog,
@@ -126,7 +127,7 @@ export async function createCliRlmService(
   } catch (error) {
     await store?.close().catch(() => {});
     if (ServerSettingsError.isInstance(error)) {
-      throw new UsageError(error.message.replace(/^@rlm\/server:\s*/, ''), { cause: error });
+      throw new UsageError(formatErrorLine(error), { cause: error });
     }
     throw error;
   }

@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -91,7 +92,7 @@ async function readStoredTrace(
   try {
     return await loadTrace(store, runId).catch((error: unknown) => {
       if (TraceNotFoundError.isInstance(error)) {
-        throw new UsageError(error.message.replace(/^@rlm\/trace: /, ''), { cause: error });
+        throw new UsageError(formatErrorLine(error), { cause: error });
       }
       throw error;
     });
@@ -114,7 +115,7 @@ async function readTraceFile(file: string): Promise<TraceDocument> {
     return traceFromJsonLines(text);
   } catch (error) {
     if (!TraceCorruptError.isInstance(error)) throw error;
-    throw new UsageError(`${file}: ${error.message.replace(/^@rlm\/trace: /, '')}`, {
+    throw new UsageError(`${file}: ${formatErrorLine(error)}`, {
       cause: error,
     });
   }
