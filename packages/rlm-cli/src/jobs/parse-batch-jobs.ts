@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { readJsonObjectLines } from '@rlm/eval';
 import { describeJobId } from './describe-job-id.js';
 
 /** A job's id as the input line gives it: a non-empty string or a finite number. */
@@ -56,42 +57,32 @@ export function parseBatchJobs(
   const jobs: BatchJob[] = [];
   const problems: BatchLineProblem[] = [];
   const firstOf = new Map<string, { readonly line: number; readonly id: BatchJobId }>();
-  const lines = text.split('\n');
-  lines.forEach((raw, index) => {
-    const line = index + 1;
-    const source = raw.trim();
-    if (source === '') return;
+  for (const entry of readJsonObjectLines(text, '{"id": 1, "query": "..."}')) {
+    const { line } = entry;
     const problem = (message: string) => problems.push({ line, message });
-    let record: unknown;
-    try {
-      record = JSON.parse(source);
-    } catch {
-      problem('not valid JSON; each line must be one object such as {"id": 1, "query": "..."}');
-      return;
+    if ('problem' in entry) {
+      problem(entry.problem);
+      continue;
     }
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-      problem('not a JSON object; each line must look like {"id": 1, "query": "..."}');
-      return;
-    }
-    const { id, query, context } = record as Record<string, unknown>;
+    const { id, query, context } = entry.fields;
     if (!isJobId(id)) {
       problem('needs an "id" that is a non-empty string or a number');
-      return;
+      continue;
     }
     const shown = describeJobId(id);
     if (typeof query !== 'string' || query.trim() === '') {
       problem(`id ${shown} needs a "query" that is a non-empty string`);
-      return;
+      continue;
     }
     if (query.length > maxQueryChars) {
       problem(
         `id ${shown}: the query has ${query.length.toLocaleString('en-US')} characters, over --max-query-chars ${maxQueryChars}; shorten it (put the material in its context) or raise --max-query-chars`,
       );
-      return;
+      continue;
     }
     if (context !== undefined && (typeof context !== 'string' || context.trim() === '')) {
       problem(`id ${shown}: "context" must be a file path (a non-empty string)`);
-      return;
+      continue;
     }
     const key = batchIdKey(id);
     const first = firstOf.get(key);
@@ -101,7 +92,7 @@ export function parseBatchJobs(
       problem(
         `duplicate id ${shown} (first on line ${first.line}${same}); give each line its own id`,
       );
-      return;
+      continue;
     }
     firstOf.set(key, { line, id });
     jobs.push({
@@ -111,7 +102,7 @@ export function parseBatchJobs(
       contextFile: context === undefined ? undefined : path.resolve(baseDirectory, context),
       line,
     });
-  });
+  }
   return { jobs, problems };
 }
 
