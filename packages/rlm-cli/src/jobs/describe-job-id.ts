@@ -1,4 +1,5 @@
-import type { BatchJobId } from './parse-batch-jobs.js';
+/** A job's id: a non-empty string or a finite number (`BatchJobId`). */
+type JobId = string | number;
 
 /** Characters of an id a message shows at most. */
 const maxShownChars = 64;
@@ -8,7 +9,7 @@ const maxShownChars = 64;
  * and control characters escaped, so no id can forge a line); an id longer than 64 characters
  * is cut, with its length: `"aaaa…" (1,048,576 characters)`.
  */
-export function describeJobId(id: BatchJobId): string {
+export function describeJobId(id: JobId): string {
   const shown = typeof id === 'number' ? String(id) : JSON.stringify(id);
   if (shown.length <= maxShownChars) return shown;
   const length = typeof id === 'number' ? shown.length : id.length;
@@ -19,7 +20,7 @@ export function describeJobId(id: BatchJobId): string {
 const maxListed = 10;
 
 /** Several ids for a message: the first ten, each as {@link describeJobId}, then how many more. */
-export function describeJobIds(ids: readonly BatchJobId[]): string {
+export function describeJobIds(ids: readonly JobId[]): string {
   const shown = ids.slice(0, maxListed).map(describeJobId).join(', ');
   return ids.length > maxListed ? `${shown} and ${ids.length - maxListed} more` : shown;
 }
