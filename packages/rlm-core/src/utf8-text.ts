@@ -1,13 +1,15 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 
 const brand = Symbol.for('@rlm/core.Utf8Text');
 const byteOrderMark = [0xef, 0xbb, 0xbf] as const;
 
 /**
  * UTF-16 code units of valid UTF-8 `bytes`: one per byte that starts a character, two for a
- * four-byte character. Four bytes at a time where they are aligned.
+ * four-byte character. ASCII (most large texts) is one unit a byte, found by a native scan;
+ * otherwise four bytes at a time where they are aligned.
  */
 function utf16Length(bytes: Uint8Array): number {
+  if (isAscii(bytes)) return bytes.length;
   let units = 0;
   let index = 0;
   const end = bytes.length;

@@ -1,9 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { createRLM, type SandboxFactory } from '@rlm/core';
+import { createSqliteArtifactStore } from '@rlm/artifacts';
+import { type ArtifactStore, createRLM, type SandboxFactory } from '@rlm/core';
 import { createScriptedSandbox } from '@rlm/core/testing';
 import { createOpenAIModel } from '@rlm/openai';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import { createRlmService, startRlmHttpServer } from '@rlm/server';
+import { createTraceRecorder, saveTrace } from '@rlm/trace';
 import type { Benchmark, BenchOptions, BenchRow } from '../benchmark.js';
 import { median } from '../median.js';
 import { cliEntryPoint } from '../run-cli-process.js';
@@ -103,19 +105,40 @@ async function servedStream(baseURL: string): Promise<string> {
 
 /**
  * The same 1-step run without the server: a fresh `createRLM` per request (as `rlm serve` makes),
- * one sandbox factory, the same model API.
+ * one sandbox factory, the same model API. Given `traces`, each run's trace is recorded and kept
+ * in that store in the background, as `rlm serve` does with its default store: the baseline of the
+ * served figure with a store then does the same work, and what is left is serving's own.
  */
-function directRunner(model: ScriptedChatServer, sandbox: SandboxFactory) {
+function directRunner(model: ScriptedChatServer, sandbox: SandboxFactory, traces?: ArtifactStore) {
   const llm = createOpenAIModel({ model: 'bench', baseURL: model.url, apiKey: 'bench' });
+  const keeping = new Set<Promise<unknown>>();
+  const stream = async (): Promise<unknown> => {
+    await using rlm = createRLM({ llm, sandbox });
+    const recorder = traces === undefined ? undefined : createTraceRecorder();
+    let answer: unknown;
+    for await (const event of rlm.queryStream(question)) {
+      recorder?.record(event);
+      if (event.type === 'final' && event.depth === 0) answer = event.answer;
+    }
+    if (recorder !== undefined && traces !== undefined) {
+      const kept = saveTrace(traces, recorder.finish()).finally(() => keeping.delete(kept));
+      keeping.add(kept);
+    }
+    return answer;
+  };
   return {
-    async answer(): Promise<unknown> {
-      await using rlm = createRLM({ llm, sandbox });
-      return (await rlm.query(question)).answer;
+    answer:
+      traces === undefined
+        ? async (): Promise<unknown> => {
+            await using rlm = createRLM({ llm, sandbox });
+            return (await rlm.query(question)).answer;
+          }
+        : stream,
+    stream: async (): Promise<void> => {
+      await stream();
     },
-    async stream(): Promise<void> {
-      await using rlm = createRLM({ llm, sandbox });
-      for await (const _event of rlm.queryStream(question)) void _event;
-    },
+    /** Waits for the traces still being kept. */
+    settled: () => Promise.all(keeping),
   };
 }
 
@@ -265,20 +288,33 @@ export const serveBenchmark: Benchmark = {
       }
     }
     if (!wants('serve-process')) return rows;
-    const direct = directRunner(model, createSesSandbox());
+    const sesSandbox = createSesSandbox();
     return await withTemporaryDirectory(async (cwd) => {
       for (const store of [false, true]) {
         await using served = await startServe(model, cwd, store);
-        loadAnswers(model, perRequest * 2);
-        rows.push(
-          ...(await latencyRows(
-            options,
-            `rlm serve (${store ? 'traces kept in the default SQLite store' : '--no-store'})`,
-            () => direct.answer(),
-            () => servedAnswer(served.baseURL),
-            false,
-          )),
-        );
+        // With a store, the direct runs keep their traces in a SQLite file of their own, as the
+        // served ones do in the default store: both sides do the same work.
+        const traces = store
+          ? await createSqliteArtifactStore({ path: `${cwd}/direct-traces.sqlite` })
+          : undefined;
+        const direct = directRunner(model, sesSandbox, traces);
+        try {
+          loadAnswers(model, perRequest * 2);
+          rows.push(
+            ...(await latencyRows(
+              options,
+              store
+                ? 'rlm serve (traces kept in the default SQLite store; the direct calls keep theirs in SQLite too)'
+                : 'rlm serve (--no-store)',
+              () => direct.answer(),
+              () => servedAnswer(served.baseURL),
+              false,
+            )),
+          );
+        } finally {
+          await direct.settled();
+          await traces?.close();
+        }
         if (store) continue;
         const total = clients * requestsPerClient;
         loadAnswers(model, total * 2 * options.runs);
