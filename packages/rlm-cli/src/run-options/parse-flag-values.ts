@@ -23,7 +23,11 @@ export function parseRedactionRatio(text: string): number {
 
 /** A positive whole number given to `flag`; `undefined` when the flag was not given. */
 export function optionalInteger(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : parsePositiveInteger(text, flag);
+}
+
+/** A positive whole number given to `flag`, e.g. `--concurrency 4`. */
+export function parsePositiveInteger(text: string, flag: string): number {
   return checkPositive(
     /^\d+$/.test(text) ? Number(text) : Number.NaN,
     text,

@@ -2,6 +2,9 @@ import { formatErrorLine } from '@rlm/core';
 import type { ArtifactStore } from '@rlm/core';
 import { UsageError } from '../usage-error.js';
 
+/** How long a Redis store keeps a job's keys unless `--artifact-ttl` says otherwise: 7 days. */
+export const defaultArtifactTtlMs = 7 * 86_400_000;
+
 /** Whether a `--store` value names a Redis server (`redis://` or `rediss://`) instead of a file. */
 export function isRedisUrl(storePath: string): boolean {
   return /^rediss?:\/\//i.test(storePath);

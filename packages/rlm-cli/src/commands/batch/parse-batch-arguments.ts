@@ -1,9 +1,13 @@
 import path from 'node:path';
 import { defaultModelPrices, findModelPrice } from '@rlm/core';
-import { isRedisUrl } from '../../store/open-store.js';
+import { defaultArtifactTtlMs, isRedisUrl } from '../../store/open-store.js';
 import type { CliOptions } from '../../run-options/run-options.js';
 import { parseRunOptions } from '../../run-options/parse-run-options.js';
-import { parseByteCount, parseDuration } from '../../run-options/parse-flag-values.js';
+import {
+  parseByteCount,
+  parseDuration,
+  parsePositiveInteger,
+} from '../../run-options/parse-flag-values.js';
 import { defaultMaxQueryChars } from '../../jobs/parse-batch-jobs.js';
 import { parseQueueUrl } from '../../queue/parse-queue-url.js';
 import { UsageError } from '../../usage-error.js';
@@ -69,9 +73,6 @@ export const defaultMaxBatchArtifactBytes = 1024 ** 3;
 
 /** How long a queued batch waits for progress unless `--stall-timeout` says otherwise. */
 export const defaultStallTimeoutMs = 5 * 60_000;
-
-/** How long a Redis store keeps a job's keys unless `--artifact-ttl` says otherwise: 7 days. */
-export const defaultArtifactTtlMs = 7 * 86_400_000;
 
 /** The flags only `rlm batch` has, and `--out`, which means the results file there. */
 const batchFlags = new Map([
@@ -141,7 +142,7 @@ export function parseBatchArguments(
   const concurrency =
     own.concurrency === undefined
       ? defaultBatchConcurrency
-      : positiveWhole(own.concurrency, '--concurrency');
+      : parsePositiveInteger(own.concurrency, '--concurrency');
   const maxBatchCostUsd =
     own['max-batch-cost'] === undefined ? undefined : parseDollars(own['max-batch-cost']);
   if (maxBatchCostUsd !== undefined) {
@@ -185,7 +186,7 @@ export function parseBatchArguments(
       maxQueryChars:
         own['max-query-chars'] === undefined
           ? defaultMaxQueryChars
-          : positiveWhole(own['max-query-chars'], '--max-query-chars'),
+          : parsePositiveInteger(own['max-query-chars'], '--max-query-chars'),
       maxBatchArtifactBytes:
         own['max-batch-artifact-bytes'] === undefined
           ? defaultMaxBatchArtifactBytes
@@ -203,15 +204,6 @@ export function parseBatchArguments(
       run,
     },
   };
-}
-
-/** A positive whole number, e.g. `--concurrency 8`; else a {@link UsageError} naming `flag`. */
-export function positiveWhole(text: string, flag: string): number {
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new UsageError(`${flag} needs a positive whole number (got ${JSON.stringify(text)})`);
-  }
-  return value;
 }
 
 /** `--flag=value` as `['--flag', 'value']`; anything else as `[word, undefined]`. */

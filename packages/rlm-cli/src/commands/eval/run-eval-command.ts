@@ -46,10 +46,10 @@ import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../batch/run-b
 import { type BatchResult, runBatchQuery } from '../../jobs/run-batch-query.js';
 import { UsageError } from '../../usage-error.js';
 import { evalHelp } from './eval-help.js';
-import { evalRunOf, readQueuedEvalResult } from './eval-run-result.js';
+import { evalRunOf, readQueuedEvalResult } from '../../jobs/eval-run-result.js';
 import { type EvalOptions, baselineVariant, parseEvalArguments } from './parse-eval-arguments.js';
 import { readEvalDataset } from './read-eval-dataset.js';
-import { runBaselineJob } from './run-baseline-job.js';
+import { runBaselineJob } from '../../jobs/run-baseline-job.js';
 import { writeEvalReport } from './write-eval-report.js';
 
 /** One item run by one variant: a job of the batch runner. */

@@ -1,10 +1,10 @@
-import { parseDuration } from '../../run-options/parse-flag-values.js';
+import { parseDuration, parsePositiveInteger } from '../../run-options/parse-flag-values.js';
 import { parseRunOptions } from '../../run-options/parse-run-options.js';
 import type { CliOptions } from '../../run-options/run-options.js';
 import { defaultMaxQueryChars } from '../../jobs/parse-batch-jobs.js';
 import { parseQueueUrl, type QueueConnection } from '../../queue/parse-queue-url.js';
 import { UsageError } from '../../usage-error.js';
-import { defaultArtifactTtlMs, positiveWhole } from '../batch/parse-batch-arguments.js';
+import { defaultArtifactTtlMs } from '../../store/open-store.js';
 
 /** `rlm worker`'s command line, validated. */
 export type WorkerCommand =
@@ -75,13 +75,13 @@ export function parseWorkerArguments(
   const options: WorkerOptions = {
     queue: own.queue,
     connection,
-    concurrency: positiveWhole(own.concurrency ?? '2', '--concurrency'),
+    concurrency: parsePositiveInteger(own.concurrency ?? '2', '--concurrency'),
     lockDurationMs: parseDuration(own['lock-duration'] ?? '30s', '--lock-duration'),
     artifactTtlMs:
       own['artifact-ttl'] === undefined
         ? defaultArtifactTtlMs
         : parseDuration(own['artifact-ttl'], '--artifact-ttl'),
-    maxQueryChars: positiveWhole(
+    maxQueryChars: parsePositiveInteger(
       own['max-query-chars'] ?? String(defaultMaxQueryChars),
       '--max-query-chars',
     ),

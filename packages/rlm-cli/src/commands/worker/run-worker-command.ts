@@ -22,8 +22,8 @@ import {
   baselineFactsOf,
   type QueuedEvalFacts,
   type QueuedEvalResult,
-} from '../eval/eval-run-result.js';
-import { runBaselineJob } from '../eval/run-baseline-job.js';
+} from '../../jobs/eval-run-result.js';
+import { runBaselineJob } from '../../jobs/run-baseline-job.js';
 import { createCliModel } from '../../rlm/create-cli-model.js';
 import { createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
 import { describeJobId } from '../../jobs/describe-job-id.js';

@@ -1,7 +1,7 @@
 import { emptyRunUsage } from '@rlm/core';
 import type { EvalRun } from '@rlm/eval';
-import type { BatchJobId } from '../../jobs/parse-batch-jobs.js';
-import type { BatchResult } from '../../jobs/run-batch-query.js';
+import type { BatchJobId } from './parse-batch-jobs.js';
+import type { BatchResult } from './run-batch-query.js';
 
 /**
  * What a worker adds to the result line of an eval job (`eval` in the line), for the eval to

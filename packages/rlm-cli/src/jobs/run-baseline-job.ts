@@ -1,7 +1,7 @@
 import { emptyRunUsage } from '@rlm/core';
 import { type DirectBaselineSettings, type EvalRun, runDirectBaseline } from '@rlm/eval';
-import type { BatchJobId } from '../../jobs/parse-batch-jobs.js';
-import type { BatchResult } from '../../jobs/run-batch-query.js';
+import type { BatchJobId } from './parse-batch-jobs.js';
+import type { BatchResult } from './run-batch-query.js';
 import { baselineResultOf } from './eval-run-result.js';
 
 /**
