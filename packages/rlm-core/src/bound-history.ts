@@ -1,7 +1,7 @@
 import type { Message } from './language-model.js';
 import { parseResponse } from './parse-response.js';
 import { formatExecution } from './prompts.js';
-import type { HistoryStep } from './session-memory.js';
+import type { HistoryStep } from './history-entry.js';
 
 /** Share of the budget the compacted summary may use; the rest goes to the newest steps. */
 const summaryShare = 0.2;

@@ -2,7 +2,7 @@ import { findModelPrice } from './cost/model-prices.js';
 import { usageCostUsd } from './cost/usage-cost.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import type { Usage } from './language-model.js';
-import type { BudgetSettings, ModelPrices } from './rlm-settings.js';
+import type { BudgetSettings, ModelPrices } from './budget-settings.js';
 import type { RunUsage } from './run-usage.js';
 
 /** What is left of each budget that is set; a budget that is not set is absent (unlimited). */

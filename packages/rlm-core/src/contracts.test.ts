@@ -3,9 +3,11 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
-// The layering rule of DESIGN.md's "Kernel" section: the contracts (the narrow interfaces,
-// events, settings, errors) import only other contracts, and no file of the package is part
-// of an import cycle (type imports included).
+// The layering rules of DESIGN.md's "Kernel and feature wings" section: the contracts (the
+// narrow interfaces, events, errors) import only other contracts; the kernel (`loop/`) imports
+// no feature; a feature wing reaches the kernel only through `features/feature.ts`; and no file
+// of the package is part of an import cycle (type imports included). `rlm-settings.ts` is no
+// contract: it composes the settings groups that the wings own.
 
 const sourceRoot = dirname(fileURLToPath(import.meta.url));
 
@@ -14,8 +16,9 @@ const contracts = new Set([
   'artifact-store.ts',
   'durable-tool-store.ts',
   'events.ts',
+  'budget-settings.ts',
+  'history-entry.ts',
   'language-model.ts',
-  'rlm-settings.ts',
   'run-usage.ts',
   'sandbox.ts',
   'schema.ts',
@@ -73,6 +76,24 @@ describe('the import structure of @rlm/core', () => {
     expect(outside).toEqual([]);
     // The contracts were found at all: a rename would otherwise pass silently.
     for (const file of contracts) expect(graph.has(file)).toBe(true);
+  });
+
+  test('the kernel imports no feature, and features reach it only through feature.ts', () => {
+    const edges = [...graph].flatMap(([file, imports]) =>
+      imports.map((target) => ({ file, target })),
+    );
+    const kernelToFeature = edges.filter(
+      ({ file, target }) => file.startsWith('loop/') && target.startsWith('features/'),
+    );
+    expect(kernelToFeature.map(({ file, target }) => `${file} -> ${target}`)).toEqual([]);
+    const wingToKernel = edges.filter(
+      ({ file, target }) => /^features\/[^/]+\//.test(file) && target.startsWith('loop/'),
+    );
+    expect(wingToKernel.map(({ file, target }) => `${file} -> ${target}`)).toEqual([]);
+    // The wings were found at all: a move would otherwise pass silently.
+    for (const wing of ['artifacts', 'durable-tools', 'host-tools', 'session']) {
+      expect([...graph.keys()].some((file) => file.startsWith(`features/${wing}/`))).toBe(true);
+    }
   });
 
   test('no import cycles, type imports included', () => {

@@ -1,29 +1,42 @@
-import { defaultQuotas } from './quotas/artifact-quota.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { Budget } from './budget.js';
-import { CatalogCachingStore, RecordWriteCount } from './catalog-caching-store.js';
+import { ArtifactQuota } from './features/artifacts/artifact-quota.js';
+import { artifactsFeature } from './features/artifacts/artifacts-feature.js';
 import {
-  defaultCheckpointMaxVariableBytes,
-  type ResumeState,
-  resumeStateOf,
-} from './checkpoints.js';
+  type ArtifactsSettings,
+  type ResolvedArtifactsSettings,
+  resolveArtifactsSettings,
+} from './features/artifacts/artifacts-settings.js';
+import {
+  CatalogCachingStore,
+  RecordWriteCount,
+} from './features/artifacts/catalog-caching-store.js';
+import { type ResumeState, resumeStateOf } from './features/artifacts/checkpoints.js';
+import { durableToolsFeature } from './features/durable-tools/durable-tools-feature.js';
+import type { Feature } from './features/feature.js';
+import { hostToolsFeature } from './features/host-tools/host-tools-feature.js';
+import { groupedOrFlat } from './flat-settings.js';
+import type { DurableToolStore } from './durable-tool-store.js';
+import type { CallEvent } from './loop/scheduler.js';
+import type { CallState } from './loop/call-state.js';
+import { nonNegativeInteger, positiveInteger, positiveNumber } from './settings-checks.js';
 import { ConcurrencyGate, defaultMaxConcurrency } from './concurrency-gate.js';
 import { findModelPrice } from './cost/model-prices.js';
 import { ModelPriceError } from './errors/model-price-error.js';
 import { ModelChoice, modelIdFor, providerOf } from './model-choice.js';
-import { defaultCheckpointMaxLagMs } from './checkpointer.js';
 import { runPrices } from './cost/run-prices.js';
 import { BudgetExhaustedError } from './errors/budget-exhausted-error.js';
 import { SandboxError } from './errors/sandbox-error.js';
 import { EventChannel } from './event-channel.js';
 import type { RlmEvent } from './events.js';
 import { hashContext } from './hash-context.js';
-import { HostToolRegistry } from './host-tools.js';
+import { HostToolRegistry } from './features/host-tools/host-tool-registry.js';
+import type { HostTool } from './features/host-tools/host-tool.js';
 import type { ModelPrices, QueryOptions, RLM, RLMResult, RLMSettings } from './rlm-settings.js';
 import { runKey } from './run-key.js';
 import { SchemaCheck } from './schema-check.js';
 import type { InferSchemaOutput, Schema } from './schema.js';
-import { SessionMemory } from './session-memory.js';
+import { SessionMemory } from './features/session/session-memory.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
 import type { CallSetup } from './loop/commands.js';
 import type { ResolvedSettings } from './loop/resolved-settings.js';
@@ -53,6 +66,10 @@ class RecursiveLanguageModel implements RLM {
   readonly #session: SessionMemory;
   #currentContext: unknown;
   readonly #artifacts: ArtifactStore | undefined;
+  readonly #artifactsSettings: ResolvedArtifactsSettings;
+  readonly #hostTools: HostToolRegistry;
+  readonly #toolStore: DurableToolStore | undefined;
+  readonly #ownFeatures: readonly Feature[];
   /** Record writes through any run's store view, which make the cached catalogs stale. */
   readonly #recordWrites = new RecordWriteCount();
   #disposed = false;
@@ -101,46 +118,88 @@ class RecursiveLanguageModel implements RLM {
         maxPending: positiveInteger(settings.commandQueue?.maxPending ?? 1_024, 'maxPending'),
       },
       variableSync: settings.variableSync ?? {},
-      tools: new HostToolRegistry(settings.tools ?? []),
-      toolStore: settings.toolStore,
-      largeAnswerChars: positiveInteger(settings.largeAnswerChars ?? 65_536, 'largeAnswerChars'),
-      catalogChars: positiveInteger(settings.catalogChars ?? 4_000, 'catalogChars'),
-      checkpointMaxVariableBytes: positiveInteger(
-        settings.checkpointMaxVariableBytes ?? defaultCheckpointMaxVariableBytes,
-        'checkpointMaxVariableBytes',
-      ),
-      checkpointMaxLagMs: nonNegativeInteger(
-        settings.checkpointMaxLagMs ?? defaultCheckpointMaxLagMs,
-        'checkpointMaxLagMs',
-      ),
-      quotas: {
-        artifactBytes: positiveInteger(
-          settings.quotas?.artifactBytes ?? defaultQuotas.artifactBytes,
-          'quotas.artifactBytes',
-        ),
-        artifactCount: positiveInteger(
-          settings.quotas?.artifactCount ?? defaultQuotas.artifactCount,
-          'quotas.artifactCount',
-        ),
-      },
       maxConcurrentChildren: positiveInteger(
         settings.maxConcurrentChildren ?? 8,
         'maxConcurrentChildren',
       ),
     };
-    this.#persistent = settings.persistent ?? false;
-    if (settings.sessionMemory && !this.#persistent) {
+    this.#artifactsSettings = resolveArtifactsSettings(artifactsGroupOf(settings));
+    this.#hostTools = new HostToolRegistry(
+      groupedOrFlat<readonly HostTool[]>(
+        settings.hostTools,
+        settings.tools,
+        'tools',
+        'hostTools',
+      ) ?? [],
+    );
+    this.#toolStore = groupedOrFlat(
+      settings.durableTools?.store,
+      settings.toolStore,
+      'toolStore',
+      'durableTools.store',
+    );
+    this.#ownFeatures = settings.features ?? [];
+    this.#persistent =
+      groupedOrFlat(
+        settings.session?.persistent,
+        settings.persistent,
+        'persistent',
+        'session.persistent',
+      ) ?? false;
+    const memory = groupedOrFlat(
+      settings.session?.memory,
+      settings.sessionMemory,
+      'sessionMemory',
+      'session.memory',
+    );
+    if (memory && !this.#persistent) {
       throw new TypeError(
-        '@rlm/core: sessionMemory bounds a persistent session; set persistent: true or remove it',
+        '@rlm/core: session.memory bounds a persistent session; set session.persistent: true or remove it',
       );
     }
-    this.#session = new SessionMemory(settings.sessionMemory, settings.artifacts);
+    this.#artifacts = this.#artifactsSettings.store;
+    this.#session = new SessionMemory(memory, this.#artifacts);
     this.#maxConcurrency = positiveInteger(
       settings.maxConcurrency ?? defaultMaxConcurrency,
       'maxConcurrency',
     );
     this.#budget = settings.budget;
-    this.#artifacts = settings.artifacts;
+  }
+
+  /** The features a run installs, in the order the prompt shows them. */
+  #featuresOf(
+    storage: { artifacts: ArtifactStore; runKey: string } | undefined,
+    resume: ResumeState | undefined,
+    budget: Budget,
+    startedAt: number,
+  ): (emit: (call: CallState, event: CallEvent) => void) => Feature[] {
+    return (emit) => {
+      const artifacts = this.#artifactsSettings;
+      const quota = new ArtifactQuota(artifacts.quotas);
+      return [
+        ...(storage
+          ? [
+              artifactsFeature({
+                ...storage,
+                quota,
+                budget,
+                startedAt,
+                catalogChars: artifacts.catalogChars,
+                largeAnswerChars: artifacts.largeAnswerChars,
+                checkpointMaxVariableBytes: artifacts.checkpointMaxVariableBytes,
+                checkpointMaxLagMs: artifacts.checkpointMaxLagMs,
+                ...(resume ? { resume } : {}),
+                emit,
+              }),
+            ]
+          : []),
+        ...(this.#toolStore
+          ? [durableToolsFeature(this.#toolStore, { modelId: this.#settings.llm.modelId })]
+          : []),
+        hostToolsFeature(this.#hostTools, { artifacts: storage?.artifacts, quota }),
+        ...this.#ownFeatures,
+      ];
+    };
   }
 
   query(query: string, context?: unknown, options: QueryOptions = {}): Promise<RLMResult> {
@@ -238,13 +297,12 @@ class RecursiveLanguageModel implements RLM {
           await storage.artifacts.latestCheckpoint(storage.runKey, { loadSerializedBytes: false })
         : undefined;
     if (checkpoint) budget.restore(checkpoint.budget);
-    const run = new RlmRun(this.#settings, {
-      budget,
-      gate: new ConcurrencyGate(this.#maxConcurrency),
-      emit,
-      startedAt,
-      ...(storage ? { storage } : {}),
-    });
+    const resume = checkpoint ? resumeStateOf(checkpoint) : undefined;
+    const run = new RlmRun(
+      this.#settings,
+      { budget, gate: new ConcurrencyGate(this.#maxConcurrency), emit, startedAt },
+      this.#featuresOf(storage, resume, budget, startedAt),
+    );
     const wallTime = budget.remainingWallTimeMs;
     const timer =
       wallTime === undefined
@@ -261,11 +319,7 @@ class RecursiveLanguageModel implements RLM {
           );
     if (this.#persistent) this.#running = run;
     try {
-      const setup = await this.#setup(
-        context,
-        checkpoint ? resumeStateOf(checkpoint) : undefined,
-        run,
-      );
+      const setup = await this.#setup(context, run);
       const final = await run.runRoot(query, context, setup, options.signal);
       if (this.#persistent) {
         this.#session.record({ query, answer: final.answer, iterations: final.iterations });
@@ -303,11 +357,9 @@ class RecursiveLanguageModel implements RLM {
     return { artifacts, runKey: key };
   }
 
-  async #setup(context: unknown, resume: ResumeState | undefined, run: RlmRun): Promise<CallSetup> {
-    const base = resume ? { resume } : {};
+  async #setup(context: unknown, run: RlmRun): Promise<CallSetup> {
     if (!this.#persistent) {
       return {
-        ...base,
         variables: { context },
         history: [],
         hostVariables: new Set(['context', 'history']),
@@ -337,12 +389,11 @@ class RecursiveLanguageModel implements RLM {
       this.#currentContext = context;
     }
     return {
-      ...base,
       sandbox,
       variables,
       history: this.#session.history,
       hostVariables: new Set(['context', 'history', ...this.#session.contextNames]),
-      counts: this.#session.counts,
+      counts: this.#session.setupCounts,
     };
   }
 
@@ -396,25 +447,49 @@ function modelChoiceOf(settings: RLMSettings, prices: ModelPrices): ModelChoice 
   return new ModelChoice({ allowed, prices, costBounded });
 }
 
-function positiveNumber(value: number, name: string): number {
-  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) {
-    throw new RangeError(
-      `@rlm/core: ${name} must be a number above 0 (Infinity for never), got ${value}`,
-    );
-  }
-  return value;
-}
-
-function nonNegativeInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new RangeError(`@rlm/core: ${name} must be a whole number of 0 or more, got ${value}`);
-  }
-  return value;
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new RangeError(`@rlm/core: ${name} must be a positive integer, got ${value}`);
-  }
-  return value;
+/**
+ * The artifacts group as given: `artifacts: { store, ... }`, or the deprecated forms (a bare
+ * store, flat names), each flat name warned about once.
+ */
+function artifactsGroupOf(settings: RLMSettings): Partial<ArtifactsSettings> | undefined {
+  const given = settings.artifacts;
+  const bareStore = given !== undefined && typeof (given as ArtifactStore).store === 'function';
+  const group: Partial<ArtifactsSettings> = bareStore
+    ? { store: given as ArtifactStore }
+    : ((given as ArtifactsSettings | undefined) ?? {});
+  const maxVariableBytes = groupedOrFlat(
+    group.checkpoints?.maxVariableBytes,
+    settings.checkpointMaxVariableBytes,
+    'checkpointMaxVariableBytes',
+    'artifacts.checkpoints.maxVariableBytes',
+  );
+  const maxLagMs = groupedOrFlat(
+    group.checkpoints?.maxLagMs,
+    settings.checkpointMaxLagMs,
+    'checkpointMaxLagMs',
+    'artifacts.checkpoints.maxLagMs',
+  );
+  const largeAnswerChars = groupedOrFlat(
+    group.largeAnswerChars,
+    settings.largeAnswerChars,
+    'largeAnswerChars',
+    'artifacts.largeAnswerChars',
+  );
+  const catalogChars = groupedOrFlat(
+    group.catalogChars,
+    settings.catalogChars,
+    'catalogChars',
+    'artifacts.catalogChars',
+  );
+  const quotas = groupedOrFlat(group.quotas, settings.quotas, 'quotas', 'artifacts.quotas');
+  return {
+    ...(group.store ? { store: group.store } : {}),
+    checkpoints: {
+      ...(maxVariableBytes === undefined ? {} : { maxVariableBytes }),
+      ...(maxLagMs === undefined ? {} : { maxLagMs }),
+    },
+    ...(largeAnswerChars === undefined ? {} : { largeAnswerChars }),
+    ...(catalogChars === undefined ? {} : { catalogChars }),
+    ...(quotas === undefined ? {} : { quotas }),
+  };
 }

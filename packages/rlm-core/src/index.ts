@@ -6,7 +6,7 @@ export {
   quoteToolContract,
   quoteUntrustedText,
   stripControlCharacters,
-} from './bound-tool-contract.js';
+} from './features/durable-tools/bound-tool-contract.js';
 export { createRLM } from './create-rlm.js';
 export type {
   CurrentQueryHistory,
@@ -14,8 +14,8 @@ export type {
   HistoryStep,
   SessionCounts,
   SessionEvictions,
-} from './session-memory.js';
-export { defineTool } from './define-tool.js';
+} from './features/session/session-memory.js';
+export { defineTool } from './features/host-tools/define-tool.js';
 export type {
   InferSchemaOutput,
   Schema,
@@ -29,13 +29,13 @@ export { formatErrorLine } from './format-error-line.js';
 export { eventExcerpt } from './event-excerpt.js';
 export { hashContext, updateWithText } from './hash-context.js';
 export * from './normalize-conversation.js';
-export { defaultQuotas } from './quotas/artifact-quota.js';
-export { renderArtifactCatalog } from './prompt/render-artifact-catalog.js';
+export { defaultQuotas } from './features/artifacts/artifact-quota.js';
+export { renderArtifactCatalog } from './features/artifacts/render-artifact-catalog.js';
 export {
   knownToolsPreamble,
   type RenderKnownToolsOptions,
   renderKnownTools,
-} from './prompt/render-known-tools.js';
+} from './features/durable-tools/render-known-tools.js';
 export { runKey } from './run-key.js';
 export { AttemptTimeoutError } from './attempt-timeout-error.js';
 export {
@@ -81,3 +81,15 @@ export { backoffDelayMs, readRetryAfterMs } from './retry-timing.js';
 export { defaultMaxConcurrency } from './concurrency-gate.js';
 export { Utf8Text } from './utf8-text.js';
 export { isToolsRefusal } from './is-tools-refusal.js';
+export type {
+  CallEvent,
+  CallOutcome,
+  CallSetup,
+  CallState,
+  Feature,
+  FeatureHostFunction,
+  HostCall,
+  ResumedStep,
+  RunningCall,
+  Workspace,
+} from './features/feature.js';

@@ -2,7 +2,7 @@ import { findModelPrice } from './cost/model-prices.js';
 import { describeValue } from './bridge/describe-value.js';
 import type { LanguageModel } from './language-model.js';
 import type { ModelMenu } from './prompts.js';
-import type { ModelPrices } from './rlm-settings.js';
+import type { ModelPrices } from './budget-settings.js';
 
 /** Which model ids model code may name in `{ model }` (see `RLMSettings.subModels`). */
 export interface ModelChoicePolicy {

@@ -1,9 +1,8 @@
 import type { RemainingBudget } from './budget.js';
 import { formatDuration } from './format-duration.js';
 import type { CodeBlockPlan } from './plan-code-blocks.js';
-import type { ModelPrice } from './rlm-settings.js';
+import type { ModelPrice } from './budget-settings.js';
 import type { ContextDescription } from './describe-context.js';
-import type { SessionCounts, SessionEvictions } from './session-memory.js';
 
 /** What the system prompt needs to know about the run. */
 export interface SystemPromptOptions {
@@ -111,11 +110,21 @@ function describeModelMenu(menu: ModelMenu): string[] {
   return lines;
 }
 
+/**
+ * Counts of the contexts and earlier queries the call's sandbox holds, for the prompt's context
+ * metadata, and a line saying what a bounded session moved out of memory, if anything.
+ */
+export interface SetupCounts {
+  readonly contexts: number;
+  readonly histories: number;
+  readonly memoryNote?: string;
+}
+
 /** Describes the context and the persistent state for the first user message. */
 export function buildContextMessage(
   query: string,
   description: ContextDescription,
-  counts: SessionCounts,
+  counts: SetupCounts,
 ): string {
   const lines = ['Context metadata:'];
   if (description.type === 'none') {
@@ -147,58 +156,9 @@ export function buildContextMessage(
       `- earlier queries in this session: ${counts.histories} (their contexts are context_0..context_${counts.contexts - 1}; their queries and answers are in \`history\`, before this query's own entry)`,
     );
   }
-  if (counts.evicted) lines.push(`- ${describeEvictions(counts.evicted, counts.histories)}`);
+  if (counts.memoryNote) lines.push(`- ${counts.memoryNote}`);
   lines.push('', `Query: ${query}`);
   return lines.join('\n');
-}
-
-/** What a bounded session moved out of memory, and how model code gets it back. */
-export function describeEvictions(evicted: SessionEvictions, histories: number): string {
-  const spilled = evicted.overflow === 'spill';
-  const parts: string[] = [];
-  if (evicted.contexts.length > 0) {
-    const names = nameRanges('context_', evicted.contexts);
-    const one = evicted.contexts.length === 1;
-    parts.push(
-      spilled
-        ? `${names} ${one ? 'is' : 'are'} no longer in memory: \`await load("context_N")\` gets one back`
-        : `${names} ${one ? 'was' : 'were'} dropped and ${one ? 'is' : 'are'} gone`,
-    );
-  }
-  if (evicted.histories > 0) {
-    const kept = histories - evicted.histories;
-    const older =
-      evicted.histories === 1 ? 'history_0' : `history_0..history_${evicted.histories - 1}`;
-    const one = evicted.histories === 1;
-    const earlier = `\`history\` holds the last ${queries(kept)} before this one; the ${evicted.histories} earlier ${one ? 'one' : 'ones'}`;
-    parts.push(
-      spilled
-        ? `${earlier} ${one ? 'is' : 'are'} stored as ${older} (\`await load("history_N")\`)`
-        : `${earlier} ${one ? 'was' : 'were'} dropped`,
-    );
-  }
-  return `session memory is bounded: ${parts.join('; ')}`;
-}
-
-function queries(count: number): string {
-  return count === 1 ? '1 query' : `${count} queries`;
-}
-
-/** `context_0..context_4, context_7` from ascending indices. */
-function nameRanges(prefix: string, indices: readonly number[]): string {
-  const ranges: string[] = [];
-  let start = indices[0]!;
-  let end = start;
-  for (const index of [...indices.slice(1), Number.NaN]) {
-    if (index === end + 1) {
-      end = index;
-      continue;
-    }
-    ranges.push(start === end ? `${prefix}${start}` : `${prefix}${start}..${prefix}${end}`);
-    start = index;
-    end = index;
-  }
-  return ranges.join(', ');
 }
 
 /**

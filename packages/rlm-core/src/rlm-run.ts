@@ -3,15 +3,11 @@ import { ConcurrencyGate } from './concurrency-gate.js';
 import { type CallUsage, CallUsageLedger } from './cost/call-usage-ledger.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { argumentsExcerpt, eventExcerpt } from './event-excerpt.js';
-import { artifactsFeature } from './features/artifacts.js';
-import { durableToolsFeature } from './features/durable-tools.js';
 import type { Feature } from './features/feature.js';
 import type { HostCall, HostCallHandler } from './loop/host-call.js';
 import { FeatureSet } from './features/feature-set.js';
-import { hostToolsFeature } from './features/host-tools.js';
-import { ArtifactQuota } from './quotas/artifact-quota.js';
 import type { HostFunction, Sandbox } from './sandbox.js';
-import type { CurrentQueryHistory } from './session-memory.js';
+import type { CurrentQueryHistory } from './history-entry.js';
 import { VariableSpace } from './variable-space.js';
 import {
   type CallResult,
@@ -47,7 +43,14 @@ export class RlmRun {
   readonly #childSandboxSlots: ConcurrencyGate;
   #rootHostFunctions: Record<string, HostFunction> | undefined;
 
-  constructor(settings: ResolvedSettings, resources: RunResources) {
+  /**
+   * @param installFeatures the run's features, given the kernel's event sink.
+   */
+  constructor(
+    settings: ResolvedSettings,
+    resources: RunResources,
+    installFeatures: (emit: (call: CallState, event: CallEvent) => void) => readonly Feature[],
+  ) {
     this.#settings = settings;
     this.#resources = resources;
     this.#childSandboxSlots = new ConcurrencyGate(settings.maxConcurrentChildren);
@@ -74,7 +77,7 @@ export class RlmRun {
       outputSchema: settings.outputSchema?.schema,
       emit,
     });
-    this.#features = new FeatureSet(this.#installFeatures(emit), coreFunctionNames);
+    this.#features = new FeatureSet(installFeatures(emit), coreFunctionNames);
     this.#core = coreFunctions({
       maxDepth: settings.maxDepth,
       plainModel: settings.subLlm,
@@ -110,34 +113,6 @@ export class RlmRun {
       admitBatch: (count, usage) => resources.budget.admitBatch(count, usage),
     });
     this.#steps = new StepHandlers(this.#kernel, settings, this.#gateway, this.#features);
-  }
-
-  /** The features this run's settings install, in the order the prompt shows them. */
-  #installFeatures(emit: (call: CallState, event: CallEvent) => void): Feature[] {
-    const { storage, budget, startedAt } = this.#resources;
-    const settings = this.#settings;
-    const quota = new ArtifactQuota(settings.quotas);
-    return [
-      ...(storage
-        ? [
-            artifactsFeature({
-              ...storage,
-              quota,
-              budget,
-              startedAt,
-              catalogChars: settings.catalogChars,
-              largeAnswerChars: settings.largeAnswerChars,
-              checkpointMaxVariableBytes: settings.checkpointMaxVariableBytes,
-              checkpointMaxLagMs: settings.checkpointMaxLagMs,
-              emit,
-            }),
-          ]
-        : []),
-      ...(settings.toolStore
-        ? [durableToolsFeature(settings.toolStore, { modelId: settings.llm.modelId })]
-        : []),
-      hostToolsFeature(settings.tools, { artifacts: storage?.artifacts, quota }),
-    ];
   }
 
   /** Deepest call depth started so far. */

@@ -4,143 +4,26 @@ import type { RlmEvent } from './events.js';
 import type { LanguageModel } from './language-model.js';
 import type { CallUsage, RunUsage } from './run-usage.js';
 import type { Schema } from './schema.js';
+import type { BudgetSettings, ModelPrices } from './budget-settings.js';
+import type { CommandQueueSettings } from './bridge/bridge-router.js';
+import type { HostTool } from './features/host-tools/host-tool.js';
+import type { SessionMemorySettings } from './features/session/session-memory.js';
+import type { ArtifactsSettings } from './features/artifacts/artifacts-settings.js';
+import type { Feature } from './features/feature.js';
+import type { QuotaSettings } from './features/artifacts/artifact-quota.js';
+import type { VariableSyncSettings } from './variable-space.js';
+
+export type { BudgetSettings, ModelPrice, ModelPrices } from './budget-settings.js';
+export type { CommandQueueSettings } from './bridge/bridge-router.js';
+export type { QuotaSettings } from './features/artifacts/artifact-quota.js';
+export type {
+  ArtifactsSettings,
+  CheckpointSettings,
+} from './features/artifacts/artifacts-settings.js';
+export type { HostTool, ToolOutput } from './features/host-tools/host-tool.js';
+export type { SessionMemorySettings } from './features/session/session-memory.js';
+export type { VariableSyncSettings } from './variable-space.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
-
-/** What one model charges, in US dollars per million tokens. */
-export interface ModelPrice {
-  /** Input tokens billed at the full price (not read from or written to a prompt cache). */
-  readonly inputPerMillionUsd: number;
-  /** Output tokens. */
-  readonly outputPerMillionUsd: number;
-  /** Input tokens read from the provider's prompt cache. */
-  readonly cacheReadPerMillionUsd: number;
-  /** Input tokens written to the provider's prompt cache. */
-  readonly cacheWritePerMillionUsd: number;
-}
-
-/** Prices by model id (`claude-sonnet-5-5`, `gpt-5`, ...), without a provider prefix. */
-export type ModelPrices = Readonly<Record<string, ModelPrice>>;
-
-/** Per-run limits on what model code may write to the artifact store. */
-export interface QuotaSettings {
-  /**
-   * Bytes that `store()` and host tool outputs may write in one `query()`, the root and all of
-   * its children together: a string counts its UTF-8 bytes plus 2, any other value the UTF-8
-   * bytes of its JSON text. Default 1 GiB (1,073,741,824). The CLI flag is
-   * `--max-artifact-bytes`.
-   */
-  readonly artifactBytes?: number;
-  /**
-   * Records that `store()` and host tool outputs may write in one `query()`. Default 10,000.
-   * The CLI flag is `--max-artifacts`.
-   */
-  readonly artifactCount?: number;
-}
-
-/** Timeout and retries of listing a sandbox's variables (the loop's variable sync). */
-export interface VariableSyncSettings {
-  /** Time one listing attempt may take, in ms. Default 5,000. */
-  readonly timeoutMs?: number;
-  /** Attempts after the first. Default 3. */
-  readonly retries?: number;
-  /** First backoff delay in ms, doubled each retry. Default 50. */
-  readonly backoffMs?: number;
-}
-
-/**
- * Bounds of what a persistent session keeps in memory (the host's references and the
- * sandbox's `context_0..n` and `history`). Unset bounds are unlimited. They are applied when a
- * query starts; the current query's context is always kept.
- */
-export interface SessionMemorySettings {
-  /** Most contexts kept in memory, the current one included. At least 1. */
-  readonly maxContexts?: number;
-  /**
-   * Most characters of context kept in memory: a string context counts its length, any other
-   * its JSON text's. The current context is kept even when it alone is larger.
-   */
-  readonly maxContextChars?: number;
-  /** Most entries of `history` kept in memory (the newest). */
-  readonly maxHistoryEntries?: number;
-  /**
-   * Most characters of `history` kept in memory: each entry counts its query's length and its
-   * answer's (a string's length, anything else its JSON text's). The newest entries are kept.
-   */
-  readonly maxHistoryChars?: number;
-  /**
-   * What happens to a context or history entry past a bound. `spill` (the default when
-   * `artifacts` is set) stores it in the artifact store, in a scope of the session, as the
-   * record `context_<n>` or `history_<n>` that model code reads back with `load(name)`;
-   * `drop` (the default without `artifacts`) forgets it. Either way `context_<n>` becomes a
-   * short string saying where the context went, and the prompt says what was moved.
-   */
-  readonly overflow?: 'drop' | 'spill';
-}
-
-/** Limits shared by a run and all of its children. Unset means unlimited. */
-export interface BudgetSettings {
-  /** Total model calls (root, children, `llm_query`) per `query()`. */
-  readonly maxModelCalls?: number;
-  /** Total input + output tokens per `query()`, cache reads and writes included. */
-  readonly maxTokens?: number;
-  /**
-   * Total cost per `query()`, in US dollars (a positive number). Needs a price for the root
-   * and the sub model (built in for current Anthropic and OpenAI models, else `prices`).
-   * Checked before each model call, so the last call may go past it.
-   */
-  readonly maxCostUsd?: number;
-  /** Wall time per `query()`, in milliseconds. */
-  readonly maxWallTimeMs?: number;
-}
-
-/**
- * What happens when more host-function calls are waiting than `maxPending`:
- * - `unbounded`: all are kept; a `queue-overload` warning is emitted each time the backlog
- *   crosses `maxPending`.
- * - `dropping`: the new call is refused (model code sees an error).
- * - `sliding`: the oldest call still waiting for a model slot is refused and the new one kept.
- */
-export interface CommandQueueSettings {
-  readonly strategy?: 'unbounded' | 'dropping' | 'sliding';
-  /** Default 1,024. */
-  readonly maxPending?: number;
-}
-
-/** Where a host tool's result is stored as a named artifact record. */
-export interface ToolOutput {
-  /** The record's name; later inputs refer to it as `"@name"`. */
-  readonly name: string;
-  /** What kind of thing it is (`data`, `file`, `report`, ...). Default `data`. */
-  readonly type?: string;
-  readonly description?: string;
-  readonly purpose?: string;
-}
-
-/**
- * A typed host function model code can call as `await name(input, { outputs })`. The input is
- * validated against `inputSchema` after `"@name"` references are resolved to artifact values.
- * A failure (an invalid input, or `execute` throwing) reaches model code as an `Error` carrying
- * only the message. Write it with {@link defineTool} to have `input` typed from a Standard
- * Schema.
- */
-export interface HostTool<Input = unknown> {
-  /** A JavaScript identifier, not one of the scaffold names (`context`, `llm_query`, ...). */
-  readonly name: string;
-  /** What it does, for the prompt. */
-  readonly description: string;
-  /**
-   * The input's schema: a JSON Schema, a Standard Schema with `~standard.jsonSchema` (zod 4,
-   * arktype 2, valibot through `toStandardJsonSchema`), or `{ schema, jsonSchema }`. The model
-   * is shown its JSON Schema.
-   */
-  readonly inputSchema: Schema<Input>;
-  /**
-   * Does the work with the validated input (a Standard Schema's output: coerced or transformed
-   * as the schema says). Must resolve to plain data (structured-clonable). `signal` aborts
-   * when the run ends.
-   */
-  execute(input: Input, options: { readonly signal: AbortSignal }): unknown;
-}
 
 /**
  * Settings of {@link createRLM}. `OutputSchema` is the type of `outputSchema`, from which the
@@ -177,12 +60,19 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    * which each query sees the earlier ones' contexts, variables and answers (the CLI's
    * interactive and piped modes). Default false: every query starts in a fresh sandbox and sees
    * only its own context, so one instance can serve unrelated queries (or users).
+   * @deprecated Use `session.persistent`; this flat name is removed in the next minor version.
    */
   readonly persistent?: boolean;
+  /**
+   * The persistent session: `{ persistent: true }` keeps one sandbox across `query()` calls,
+   * `memory` bounds what it keeps (see {@link SessionSettings}).
+   */
+  readonly session?: SessionSettings;
   /**
    * Bounds of what a persistent session keeps in memory: past them the oldest contexts and
    * `history` entries are spilled to `artifacts` (model code gets them back with `load`) or
    * dropped, and the prompt says which. Only with `persistent`. Default unbounded.
+   * @deprecated Use `session.memory`; this flat name is removed in the next minor version.
    */
   readonly sessionMemory?: SessionMemorySettings;
   /** Replaces the built-in system prompt. */
@@ -264,21 +154,39 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    * Durable storage: enables `store`/`load`/`list_artifacts` in model code, named tool outputs,
    * an "Available artifacts" catalog in the prompt, a checkpoint after every executed step, and
    * `query(..., { resume: true })`. Records live in one scope per run (query + context hash).
+   * A bare `ArtifactStore` (the old form) is deprecated: use `{ store }`.
    */
-  readonly artifacts?: ArtifactStore;
+  readonly artifacts?: ArtifactsSettings | ArtifactStore;
   /** Host functions model code may call, each with an input schema. */
+  readonly hostTools?: readonly HostTool[];
+  /** Durable tools that runs build and keep (see {@link DurableToolsSettings}). */
+  readonly durableTools?: DurableToolsSettings;
+  /**
+   * Features of your own, installed in every run after the built-in ones, in this order (see
+   * {@link Feature}).
+   */
+  readonly features?: readonly Feature[];
+  /**
+   * Host functions model code may call, each with an input schema.
+   * @deprecated Use `hostTools`; this flat name is removed in the next minor version.
+   */
   readonly tools?: readonly HostTool[];
   /**
    * An answer longer than this (characters of text, or of its JSON) is also stored as a blob
    * in `artifacts`, and the result carries its `artifact` ref. Default 65,536.
+   * @deprecated Use `artifacts.largeAnswerChars`; this flat name is removed in the next minor version.
    */
   readonly largeAnswerChars?: number;
-  /** Characters of the artifact catalog shown in the prompt. Default 4,000. */
+  /**
+   * Characters of the artifact catalog shown in the prompt. Default 4,000.
+   * @deprecated Use `artifacts.catalogChars`; this flat name is removed in the next minor version.
+   */
   readonly catalogChars?: number;
   /**
    * Most bytes one variable may take serialised in a checkpoint. A larger variable is named
    * but not saved (a `checkpoint-variable-skipped` warning says so), and is lost on resume.
    * Default 268,435,456 (256 MiB).
+   * @deprecated Use `artifacts.checkpoints.maxVariableBytes`; this flat name is removed in the next minor version.
    */
   readonly checkpointMaxVariableBytes?: number;
   /**
@@ -287,21 +195,48 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    * `Sandbox.snapshotVariables`); past it, the next execution waits for the snapshot. `0`: every
    * execution waits for the snapshot of the step before it (a checkpoint after every step, at
    * the cost of that wait). Default 30,000.
+   * @deprecated Use `artifacts.checkpoints.maxLagMs`; this flat name is removed in the next minor version.
    */
   readonly checkpointMaxLagMs?: number;
   /**
    * Tools that runs build and keep (e.g. `@rlm/toolstore`): model code gets
    * `delegate(role, contract)` and `tool(role).method(...)`, and the prompt a ranked
    * `<known_tools>` block.
+   * @deprecated Use `durableTools.store`; this flat name is removed in the next minor version.
    */
   readonly toolStore?: DurableToolStore;
-  /** Per-run limits on artifacts written by model code. See {@link QuotaSettings}. */
+  /**
+   * Per-run limits on artifacts written by model code. See {@link QuotaSettings}.
+   * @deprecated Use `artifacts.quotas`; this flat name is removed in the next minor version.
+   */
   readonly quotas?: QuotaSettings;
   /**
    * Most `sub_rlm` child sandboxes alive at once in one `query()`; children beyond it wait for
    * a slot (in order) before their sandbox is created. Default 8.
    */
   readonly maxConcurrentChildren?: number;
+}
+
+/** The persistent session (`createRLM({ session })`). */
+export interface SessionSettings {
+  /**
+   * Keep one sandbox across `query()` calls, with `context_0..n` and `history`: a session in
+   * which each query sees the earlier ones' contexts, variables and answers (the CLI's
+   * interactive and piped modes). Default false: every query starts in a fresh sandbox.
+   */
+  readonly persistent?: boolean;
+  /** Bounds of what the session keeps in memory. Only with `persistent`. Default unbounded. */
+  readonly memory?: SessionMemorySettings;
+}
+
+/** Durable tools (`createRLM({ durableTools })`). */
+export interface DurableToolsSettings {
+  /**
+   * Tools that runs build and keep (e.g. `@rlm/toolstore`): model code gets
+   * `delegate(role, contract)` and `tool(role).method(...)`, and the prompt a ranked
+   * `<known_tools>` block.
+   */
+  readonly store: DurableToolStore;
 }
 
 /** Options of one query. */

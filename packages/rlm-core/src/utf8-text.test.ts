@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { describeContext, measure } from './describe-context.js';
 import { hashContext } from './hash-context.js';
 import type { Sandbox } from './sandbox.js';
-import { valueChars } from './session-memory.js';
+import { valueChars } from './features/session/session-memory.js';
 import { Utf8Text } from './utf8-text.js';
 import { VariableSpace } from './variable-space.js';
 

@@ -1,9 +1,18 @@
 import type { VariableSyncReason } from './events.js';
-import type { VariableSyncSettings } from './rlm-settings.js';
 import type { Sandbox, VariableInfo } from './sandbox.js';
 import { Utf8Text } from './utf8-text.js';
 
-export type { VariableSyncReason, VariableSyncSettings };
+/** Timeout and retries of listing a sandbox's variables (the loop's variable sync). */
+export interface VariableSyncSettings {
+  /** Time one listing attempt may take, in ms. Default 5,000. */
+  readonly timeoutMs?: number;
+  /** Attempts after the first. Default 3. */
+  readonly retries?: number;
+  /** First backoff delay in ms, doubled each retry. Default 50. */
+  readonly backoffMs?: number;
+}
+
+export type { VariableSyncReason };
 
 /** The last known listing of a sandbox's variables. */
 export interface VariableSnapshot {

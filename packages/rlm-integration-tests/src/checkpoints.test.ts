@@ -338,7 +338,7 @@ test('the next step preempts a large snapshot, silently; a later checkpoint take
   });
 });
 
-test('checkpointMaxLagMs: 0 — every step waits for its snapshot: the heavy step is checkpointed too', async () => {
+test('artifacts.checkpoints.maxLagMs: 0 — every step waits for its snapshot: the heavy step is checkpointed too', async () => {
   const store = createMemoryArtifactStore();
   let runKey = '';
   const saves: number[] = [];
@@ -353,15 +353,23 @@ test('checkpointMaxLagMs: 0 — every step waits for its snapshot: the heavy ste
     repl('var n = words.length;'),
     repl('SUBMIT(n)'),
   ]);
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts, checkpointMaxLagMs: 0 });
+  await using rlm = createRLM({
+    llm,
+    sandbox: sandboxFactory,
+    artifacts: { store: artifacts, checkpoints: { maxLagMs: 0 } },
+  });
   expect(await rlm.query('q', 'ctx')).toMatchObject({ answer: 2_000_000 });
   await rlm.dispose();
   // Step 2 waited for the snapshot of step 1, which was saved (the answer may supersede 2's).
   expect(saves[0]).toBe(1);
   expect((await store.listCheckpoints(runKey)).map((summary) => summary.iteration)).toContain(1);
-  expect(() => createRLM({ llm, sandbox: sandboxFactory, checkpointMaxLagMs: -1 })).toThrow(
-    /checkpointMaxLagMs must be a whole number of 0 or more, got -1/,
-  );
+  expect(() =>
+    createRLM({
+      llm,
+      sandbox: sandboxFactory,
+      artifacts: { store, checkpoints: { maxLagMs: -1 } },
+    }),
+  ).toThrow(/artifacts\.checkpoints\.maxLagMs must be a whole number of 0 or more, got -1/);
 });
 
 test('a SQLite checkpoint row that lies fails a resume with one error naming the run, before any model call; a fresh run still works', async () => {

@@ -186,7 +186,7 @@ const coreHarnesses: Harness[] = [
     },
   },
   {
-    mark: 'sessionMemory: { maxContexts',
+    mark: 'memory: { maxContexts',
     run: async (code) => {
       const { stdout } = await runModule('core-session-memory', [
         givenModel(['FINAL(first)', 'FINAL(second)']),
@@ -260,7 +260,7 @@ const llm = createScriptedModel([], {
       ? ${JSON.stringify('```js\n(text) => text.split("\\n").map((line) => line.split(","))\n```')}
       : ${JSON.stringify(repl(`${code}\nSUBMIT(rows);`))},
 });
-const rlm = createRLM({ llm, sandbox: createSesSandbox(), toolStore: createToolStore({ root: ${JSON.stringify(toolRoot)} }) });
+const rlm = createRLM({ llm, sandbox: createSesSandbox(), durableTools: { store: createToolStore({ root: ${JSON.stringify(toolRoot)} }) } });
 try {
   console.log(JSON.stringify((await rlm.query('Parse the CSV', 'a,b\\n1,2')).answer));
 } finally {

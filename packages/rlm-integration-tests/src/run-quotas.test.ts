@@ -13,7 +13,7 @@ async function collect(stream: AsyncIterable<RlmEvent>): Promise<RlmEvent[]> {
 }
 
 describe('artifact quotas', () => {
-  test('store() past quotas.artifactBytes rejects naming the setting and the flag; the run goes on', async () => {
+  test('store() past artifacts.quotas.artifactBytes rejects naming the setting and the flag; the run goes on', async () => {
     const artifacts = createMemoryArtifactStore();
     const llm = createScriptedModel([
       repl(
@@ -33,14 +33,14 @@ describe('artifact quotas', () => {
     });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe(
-      "store(name, value): storing 602 more bytes would pass the run's quota of 1000 bytes (602 used; quotas.artifactBytes; CLI --max-artifact-bytes)",
+      "store(name, value): storing 602 more bytes would pass the run's quota of 1000 bytes (602 used; artifacts.quotas.artifactBytes; CLI --max-artifact-bytes)",
     );
     const scoped = artifacts.scoped(result.runKey!);
     expect(await scoped.get('b')).toBeUndefined();
     expect((await scoped.get('c'))?.value).toBe('small');
   });
 
-  test('store() past quotas.artifactCount rejects; host tool outputs count too', async () => {
+  test('store() past artifacts.quotas.artifactCount rejects; host tool outputs count too', async () => {
     const artifacts = createMemoryArtifactStore();
     const llm = createScriptedModel([
       repl(
@@ -71,7 +71,7 @@ describe('artifact quotas', () => {
     const answer = (await rlm.query('q', 'c')).answer as string[];
     expect(answer).toHaveLength(2);
     expect(answer[0]).toMatch(
-      /^store\(name, value\): the run has stored 2 artifacts, the most allowed \(quotas.artifactCount is 2; CLI --max-artifacts\)/,
+      /^store\(name, value\): the run has stored 2 artifacts, the most allowed \(artifacts.quotas.artifactCount is 2; CLI --max-artifacts\)/,
     );
     expect(answer[1]).toMatch(/^echo\(input, \{ outputs \}\): the run has stored 2 artifacts/);
   });

@@ -141,13 +141,13 @@ describe('a bounded persistent session', () => {
     });
   });
 
-  test('sessionMemory without persistent, and spill without a store, are refused at createRLM', () => {
+  test('session.memory without persistent, and spill without a store, are refused at createRLM', () => {
     const llm = createScriptedModel([]);
-    expect(() => createRLM({ llm, sandbox, sessionMemory: { maxContexts: 2 } })).toThrow(
-      'sessionMemory bounds a persistent session; set persistent: true or remove it',
+    expect(() => createRLM({ llm, sandbox, session: { memory: { maxContexts: 2 } } })).toThrow(
+      'session.memory bounds a persistent session; set session.persistent: true or remove it',
     );
     expect(() =>
-      createRLM({ llm, sandbox, persistent: true, sessionMemory: { overflow: 'spill' } }),
-    ).toThrow("sessionMemory.overflow 'spill' needs an artifact store");
+      createRLM({ llm, sandbox, session: { persistent: true, memory: { overflow: 'spill' } } }),
+    ).toThrow("session.memory.overflow 'spill' needs an artifact store");
   });
 });

@@ -39,7 +39,7 @@ import type { ServedOutcome, ServedRequestLog } from './served-request-log.js';
  */
 export type ServedRlmSettings = Omit<
   RLMSettings,
-  'llm' | 'subLlm' | 'budget' | 'persistent' | 'outputSchema' | 'sessionMemory'
+  'llm' | 'subLlm' | 'budget' | 'persistent' | 'outputSchema' | 'sessionMemory' | 'session'
 >;
 
 /** Who a served run is, for its trace. */
@@ -243,7 +243,7 @@ function createServedRlm(rlm: ServedRlmSettings, model: ServedModel, limits: Run
     ...rlm,
     llm: model.llm,
     ...(model.subLlm ? { subLlm: model.subLlm } : {}),
-    persistent: false,
+    session: { persistent: false },
     budget: {
       maxModelCalls: limits.maxModelCalls,
       maxWallTimeMs: limits.maxWallTimeMs,

@@ -64,7 +64,7 @@ async function runOnce(steps: number, artifacts: ArtifactStore | undefined) {
     llm: createScriptedModel(script(steps)),
     sandbox: createSesSandbox(),
     maxIterations: steps + 2,
-    ...(artifacts ? { artifacts } : {}),
+    ...(artifacts ? { artifacts: { store: artifacts } } : {}),
   });
   return await collectRunEvents(rlm, 'Checkpoint benchmark', 'a small context');
 }

@@ -57,7 +57,7 @@ function fullRun(factory: SandboxFactory): Promise<BlockCost> {
     await using rlm = createRLM({
       llm: createScriptedModel([`\`\`\`repl\n${code}\n\`\`\``, 'FINAL(done)']),
       sandbox: factory,
-      artifacts: createMemoryArtifactStore(),
+      artifacts: { store: createMemoryArtifactStore() },
       execTimeoutMs: 600_000,
     });
     const recorder = createTraceRecorder();

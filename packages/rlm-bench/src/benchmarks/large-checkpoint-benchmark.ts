@@ -55,7 +55,7 @@ async function runOnce(
     sandbox: createSesSandbox(),
     maxIterations: lightSteps + 3,
     execTimeoutMs: 120_000,
-    ...(artifacts ? { artifacts } : {}),
+    ...(artifacts ? { artifacts: { store: artifacts } } : {}),
   });
   const started = performance.now();
   const events = await collectRunEvents(rlm, 'Large checkpoint benchmark', context);
@@ -93,7 +93,7 @@ async function firstModelCallMs(
       },
     ]),
     sandbox: createSesSandbox(),
-    artifacts,
+    artifacts: { store: artifacts },
   });
   const started = performance.now();
   await rlm.query('Large checkpoint resume', context, { resume });
@@ -180,7 +180,7 @@ export const largeCheckpointBenchmark: Benchmark = {
             ]),
             sandbox: createSesSandbox(),
             execTimeoutMs: 120_000,
-            artifacts: crashed,
+            artifacts: { store: crashed },
           });
           await rlm.query('Large checkpoint resume', context).catch(() => {});
         }

@@ -49,7 +49,7 @@ async function rlmRun(url: string, artifacts: ArtifactStore | undefined): Promis
     llm: createOpenAIModel({ model: 'bench', apiKey: 'bench', baseURL: url, maxRetries: 0 }),
     sandbox: createSesSandbox(),
     maxIterations: steps + 5,
-    ...(artifacts ? { artifacts } : {}),
+    ...(artifacts ? { artifacts: { store: artifacts } } : {}),
   });
   const events = await collectRunEvents(rlm, 'Step cost benchmark', 'a small context');
   const final = events.find(({ event }) => event.type === 'final');

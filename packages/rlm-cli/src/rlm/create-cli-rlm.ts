@@ -1,5 +1,6 @@
 import {
   type ArtifactStore,
+  type ArtifactsSettings,
   createRLM,
   type LanguageModel,
   type ModelPrice,
@@ -79,7 +80,10 @@ export function createCliRlmFactory(
   const settings = cliRlmSettings(cli, models, parts);
   const create = (artifacts: ArtifactStore | undefined) => {
     try {
-      return createRLM({ ...settings, ...(artifacts ? { artifacts } : {}) });
+      return createRLM({
+        ...settings,
+        ...(artifacts ? { artifacts: cliArtifactsSettings(cli, artifacts) } : {}),
+      });
     } catch (error) {
       throw new UsageError(formatErrorLine(error), { cause: error });
     }
@@ -103,7 +107,7 @@ export function cliRlmSettings(
     llm: models.llm,
     subLlm: models.subLlm,
     sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
-    persistent: parts.persistent,
+    session: { persistent: parts.persistent },
     maxDepth: cli.maxDepth,
     maxIterations: cli.maxIterations,
     ...(cli.subModels === undefined ? {} : { subModels: cli.subModels }),
@@ -123,14 +127,27 @@ export function cliRlmSettings(
     maxCodeBlocksPerResponse: cli.maxCodeBlocks,
     maxConcurrency: cli.maxConcurrency,
     maxResponseChars: cli.maxResponseChars,
-    quotas: cli.quotas,
-    ...(cli.checkpointMaxLagMs === undefined ? {} : { checkpointMaxLagMs: cli.checkpointMaxLagMs }),
-    ...(cli.checkpointMaxVariableBytes === undefined
-      ? {}
-      : { checkpointMaxVariableBytes: cli.checkpointMaxVariableBytes }),
-    tools: parts.tools,
+    hostTools: parts.tools,
     ...(cli.toolStore
-      ? { toolStore: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }) }
+      ? {
+          durableTools: {
+            store: createToolStore({ switches: cli.toolSwitches, root: cli.toolStore.root }),
+          },
+        }
       : {}),
+  };
+}
+
+/** The artifacts group a command line describes, around the store it opened. */
+function cliArtifactsSettings(cli: CliOptions, store: ArtifactStore): ArtifactsSettings {
+  return {
+    store,
+    quotas: cli.quotas,
+    checkpoints: {
+      ...(cli.checkpointMaxLagMs === undefined ? {} : { maxLagMs: cli.checkpointMaxLagMs }),
+      ...(cli.checkpointMaxVariableBytes === undefined
+        ? {}
+        : { maxVariableBytes: cli.checkpointMaxVariableBytes }),
+    },
   };
 }

@@ -1,5 +1,17 @@
 import { setMaxListeners } from 'node:events';
-import type { CommandQueueSettings } from '../rlm-settings.js';
+
+/**
+ * What happens when more host-function calls are waiting than `maxPending`:
+ * - `unbounded`: all are kept; a `queue-overload` warning is emitted each time the backlog
+ *   crosses `maxPending`.
+ * - `dropping`: the new call is refused (model code sees an error).
+ * - `sliding`: the oldest call still waiting for a model slot is refused and the new one kept.
+ */
+export interface CommandQueueSettings {
+  readonly strategy?: 'unbounded' | 'dropping' | 'sliding';
+  /** Default 1,024. */
+  readonly maxPending?: number;
+}
 
 /** One host call from model code, from admission until it settles. */
 export interface BridgeRequest {

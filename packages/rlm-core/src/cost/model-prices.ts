@@ -1,4 +1,4 @@
-import type { ModelPrice, ModelPrices } from '../rlm-settings.js';
+import type { ModelPrice, ModelPrices } from '../budget-settings.js';
 
 function price(input: number, output: number, cacheRead: number, cacheWrite: number): ModelPrice {
   return {

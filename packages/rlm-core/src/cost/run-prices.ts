@@ -1,6 +1,6 @@
 import { ModelPriceError } from '../errors/model-price-error.js';
 import type { LanguageModel } from '../language-model.js';
-import type { BudgetSettings, ModelPrices } from '../rlm-settings.js';
+import type { BudgetSettings, ModelPrices } from '../budget-settings.js';
 import { bareModelId, defaultModelPrices, findModelPrice } from './model-prices.js';
 
 const priceFields = [

@@ -1,5 +1,5 @@
 import type { Usage } from '../language-model.js';
-import type { ModelPrice } from '../rlm-settings.js';
+import type { ModelPrice } from '../budget-settings.js';
 
 /**
  * What `usage` costs at `price`, in US dollars. `usage.inputTokens` is the uncached input;

@@ -11,3 +11,4 @@ export { RlmError } from './rlm-error.js';
 export { SandboxError } from './sandbox-error.js';
 export { ModelPriceError } from './model-price-error.js';
 export { SnapshotPreemptedError } from './snapshot-preempted-error.js';
+export { ConfigurationError } from './configuration-error.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Budget } from '../budget.js';
 import type { DurableToolStore } from '../durable-tool-store.js';
-import { HostToolRegistry } from '../host-tools.js';
+import { HostToolRegistry } from './host-tools/host-tool-registry.js';
 import { coreFunctionNames } from '../loop/core-functions.js';
-import { ArtifactQuota } from '../quotas/artifact-quota.js';
-import { artifactsFeature } from './artifacts.js';
-import { durableToolsFeature } from './durable-tools.js';
+import { ArtifactQuota } from './artifacts/artifact-quota.js';
+import { artifactsFeature } from './artifacts/artifacts-feature.js';
+import { durableToolsFeature } from './durable-tools/durable-tools-feature.js';
 import type { Feature } from './feature.js';
 import { FeatureSet } from './feature-set.js';
-import { hostToolsFeature } from './host-tools.js';
+import { hostToolsFeature } from './host-tools/host-tools-feature.js';
 import { reservedNames } from './reserved-names.js';
 
 const quota = new ArtifactQuota({ artifactBytes: 1_000_000, artifactCount: 100 });

@@ -1,7 +1,14 @@
 import type { ArtifactRef } from '../artifact-store.js';
-import type { CallState, RunningCall, Workspace } from '../loop/call-state.js';
-import type { CallSetup, ResumedStep } from '../loop/commands.js';
-import type { CallOutcome, Feature, FeatureHostFunction } from './feature.js';
+import type {
+  CallOutcome,
+  CallSetup,
+  CallState,
+  Feature,
+  FeatureHostFunction,
+  ResumedStep,
+  RunningCall,
+  Workspace,
+} from './feature.js';
 
 /**
  * The installed features of a run, as one: their names, prompt lines and hooks, in install

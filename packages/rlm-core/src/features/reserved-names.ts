@@ -1,6 +1,6 @@
 import { coreFunctionNames } from '../loop/core-functions.js';
-import { artifactsFeatureNames } from './artifacts.js';
-import { durableToolsFeatureNames } from './durable-tools.js';
+import { artifactsFeatureNames } from './artifacts/artifacts-feature.js';
+import { durableToolsFeatureNames } from './durable-tools/durable-tools-feature.js';
 
 /** Globals every sandbox defines itself, and the prose-only `FINAL` marker. */
 const sandboxNames = ['context', 'history', 'print', 'console', 'FINAL'];

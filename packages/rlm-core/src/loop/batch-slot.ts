@@ -1,4 +1,4 @@
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '../error-message.js';
 
 /**
  * What a batch call (`llm_query_batched`, `sub_rlm_batched`) puts in the slot of an item that

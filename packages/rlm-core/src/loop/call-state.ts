@@ -1,15 +1,9 @@
 import type { ArtifactRef } from '../artifact-store.js';
 import { measure } from '../describe-context.js';
 import type { FinalSource } from '../events.js';
-import type {
-  LanguageModel,
-  Message,
-  TextPart,
-  ToolCallPart,
-  ToolResultPart,
-} from '../language-model.js';
+import type { LanguageModel, Message } from '../language-model.js';
 import type { Sandbox } from '../sandbox.js';
-import type { HistoryEntry } from '../session-memory.js';
+import type { HistoryEntry } from '../history-entry.js';
 import type { VariableSpace } from '../variable-space.js';
 import type { PendingFinal } from './final-answer.js';
 
@@ -125,21 +119,4 @@ export function createCallState(init: CallInit): CallState {
     stepsInHistory: 0,
     done: false,
   };
-}
-
-/** Appends a message, merging it into the previous one when the roles match. */
-export function appendMessage(messages: Message[], message: Message): void {
-  const previous = messages.at(-1);
-  if (previous?.role !== message.role) {
-    messages.push(message);
-    return;
-  }
-  const merged = [...toParts(previous.content), ...toParts(message.content)];
-  messages[messages.length - 1] = { role: message.role, content: merged } as Message;
-}
-
-function toParts(
-  content: Message['content'],
-): readonly (TextPart | ToolCallPart | ToolResultPart)[] {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }

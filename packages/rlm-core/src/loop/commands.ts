@@ -1,11 +1,12 @@
 import type { ArtifactRef } from '../artifact-store.js';
-import type { ResumeState } from '../checkpoints.js';
 import type { FinalSource } from '../events.js';
-import type { GenerateResult, ToolResultPart } from '../language-model.js';
+import type { GenerateResult, Message, ToolResultPart } from '../language-model.js';
+import type { HistoryEntry } from '../history-entry.js';
+import type { SetupCounts } from '../prompts.js';
 import type { Sandbox } from '../sandbox.js';
-import type { HistoryEntry, SessionCounts } from '../session-memory.js';
 import type { VariableSyncReason } from '../variable-space.js';
 import type { CallState, Workspace } from './call-state.js';
+import type { CallEvent } from './call-event.js';
 import type { PendingFinal } from './final-answer.js';
 
 /** How a call gets its sandbox and its first variables. */
@@ -20,18 +21,22 @@ export interface CallSetup {
    */
   readonly history: readonly HistoryEntry[];
   /** Counts shown in the prompt's metadata. */
-  readonly counts: SessionCounts;
-  /** Continue from this checkpoint state instead of starting fresh. */
-  readonly resume?: ResumeState;
+  readonly counts: SetupCounts;
   /** Names the host sets (context, history): never checkpointed. */
   readonly hostVariables: ReadonlySet<string>;
 }
 
-/** A checkpoint's state, restored into the sandbox, for the handler to apply to the call. */
+/**
+ * Where a call's conversation starts when a feature continues earlier work (a checkpoint): the
+ * kernel takes it as it is, in place of the fresh start (the context message, iteration 0).
+ */
 export interface ResumedStep {
-  readonly state: ResumeState;
-  /** Variable names put back in the sandbox. */
-  readonly restored: readonly string[];
+  /** The conversation so far, the context message first. */
+  readonly messages: readonly Message[];
+  /** Steps already taken: the next one is `iteration + 1`. */
+  readonly iteration: number;
+  /** Events published as the call starts from here (e.g. `resumed`). */
+  readonly events: readonly CallEvent[];
 }
 
 /**

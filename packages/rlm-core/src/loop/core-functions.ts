@@ -8,7 +8,7 @@ import type { ModelChoice } from '../model-choice.js';
 import { formatVariables } from '../variable-space.js';
 import { batchSlots } from './batch-slot.js';
 import type { RunningCall } from './call-state.js';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '../error-message.js';
 import { finalRecorderNames } from './final-answer.js';
 import type { HostCall, HostCallHandler } from './host-call.js';
 

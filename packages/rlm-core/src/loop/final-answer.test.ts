@@ -3,8 +3,8 @@ import { BudgetExhaustedError } from '../errors/budget-exhausted-error.js';
 import { NoFinalAnswerError } from '../errors/no-final-answer-error.js';
 import { SchemaCheck } from '../schema-check.js';
 import type { GenerateResult } from '../language-model.js';
+import { answerText } from '../answer-text.js';
 import {
-  answerText,
   extractFinal,
   noFinalAnswer,
   proseFinal,

@@ -1,7 +1,6 @@
 import { describeValue } from '../bridge/describe-value.js';
-import { measurePlainData } from '../bridge/measure-plain-data.js';
 import { BudgetExhaustedError } from '../errors/budget-exhausted-error.js';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '../error-message.js';
 import { NoFinalAnswerError } from '../errors/no-final-answer-error.js';
 import type { FinalSource } from '../events.js';
 import { findFinalAnswer } from '../find-final-answer.js';
@@ -107,23 +106,6 @@ export async function readFinalAnswer(
     }
   }
   return checkAnswer(schema, answer, final.source);
-}
-
-/** Limits of walking an answer to write its JSON text. */
-const answerLimits = { maxNodes: 1_000_000, maxChars: 512 * 1024 * 1024, maxDepth: 1_000 };
-
-/**
- * PURE: the text of an answer as it would be stored: a string as it is, anything else as JSON,
- * or `''` when it has none (a bigint, a cycle, too large).
- */
-export function answerText(answer: unknown): string {
-  if (typeof answer === 'string') return answer;
-  if (!measurePlainData(answer, answerLimits).ok) return '';
-  try {
-    return JSON.stringify(answer) ?? '';
-  } catch {
-    return '';
-  }
 }
 
 /** What a call that ends without an answer knows. */

@@ -12,7 +12,7 @@ import type {
 } from '../language-model.js';
 import { buildSubmitTool } from '../submit-tool.js';
 import type { CallState } from './call-state.js';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '../error-message.js';
 import type { CallEvent } from './scheduler.js';
 
 /** What the gateway needs. */

@@ -1,18 +1,14 @@
-import type { ArtifactStore } from '../artifact-store.js';
 import type { Budget } from '../budget.js';
 import type { ConcurrencyGate } from '../concurrency-gate.js';
-import type { DurableToolStore } from '../durable-tool-store.js';
 import type { RlmEvent } from '../events.js';
-import type { HostToolRegistry } from '../host-tools.js';
 import type { LanguageModel } from '../language-model.js';
 import type { ModelChoice } from '../model-choice.js';
-import type { QuotaSettings } from '../quotas/artifact-quota.js';
-import type { CommandQueueSettings } from '../rlm-settings.js';
+import type { CommandQueueSettings } from '../bridge/bridge-router.js';
 import type { SandboxFactory, SandboxLimits } from '../sandbox.js';
 import type { SchemaCheck } from '../schema-check.js';
 import type { VariableSyncSettings } from '../variable-space.js';
 
-/** Settings the loop runs with, all defaults applied. */
+/** Settings the loop runs with, all defaults applied (each feature resolves its own). */
 export interface ResolvedSettings {
   readonly llm: LanguageModel;
   readonly subLlm: LanguageModel;
@@ -38,13 +34,6 @@ export interface ResolvedSettings {
   readonly historyBudgetChars: number;
   readonly commandQueue: Required<CommandQueueSettings>;
   readonly variableSync: VariableSyncSettings;
-  readonly tools: HostToolRegistry;
-  readonly toolStore: DurableToolStore | undefined;
-  readonly largeAnswerChars: number;
-  readonly catalogChars: number;
-  readonly checkpointMaxVariableBytes: number;
-  readonly checkpointMaxLagMs: number;
-  readonly quotas: Required<QuotaSettings>;
   readonly maxConcurrentChildren: number;
 }
 
@@ -55,6 +44,4 @@ export interface RunResources {
   readonly emit: (event: RlmEvent) => void;
   /** When the run started (ms since the epoch). */
   readonly startedAt: number;
-  /** The run's storage: the store scoped to `runKey`. */
-  readonly storage?: { readonly artifacts: ArtifactStore; readonly runKey: string };
 }

@@ -1,5 +1,6 @@
 import { AbortedError } from '../errors/aborted-error.js';
 import type { RlmEvent } from '../events.js';
+import type { CallEvent } from './call-event.js';
 import type { LanguageModel } from '../language-model.js';
 import {
   type CallResult,
@@ -9,14 +10,10 @@ import {
   type RunningCall,
 } from './call-state.js';
 import type { CallSetup, Command, StepCommand } from './commands.js';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '../error-message.js';
 import { withPartialAnswer } from './final-answer.js';
 
-/** `Omit` that distributes over a union. */
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** An event as a handler emits it: the kernel adds the call id, depth and time. */
-export type CallEvent = DistributiveOmit<RlmEvent, 'callId' | 'depth' | 'at'>;
+export type { CallEvent, DistributiveOmit } from './call-event.js';
 
 /** What the kernel asks of the rest of the loop. None of these may change a call's state. */
 export interface KernelHooks {

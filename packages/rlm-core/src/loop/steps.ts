@@ -1,5 +1,4 @@
 import type { ArtifactRef } from '../artifact-store.js';
-import { resumeNote } from '../checkpoints.js';
 import { describeContext } from '../describe-context.js';
 import type { GenerateResult, ToolCall, ToolResultPart } from '../language-model.js';
 import {
@@ -12,11 +11,12 @@ import {
 import { submitToolName } from '../submit-tool.js';
 import { compactedStepCount, compactedSteps } from '../bound-history.js';
 import { ContextCopies, redactContextCopies } from '../context-copies.js';
-import type { CurrentQueryHistory } from '../session-memory.js';
+import type { CurrentQueryHistory } from '../history-entry.js';
 import { truncateOutput } from '../truncate-output.js';
 import { formatVariables, type VariableSyncReason } from '../variable-space.js';
 import { buildRequest } from './build-request.js';
-import { appendMessage, type CallState, isRunning, type RunningCall } from './call-state.js';
+import { appendMessage } from '../append-message.js';
+import { type CallState, isRunning, type RunningCall } from './call-state.js';
 import type { BridgeCommand, Command, StepCommand } from './commands.js';
 import { errorStreakAfter, tooManyErrors } from './error-streak.js';
 import { extractFinal, noFinalAnswer, type PendingFinal, readFinalAnswer } from './final-answer.js';
@@ -116,23 +116,23 @@ export class StepHandlers {
 
   #workspaceReady(call: RunningCall, command: Extract<Command, { type: 'WorkspaceReady' }>): void {
     call.earlierHistory = command.setup.history;
-    call.messages.push({
-      role: 'user',
-      content: buildContextMessage(call.query, describeContext(call.context), command.setup.counts),
-    });
-    const resumed = command.resumed;
-    if (resumed) {
-      const { state } = resumed;
-      call.messages.splice(0, call.messages.length, ...state.transcript);
-      call.iteration = state.iteration;
-      appendMessage(call.messages, { role: 'user', content: resumeNote(state) });
-      this.#kernel.emit(call, {
-        type: 'resumed',
-        iteration: state.iteration,
-        restored: [...resumed.restored],
-        lost: state.lost,
-      });
-    }
+    const start = command.resumed ?? {
+      messages: [
+        {
+          role: 'user',
+          content: buildContextMessage(
+            call.query,
+            describeContext(call.context),
+            command.setup.counts,
+          ),
+        },
+      ],
+      iteration: 0,
+      events: [],
+    };
+    call.messages.push(...start.messages);
+    call.iteration = start.iteration;
+    for (const event of start.events) this.#kernel.emit(call, event);
     this.#sync(call, 'start');
   }
 

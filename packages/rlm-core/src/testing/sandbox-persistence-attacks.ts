@@ -1,4 +1,4 @@
-import { toolGuestHelper } from '../durable-tools.js';
+import { toolGuestHelper } from '../features/durable-tools/durable-tool-session.js';
 import type { HostFunction, Sandbox, SandboxOptions } from '../sandbox.js';
 import type { ConformanceAssertion } from './conformance-suite.js';
 

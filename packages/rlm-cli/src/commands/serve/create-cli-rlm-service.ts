@@ -75,7 +75,7 @@ export async function createCliRlmService(
       llm: _llm,
       subLlm: _subLlm,
       budget: _budget,
-      persistent: _persistent,
+      session: _session,
       ...rlm
     } = cliRlmSettings(run, defaults, { tools, persistent: false });
     const service = await createRlmService({
