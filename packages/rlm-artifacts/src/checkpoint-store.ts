@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import { randomUUID } from 'node:crypto';
 import type {
   Checkpoint,
@@ -739,7 +740,7 @@ async function namingRun<T>(runKey: string, load: () => Promise<T>): Promise<T> 
     return await load();
   } catch (error) {
     if (!ArtifactCorruptError.isInstance(error)) throw error;
-    const problem = error.message.replace(/^@rlm\/artifacts: /, '');
+    const problem = formatErrorLine(error);
     throw new ArtifactCorruptError(
       `@rlm/artifacts: a checkpoint of run ${JSON.stringify(runKey)} is damaged (${problem}); it cannot be resumed: start the run again without resuming it`,
       { key: error.key, cause: error },

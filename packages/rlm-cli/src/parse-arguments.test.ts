@@ -1,6 +1,7 @@
 import { defaultAnthropicModelId } from '@rlm/anthropic';
 import { describe, expect, test } from 'vitest';
-import { type CliOptions, defaultMaxContextBytes, parseArguments } from './parse-arguments.js';
+import { type CliOptions, defaultMaxContextBytes } from './run-options/run-options.js';
+import { parseArguments } from './parse-arguments.js';
 import { UsageError } from './usage-error.js';
 
 function run(argv: string[], env: Record<string, string> = {}): CliOptions {

@@ -27,3 +27,15 @@ export function parseCommandArguments<const Options extends CommandOptions>(
     throw new UsageError(`${message.replace(/\.$/, '')}; see --help`, { cause: error });
   }
 }
+
+/**
+ * Whether the words before a maintenance command's name (`rlm --store x store gc`) are none, or
+ * only `flag <value>` / `flag=<value>`; anything else makes the line a query.
+ */
+export function onlyFlagBefore(before: readonly string[], flag: string): boolean {
+  return (
+    before.length === 0 ||
+    (before.length === 2 && before[0] === flag) ||
+    (before.length === 1 && before[0]!.startsWith(`${flag}=`))
+  );
+}

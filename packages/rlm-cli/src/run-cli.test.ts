@@ -10,7 +10,8 @@ import {
 } from '@rlm/anthropic/testing';
 import { waitUntil } from '@rlm/core/testing';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { type CliInput, runCli } from './run-cli.js';
+import type { CliInput } from './cli-io.js';
+import { runCli } from './run-cli.js';
 import { runCliPiped } from './test-support/run-cli-piped.js';
 import { textCollector } from './test-support/text-collector.js';
 import { useTemporaryDirectory } from './test-support/use-temporary-directory.js';

@@ -1,548 +1,60 @@
-import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
-import {
-  escapeControlCharacters,
-  type ArtifactStore,
-  defaultMaxConcurrency,
-  hashContext,
-  type RLM,
-  type RlmEvent,
-  runKey,
-  Utf8Text,
-} from '@rlm/core';
-import type { RunLease, RunLeaseHeldError } from '@rlm/artifacts';
-import { runToolsCommand } from '@rlm/toolstore';
-import { AnswerSink } from './answer-sink.js';
-import { checkContextFile } from './check-context-file.js';
-import { createCliModels, createCliRlm } from './create-cli-rlm.js';
-import { checkToolStoreDirectory } from './check-tool-store-directory.js';
-import { runEvalCommand } from './commands/eval/run-eval-command.js';
+import type { RunCliOptions } from './cli-io.js';
 import { cliVersion } from './cli-version.js';
-import { ContextLoadError } from './context-load-error.js';
-import { describeRunError } from './describe-run-error.js';
-import type { JsonRunReport } from './format-answer.js';
-import { formatBytes } from './format-bytes.js';
-import { formatModelRetry } from './format-model-retry.js';
-import { ModelCallNames } from './model-call-names.js';
-import { helpText } from './help-text.js';
-import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';
-import type { LoadedContext } from './load-context.js';
-import { loadCliContext } from './load-cli-context.js';
-import { loadToolsModule } from './load-tools-module.js';
-import { type CliOptions, parseArguments } from './parse-arguments.js';
-import { openStore } from './open-store.js';
-import { createRunTracer } from './record-run-trace.js';
-import { LiveStatus } from './live-status.js';
-import { createEventRenderer } from './render-events.js';
+import { runBatchCommand } from './commands/batch/run-batch-command.js';
+import { runEvalCommand } from './commands/eval/run-eval-command.js';
 import { runMcpCommand } from './commands/mcp/run-mcp-command.js';
+import { helpText } from './commands/run/help-text.js';
+import { runRunCommand } from './commands/run/run-run-command.js';
+import { runRunsCommand } from './commands/runs/run-runs-command.js';
 import { runServeCommand } from './commands/serve/run-serve-command.js';
-import { runBatchCommand } from './run-batch-command.js';
-import { withStoredReplays } from './with-stored-replays.js';
-import { runQuery } from './run-query.js';
-import { runWorkerCommand } from './run-worker-command.js';
-import { runRunsCommand } from './run-runs-command.js';
-import { runStoreCommand } from './run-store-command.js';
-import { RunTally } from './run-tally.js';
-import { runTraceCommand } from './run-trace-command.js';
-import { StoreFailedError } from './store-failed-error.js';
-import { subscribeToSignal } from './subscribe-to-signal.js';
-import { UsageError } from './usage-error.js';
-import { StoreFailureWatch } from './watch-store-failures.js';
-import { disposeThenClose } from './dispose-then-close.js';
-
-/** A readable stream `runCli` takes queries from; `process.stdin` fits. */
-export type CliInput = NodeJS.ReadableStream & { readonly isTTY?: boolean };
-
-/** A writable stream `runCli` prints to; `process.stdout` and `process.stderr` fit. */
-export type CliOutput = NodeJS.WritableStream & {
-  readonly isTTY?: boolean;
-  /** Terminal width, used to cut progress lines. */
-  readonly columns?: number;
-};
-
-/** Everything `runCli` touches, injectable for tests. */
-export interface RunCliOptions {
-  /** The arguments after `node` and the script. */
-  readonly argv: readonly string[];
-  /**
-   * Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
-   * `RLM_MODEL`, `NO_COLOR`.
-   */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Queries when no query argument is given: a REPL when a TTY, else one query per line. */
-  readonly stdin: CliInput;
-  /** Answers only. */
-  readonly stdout: CliOutput;
-  /** Progress, prompts and errors. */
-  readonly stderr: CliOutput;
-  /**
-   * Subscribes to interrupt requests (Ctrl-C) and returns an unsubscribe function. The first
-   * interrupt aborts the running query; a second one while it is still aborting makes
-   * `runCli` resolve 130 at once. Defaults to the process's `SIGINT`.
-   */
-  readonly onInterrupt?: (listener: () => void) => () => void;
-  /**
-   * Subscribes to termination requests and returns an unsubscribe function. A termination ends
-   * like an interrupt (the running query is aborted, its checkpoint kept) with one line and exit
-   * code 143; a second one quits at once. Defaults to the process's `SIGTERM`.
-   */
-  readonly onTerminate?: (listener: () => void) => () => void;
-}
-
-/** Exit code of a run whose answer was printed but whose store failed (`--store-errors fail`). */
-const storeFailedExitCode = 3;
-
-/** Exit code after SIGTERM: 128 + 15, as shells report it. */
-const terminatedExitCode = 143;
-
-/** Words that end the REPL. */
-const exitWords = new Set(['exit', 'quit', '.exit']);
+import { runStoreCommand } from './commands/store/run-store-command.js';
+import { runToolsCommand } from './commands/tools/run-tools-command.js';
+import { runTraceCommand } from './commands/trace/run-trace-command.js';
+import { runWorkerCommand } from './commands/worker/run-worker-command.js';
+import { jsonRequested, reportCommandError } from './output/report-command-error.js';
+import { parseArguments } from './parse-arguments.js';
 
 /**
  * Runs the `rlm` command and resolves to its exit code: 0 answered, 1 a query failed, 2 bad
  * usage or context (nothing was sent to a model) or the run is held by another process, 3
  * answered but the store failed during the run (`--store-errors fail`), 130 interrupted, 143
- * terminated. Never rejects: every error
- * is printed on `stderr` as one line starting with `rlm: `.
+ * terminated. Never rejects: every error is printed on `stderr` as one line starting with
+ * `rlm: `.
  */
 export async function runCli(options: RunCliOptions): Promise<number> {
   const { stdout, stderr } = options;
-  let quitNow: (exitCode: number) => void = () => {};
-  const forceQuit = new Promise<number>((resolve) => {
-    quitNow = resolve;
-  });
-  let rlm: RLM | undefined;
-  let store: ArtifactStore | undefined;
-  // Until the flags parse, `--json` anywhere before `--` asks for a JSON error report.
-  let json = jsonRequested(options.argv);
   try {
     const command = parseArguments(options.argv, options.env);
-    if (command.kind === 'help') {
-      stdout.write(helpText());
-      return 0;
+    switch (command.kind) {
+      case 'help':
+        stdout.write(helpText());
+        return 0;
+      case 'version':
+        stdout.write(`${cliVersion}\n`);
+        return 0;
+      case 'run':
+        return await runRunCommand(command.options, options);
+      case 'store':
+        return await runStoreCommand(command.argv, { storePath: command.storePath, stdout });
+      case 'runs':
+        return await runRunsCommand(command.argv, { stdout });
+      case 'trace':
+        return await runTraceCommand(command.argv, { stdout, stderr });
+      case 'batch':
+        return await runBatchCommand(command.argv, options);
+      case 'worker':
+        return await runWorkerCommand(command.argv, options);
+      case 'serve':
+        return await runServeCommand(command.argv, options);
+      case 'mcp':
+        return await runMcpCommand(command.argv, options);
+      case 'eval':
+        return await runEvalCommand(command.argv, options);
+      case 'tools':
+        return await runToolsCommand(command, { stdout, stderr });
     }
-    if (command.kind === 'version') {
-      stdout.write(`${cliVersion}\n`);
-      return 0;
-    }
-    if (command.kind === 'store') {
-      return await runStoreCommand(command.argv, { storePath: command.storePath, stdout });
-    }
-    if (command.kind === 'runs') return await runRunsCommand(command.argv, { stdout });
-    if (command.kind === 'trace') return await runTraceCommand(command.argv, { stdout, stderr });
-    if (command.kind === 'batch') return await runBatchCommand(command.argv, options);
-    if (command.kind === 'worker') return await runWorkerCommand(command.argv, options);
-    if (command.kind === 'serve') return await runServeCommand(command.argv, options);
-    if (command.kind === 'mcp') return await runMcpCommand(command.argv, options);
-    if (command.kind === 'eval') return await runEvalCommand(command.argv, options);
-    if (command.kind === 'tools') {
-      await checkToolStoreDirectory(command.toolStore, { writable: false });
-      return await runToolsCommand(command.argv, {
-        stdout,
-        stderr,
-        runtimeVersion: cliVersion,
-        root: command.toolStore.root,
-      });
-    }
-    const cli = await withStoredReplays(command.options);
-    json = cli.json;
-    // Keys are checked here, before any file is read or any model is called.
-    const models = createCliModels(cli, options.env);
-    if (cli.contextFile !== undefined && (await checkContextFile(cli.contextFile)) === 'fifo') {
-      stderr.write(
-        `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,
-      );
-    }
-    const answers = await AnswerSink.open({ ...cli, stdout, stderr });
-    // A text file's bytes go to the sandbox as they are, shared, and are decoded there.
-    const context = await loadCliContext(cli, stderr, { utf8Text: true });
-    const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
-    store = cli.storePath
-      ? await openStore(cli.storePath, { connectTimeoutMs: cli.connectTimeoutMs })
-      : undefined;
-    // After the artifact store: the default tool store lives beside it.
-    if (cli.toolStore) await checkToolStoreDirectory(cli.toolStore, { writable: true });
-    const watch = new StoreFailureWatch((failure) => {
-      stderr.write(
-        `rlm: the store failed (${failure.operation}): ${failure.message}; the run goes on, but what it stores from now may be lost${cli.storeErrors === 'fail' ? ' (it will exit 3; --store-errors warn to exit 0)' : ''}\n`,
-      );
-    });
-    rlm = createCliRlm(cli, models, {
-      tools,
-      artifacts: store ? watch.wrap(store) : undefined,
-      // Piped and interactive queries form one session: context_0..n, variables, history.
-      persistent: true,
-    });
-    const session = new Session(rlm, context, cli, options, answers, quitNow, { store, watch });
-    const run =
-      cli.query !== undefined
-        ? session.runOnce(cli.query)
-        : options.stdin.isTTY
-          ? session.runRepl()
-          : session.runPipe();
-    // After a forced quit the run may still settle; nobody waits for it then.
-    run.catch(() => {});
-    return await Promise.race([run, forceQuit]);
   } catch (error) {
-    if (UsageError.isInstance(error) || ContextLoadError.isInstance(error)) {
-      stderr.write(`rlm: ${error.message}\n`);
-      if (json)
-        stdout.write(formatJsonFailure(jsonFailureReport(error, { message: error.message })));
-      return 2;
-    }
-    if (json) stdout.write(formatJsonFailure(jsonFailureReport(error)));
-    return reportFailure(error, stderr);
-  } finally {
-    const disposed = disposeThenClose(rlm, store);
-    await Promise.race([disposed, forceQuit]);
+    // `--json` anywhere before `--` asks for a JSON error report, even when the flags are bad.
+    return reportCommandError(error, { json: jsonRequested(options.argv), stdout, stderr });
   }
-}
-
-/** One RLM, its context and its output, across the queries of one invocation. */
-class Session {
-  readonly #rlm: RLM;
-  readonly #context: LoadedContext | undefined;
-  readonly #cli: CliOptions;
-  readonly #io: RunCliOptions;
-  readonly #answers: AnswerSink;
-  readonly #forceQuit: (exitCode: number) => void;
-  readonly #render: (event: RlmEvent) => void;
-  /** The status line on a terminal (not with --quiet): what the run waits on, live. */
-  readonly #live: LiveStatus | undefined;
-  readonly #storage: SessionStorage;
-  /** The running query's abort controller. */
-  #current: AbortController | undefined;
-  /** Set by SIGTERM: the running query ends with exit code 143. */
-  #terminated = false;
-
-  constructor(
-    rlm: RLM,
-    context: LoadedContext | undefined,
-    cli: CliOptions,
-    io: RunCliOptions,
-    answers: AnswerSink,
-    forceQuit: (exitCode: number) => void,
-    storage: SessionStorage,
-  ) {
-    this.#rlm = rlm;
-    this.#storage = storage;
-    this.#context = context;
-    this.#cli = cli;
-    this.#answers = answers;
-    this.#forceQuit = forceQuit;
-    const { env } = io;
-    const terminal = io.stderr;
-    const width = (terminal.isTTY && terminal.columns) || undefined;
-    const live =
-      terminal.isTTY && !cli.quiet ? new LiveStatus(terminal, width ? { width } : {}) : undefined;
-    this.#live = live;
-    // Every line on stderr goes above the status line.
-    const stderr: CliOutput = live
-      ? Object.assign(
-          new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              live.write(chunk.toString());
-              done();
-            },
-          }),
-          { isTTY: terminal.isTTY, columns: terminal.columns },
-        )
-      : terminal;
-    this.#io = { ...io, stderr };
-    const color = Boolean(terminal.isTTY) && !env.NO_COLOR;
-    const render = createEventRenderer({
-      write: (text) => stderr.write(text),
-      color,
-      width,
-      ...(live ? { status: (text: string | undefined) => live.set(text) } : {}),
-      maxConcurrency: cli.maxConcurrency ?? defaultMaxConcurrency,
-      // On a terminal the model's prose shows as it streams in.
-      streamText: Boolean(terminal.isTTY),
-    });
-    this.#render = cli.quiet ? () => {} : render;
-    if (!cli.quiet) {
-      const line = `rlm ${cliVersion} · ${cli.model.provider}:${cli.model.modelId} · ${describeContext(context, cli)}`;
-      stderr.write(color ? `\u001b[2m${line}\u001b[22m\n` : `${line}\n`);
-    }
-  }
-
-  /** One query from the command line. */
-  async runOnce(query: string): Promise<number> {
-    const unsubscribe = this.#subscribe(() => this.#forceQuit(130));
-    try {
-      return await this.#answer(query);
-    } finally {
-      unsubscribe();
-    }
-  }
-
-  /** Queries typed at a `› ` prompt on stderr, until `exit` or Ctrl-D. */
-  async runRepl(): Promise<number> {
-    const { stdin, stderr } = this.#io;
-    const lines = createInterface({
-      input: stdin,
-      output: stderr,
-      // Line editing and Ctrl-C as a key need a terminal on both ends; with stderr redirected
-      // the terminal's own line discipline edits and Ctrl-C arrives as SIGINT.
-      terminal: Boolean(stderr.isTTY),
-      prompt: '› ',
-      historySize: 1000,
-    });
-    const onIdleInterrupt = () => {
-      const hadText = lines.line !== '';
-      lines.write(null, { ctrl: true, name: 'e' });
-      lines.write(null, { ctrl: true, name: 'u' });
-      stderr.write(hadText ? '\n' : '\n(type exit or press Ctrl-D to quit)\n');
-      lines.prompt();
-    };
-    let closed = false;
-    lines.on('close', () => {
-      closed = true;
-    });
-    lines.on('SIGINT', () => this.#interrupt(onIdleInterrupt));
-    const unsubscribe = this.#subscribe(onIdleInterrupt);
-    try {
-      lines.prompt();
-      for await (const line of lines) {
-        const query = line.trim();
-        if (exitWords.has(query)) break;
-        if (query !== '') await this.#answer(query);
-        if (!closed) lines.prompt();
-      }
-      if (closed) stderr.write('\n');
-      return 0;
-    } finally {
-      unsubscribe();
-      lines.close();
-    }
-  }
-
-  /** One query per non-empty line of piped stdin; stops at the first failure. */
-  async runPipe(): Promise<number> {
-    const lines = createInterface({ input: this.#io.stdin, terminal: false, crlfDelay: Infinity });
-    const unsubscribe = this.#subscribe(() => this.#forceQuit(130));
-    let queries = 0;
-    try {
-      for await (const line of lines) {
-        const query = line.trim();
-        if (query === '') continue;
-        queries++;
-        const exitCode = await this.#answer(query);
-        if (exitCode !== 0) return exitCode;
-      }
-    } finally {
-      unsubscribe();
-      lines.close();
-    }
-    if (queries === 0) {
-      throw new UsageError(
-        'no query: pass one as an argument, or pipe queries on stdin, one per line',
-      );
-    }
-    return 0;
-  }
-
-  /** Runs one query and prints its answer or its failure; resolves to an exit code. */
-  async #answer(query: string): Promise<number> {
-    const { stderr } = this.#io;
-    const controller = new AbortController();
-    this.#current = controller;
-    const tally = new RunTally();
-    const modelCalls = new ModelCallNames();
-    const tracer = createRunTracer({
-      store: this.#storage.store,
-      traceFile: this.#cli.traceFile,
-      report: (line) => stderr.write(`${line}\n`),
-      announce: !this.#cli.quiet,
-      metadata: { cli: cliVersion, model: this.#cli.model, subModel: this.#cli.subModel },
-    });
-    let lease: RunLease | undefined;
-    let report: JsonRunReport;
-    this.#storage.watch.take();
-    try {
-      lease = await this.#takeLease(query, controller);
-      report = await runQuery(this.#rlm, query, this.#context?.value, {
-        signal: controller.signal,
-        onEvent: (event) => {
-          tally.observe(event);
-          tracer.record(event);
-          modelCalls.observe(event);
-          if (event.type === 'model-retry') {
-            stderr.write(formatModelRetry(event, modelCalls.nameOf(event)));
-          } else this.#render(event);
-        },
-        resume: this.#cli.resume,
-      });
-      await tracer.finish();
-    } catch (error) {
-      // A run another process holds was never started here: it has no trace of its own.
-      if (!isRunLeaseHeld(error)) await tracer.finish(error);
-      const exitCode = this.#failureExitCode(error);
-      const written = this.#answers.failure(jsonFailureReport(error, { spent: tally.snapshot() }));
-      return await written.then(
-        () => exitCode,
-        (writeError: unknown) => Math.max(exitCode, reportFailure(writeError, stderr)),
-      );
-    } finally {
-      this.#live?.stop();
-      this.#current = undefined;
-      await lease?.release().catch(() => {});
-    }
-    try {
-      await this.#answers.answer(report);
-      return this.#storeOutcome();
-    } catch (error) {
-      return reportFailure(error, stderr);
-    }
-  }
-
-  /** Reports a failed query on stderr and picks its exit code. */
-  #failureExitCode(error: unknown): number {
-    const { stderr } = this.#io;
-    if (this.#terminated) return terminatedExitCode;
-    if (isRunLeaseHeld(error)) {
-      stderr.write(`rlm: ${describeHeldRun(error)}\n`);
-      return 2;
-    }
-    if (StoreFailedError.isInstance(error)) {
-      stderr.write(`rlm: ${error.message}\n`);
-      return storeFailedExitCode;
-    }
-    return reportFailure(error, stderr);
-  }
-
-  /**
-   * Takes the run's lease (one writer per run) when there is a store. A store that cannot even
-   * hold the lease is a store failure: with `--store-errors warn` the run goes on without one.
-   */
-  async #takeLease(query: string, controller: AbortController): Promise<RunLease | undefined> {
-    const { store } = this.#storage;
-    if (store === undefined) return undefined;
-    const { acquireRunLease, RunLeaseHeldError } = await import('@rlm/artifacts');
-    const key = runKey(query, hashContext(this.#context?.value));
-    try {
-      const lease = await acquireRunLease(store, key, {
-        onLost: (error) => {
-          this.#io.stderr.write(`rlm: ${describeHeldRun(error)}; stopping this one\n`);
-          controller.abort(error);
-        },
-      });
-      if (lease.tookOverFrom && !this.#cli.quiet) {
-        this.#io.stderr.write(
-          `rlm: took over the run from process ${lease.tookOverFrom.pid} on ${lease.tookOverFrom.hostname}, which is gone\n`,
-        );
-      }
-      return lease;
-    } catch (error) {
-      if (RunLeaseHeldError.isInstance(error)) throw error;
-      const message =
-        error instanceof Error ? error.message.replace(/^@rlm\/[\w/-]+:\s*/, '') : String(error);
-      if (this.#cli.storeErrors === 'warn') {
-        this.#io.stderr.write(
-          `rlm: cannot take the run's lease, running without one: ${message}\n`,
-        );
-        return undefined;
-      }
-      throw new StoreFailedError(
-        `the store failed before the run started: ${message}; fix the store, pass another --store, or pass --store-errors warn`,
-        { cause: error },
-      );
-    }
-  }
-
-  /** 0, or 3 with one line when the store failed during the run and the policy is `fail`. */
-  #storeOutcome(): number {
-    const failures = this.#storage.watch.take();
-    if (failures.length === 0 || this.#cli.storeErrors === 'warn') return 0;
-    const first = failures[0]!;
-    this.#io.stderr.write(
-      `rlm: the answer is printed, but the store failed ${failures.length} ${failures.length === 1 ? 'time' : 'times'} during the run (first: ${first.operation}: ${first.message}), so its state was not fully saved; fix the store and rerun, or pass --store-errors warn\n`,
-    );
-    return storeFailedExitCode;
-  }
-
-  /** SIGTERM: ends the running query like an interrupt (its checkpoint is kept), exit 143. */
-  #terminate(): void {
-    const current = this.#current;
-    if (current === undefined || this.#terminated) {
-      this.#forceQuit(terminatedExitCode);
-      return;
-    }
-    this.#terminated = true;
-    this.#io.stderr.write(
-      `\nrlm: terminated (SIGTERM); the checkpoint is kept: rerun with --resume to continue\n`,
-    );
-    current.abort();
-  }
-
-  /**
-   * Handles an interrupt: aborts the running query, quits at once when it is already aborting,
-   * or runs `whenIdle` when no query runs.
-   */
-  #interrupt(whenIdle: () => void): void {
-    const current = this.#current;
-    if (current === undefined) whenIdle();
-    else if (current.signal.aborted) this.#forceQuit(130);
-    else {
-      this.#io.stderr.write('\nrlm: aborting… (Ctrl-C again to quit at once)\n');
-      current.abort();
-    }
-  }
-
-  #subscribe(whenIdle: () => void): () => void {
-    const onInterrupt = this.#io.onInterrupt ?? subscribeToSignal('SIGINT');
-    const onTerminate = this.#io.onTerminate ?? subscribeToSignal('SIGTERM');
-    const unsubscribeInterrupt = onInterrupt(() => this.#interrupt(whenIdle));
-    const unsubscribeTerminate = onTerminate(() => this.#terminate());
-    return () => {
-      unsubscribeInterrupt();
-      unsubscribeTerminate();
-    };
-  }
-}
-
-/** The store a session writes (when any) and the watch over its failures. */
-interface SessionStorage {
-  readonly store: ArtifactStore | undefined;
-  readonly watch: StoreFailureWatch;
-}
-
-function isRunLeaseHeld(error: unknown): error is RunLeaseHeldError {
-  return error instanceof Error && error.name === 'RunLeaseHeldError';
-}
-
-function describeHeldRun(error: RunLeaseHeldError): string {
-  const { pid, hostname, heartbeatAt } = error.holder;
-  const seconds = Math.max(0, Math.round((Date.now() - heartbeatAt) / 1000));
-  return `this run (same query and context) is being run by process ${pid} on ${hostname} (last heartbeat ${seconds} s ago); wait for it to end or stop it (kill ${pid}), then run again`;
-}
-
-/** Prints a failed query's line (and partial answer) on stderr; returns the exit code. */
-function reportFailure(error: unknown, stderr: CliOutput): number {
-  const failure = describeRunError(error);
-  const shown = (text: string) => (stderr.isTTY ? escapeControlCharacters(text) : text);
-  stderr.write(`rlm: ${shown(failure.message)}\n`);
-  if (failure.partialAnswer?.trim()) {
-    stderr.write(`rlm: partial answer (not final):\n${shown(failure.partialAnswer.trimEnd())}\n`);
-  }
-  return failure.exitCode;
-}
-
-/** Whether `--json` appears among the flags (before a `--` that ends them). */
-function jsonRequested(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
-}
-
-function describeContext(context: LoadedContext | undefined, cli: CliOptions): string {
-  if (context === undefined) return 'no context';
-  const size = formatBytes(context.bytes);
-  if (cli.contextFile !== undefined) {
-    const kind =
-      typeof context.value === 'string' || Utf8Text.isInstance(context.value) ? 'text' : 'JSON';
-    return `context ${cli.contextFile} (${size}, ${kind})`;
-  }
-  const shape = cli.concat ? 'joined into one string' : 'as an array of { path, text }';
-  const files = `${context.files} ${context.files === 1 ? 'file' : 'files'}`;
-  return `context ${cli.contextDirectory} (${files}, ${size}, ${shape})`;
 }

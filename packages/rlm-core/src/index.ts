@@ -25,6 +25,7 @@ export type {
 export type * from './durable-tool-store.js';
 export * from './errors/index.js';
 export { escapeControlCharacters } from './escape-control-characters.js';
+export { formatErrorLine } from './format-error-line.js';
 export { eventExcerpt } from './event-excerpt.js';
 export { hashContext, updateWithText } from './hash-context.js';
 export * from './normalize-conversation.js';

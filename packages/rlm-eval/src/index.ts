@@ -5,6 +5,7 @@ export {
   type EvalLineProblem,
   parseEvalDataset,
 } from './parse-eval-dataset.js';
+export { type JsonObjectLine, readJsonObjectLines } from './read-json-object-lines.js';
 export {
   type BuiltInScorerName,
   type BuiltInScorerSettings,

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type EvalItem, type EvalItemId, evalItemKey } from './eval-item.js';
+import { readJsonObjectLines } from './read-json-object-lines.js';
 
 /** A line of a dataset that was skipped, and why. */
 export interface EvalLineProblem {
@@ -30,55 +31,49 @@ export function parseEvalDataset(text: string, baseDirectory: string): EvalDatas
   const items: EvalItem[] = [];
   const problems: EvalLineProblem[] = [];
   const firstLineOf = new Map<string, number>();
-  text.split('\n').forEach((raw, index) => {
-    const line = index + 1;
-    const source = raw.trim();
-    if (source === '') return;
+  for (const entry of readJsonObjectLines(text, example)) {
+    const { line } = entry;
     const problem = (message: string) => problems.push({ line, message });
-    let record: unknown;
-    try {
-      record = JSON.parse(source);
-    } catch {
-      problem(`not valid JSON; each line must be one object such as ${example}`);
-      return;
+    if ('problem' in entry) {
+      problem(entry.problem);
+      continue;
     }
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-      problem(`not a JSON object; each line must look like ${example}`);
-      return;
-    }
-    const fields = record as Record<string, unknown>;
+    const { fields } = entry;
     const { id, query, context } = fields;
     const contextDirectory = fields.context_dir;
     if (!isItemId(id)) {
       problem('needs an "id" that is a non-empty string or a number');
-      return;
+      continue;
     }
     const key = evalItemKey(id);
     if (typeof query !== 'string' || query.trim() === '') {
       problem(`id ${key} needs a "query" that is a non-empty string`);
-      return;
+      continue;
     }
     if (!Object.hasOwn(fields, 'expected')) {
       problem(`id ${key} has no "expected": add the answer it should get, e.g. "expected": "42"`);
-      return;
+      continue;
     }
-    for (const [name, value] of [
-      ['context', context],
-      ['context_dir', contextDirectory],
-    ] as const) {
-      if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {
-        problem(`id ${key}: "${name}" must be a path (a non-empty string)`);
-        return;
-      }
+    const notAPath = (
+      [
+        ['context', context],
+        ['context_dir', contextDirectory],
+      ] as const
+    ).find(
+      ([, value]) => value !== undefined && (typeof value !== 'string' || value.trim() === ''),
+    );
+    if (notAPath !== undefined) {
+      problem(`id ${key}: "${notAPath[0]}" must be a path (a non-empty string)`);
+      continue;
     }
     if (context !== undefined && contextDirectory !== undefined) {
       problem(`id ${key} has both "context" and "context_dir"; give one of them`);
-      return;
+      continue;
     }
     const first = firstLineOf.get(key);
     if (first !== undefined) {
       problem(`duplicate id ${key} (first on line ${first}); give each line its own id`);
-      return;
+      continue;
     }
     firstLineOf.set(key, line);
     items.push({
@@ -93,7 +88,7 @@ export function parseEvalDataset(text: string, baseDirectory: string): EvalDatas
       expected: fields.expected,
       line,
     });
-  });
+  }
   return { items, problems };
 }
 

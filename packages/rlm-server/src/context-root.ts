@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ContextTooLargeError } from './errors/context-too-large-error.js';
@@ -198,9 +199,7 @@ export class ContextRoot {
         cause: error,
       });
     }
-    const message = (error instanceof Error ? error.message : String(error))
-      .replace(/^@rlm\/[\w/-]+:\s*/, '')
-      .replaceAll(`${this.#directory}${path.sep}`, '');
+    const message = formatErrorLine(error).replaceAll(`${this.#directory}${path.sep}`, '');
     return new ServedRequestError(`${param} cannot be read: ${message}`, {
       status: 400,
       code: 'context_unreadable',

@@ -11,6 +11,7 @@ import {
   type RlmEvent,
   type RunUsage,
   SandboxError,
+  formatErrorLine,
 } from '@rlm/core';
 import { ContextRoot, type ContextRootSettings } from './context-root.js';
 import { ServedRequestError } from './errors/served-request-error.js';
@@ -545,7 +546,7 @@ class Service implements RlmService {
         : new AbortedError('@rlm/server: the client went away', { cause: error });
     }
     if (ServedRequestError.isInstance(error)) return error;
-    const message = oneLine(error instanceof Error ? error.message : String(error));
+    const message = formatErrorLine(error instanceof Error ? error.message : String(error));
     if (ModelCallError.isInstance(error)) {
       return new ServedRequestError(`the model API failed: ${message}`, {
         status: 502,
@@ -597,7 +598,7 @@ function describeIncomplete(
   if (NoFinalAnswerError.isInstance(error)) {
     return {
       reason: 'iterations',
-      message: `the model gave no final answer after ${error.diagnostics.iterations} steps (${oneLine(error.diagnostics.reason)}); the answer is partial`,
+      message: `the model gave no final answer after ${error.diagnostics.iterations} steps (${formatErrorLine(error.diagnostics.reason)}); the answer is partial`,
       partialAnswer: error.partialAnswer ?? '',
       iterations: error.diagnostics.iterations,
     };
@@ -611,13 +612,4 @@ function ignoreThrow(action: () => void): void {
   } catch {
     // Observers never change a run.
   }
-}
-
-/** Collapses white space, drops a package prefix and bounds the length. */
-function oneLine(text: string, maxLength = 600): string {
-  const line = text
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^@rlm\/[\w/-]+:\s*/, '');
-  return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
 }

@@ -1,4 +1,4 @@
-import { escapeControlCharacters, RlmError } from '@rlm/core';
+import { escapeControlCharacters, formatErrorLine } from '@rlm/core';
 import type { HealthAssessment } from './assess-health.js';
 import { ToolNotFoundError } from './errors/tool-not-found-error.js';
 import { defaultPruneAfterDays, inspectTools, type ToolReport } from './inspect-tools.js';
@@ -74,7 +74,7 @@ export async function runToolsCommand(
     options.stdout.write(shownOn(options.stdout, await execute(parsed.command, store, options)));
     return 0;
   } catch (error) {
-    options.stderr.write(shownOn(options.stderr, `rlm tools: ${errorLine(error)}\n`));
+    options.stderr.write(shownOn(options.stderr, `rlm tools: ${formatErrorLine(error)}\n`));
     return 1;
   }
 }
@@ -323,10 +323,4 @@ function day(timestamp: string): string {
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-function errorLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const line = message.split('\n', 1)[0] ?? '';
-  return RlmError.isInstance(error) ? line.replace(/^@rlm\/toolstore: /, '') : line;
 }

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type FakeMessagesServer, type FakeReply, fakeText } from '@rlm/anthropic/testing';
 import { describe, expect, test } from 'vitest';
-import { formatDollars } from '../format-run-totals.js';
+import { formatDollars } from '../output/format-run-totals.js';
 import { type BuiltRlmResult, runBuiltRlm } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 

@@ -1,4 +1,4 @@
-import { defaultBatchConcurrency, defaultStallTimeoutMs } from '../../parse-batch-arguments.js';
+import { defaultBatchConcurrency, defaultStallTimeoutMs } from '../batch/parse-batch-arguments.js';
 import { defaultScorerTimeoutMs } from './parse-eval-arguments.js';
 
 /** `rlm eval --help`. */

@@ -5,8 +5,9 @@ import {
   parseNumberTolerance,
   parseTokenLengths,
 } from '@rlm/eval';
-import { type CliOptions, type ModelSpec, parseModelSpec } from '../../parse-arguments.js';
-import { type BatchOptions, parseBatchArguments } from '../../parse-batch-arguments.js';
+import type { CliOptions, ModelSpec } from '../../run-options/run-options.js';
+import { parseModelSpec } from '../../run-options/parse-model-spec.js';
+import { type BatchOptions, parseBatchArguments } from '../batch/parse-batch-arguments.js';
 import { UsageError } from '../../usage-error.js';
 import { splitFlagWords } from './split-flag-words.js';
 

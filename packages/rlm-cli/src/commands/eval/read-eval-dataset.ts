@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type EvalDataset, type EvalLineProblem, parseEvalDataset } from '@rlm/eval';
-import { describeReadFailure } from '../../describe-read-failure.js';
+import { describeReadFailure } from './describe-read-failure.js';
 import { UsageError } from '../../usage-error.js';
 
 /**

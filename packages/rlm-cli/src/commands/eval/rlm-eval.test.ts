@@ -12,8 +12,8 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type BuiltRlmResult, startBuiltRlm } from '../../bin/start-built-rlm.js';
 import { useBuiltRlmWorkspace } from '../../bin/use-built-rlm-workspace.js';
-import { batchQueueName, queueKeys } from '../../batch-queue-job.js';
-import { parseQueueUrl } from '../../parse-queue-url.js';
+import { batchQueueName, queueKeys } from '../../queue/batch-queue-job.js';
+import { parseQueueUrl } from '../../queue/parse-queue-url.js';
 import { redisCli } from '../../test-support/redis-cli.js';
 
 /**

@@ -6,6 +6,7 @@ import {
   findModelPrice,
   type LanguageModel,
   type RLM,
+  formatErrorLine,
 } from '@rlm/core';
 import {
   contextAsText,
@@ -27,28 +28,28 @@ import {
   summarizeEval,
   writeSniahDataset,
 } from '@rlm/eval';
-import { BatchResultsFile } from '../../batch-results-file.js';
-import { asWrittenWithRoundedCosts } from '../../round-costs.js';
-import { checkQueueReachable } from '../../check-queue-reachable.js';
-import { createCliModel } from '../../create-cli-model.js';
-import { createCliModels, createCliRlmFactory } from '../../create-cli-rlm.js';
-import { formatBytes } from '../../format-bytes.js';
-import { type BatchResources, openBatchResources } from '../../open-batch-resources.js';
-import { openStore } from '../../open-store.js';
-import type { CliOptions } from '../../parse-arguments.js';
-import type { BatchJob } from '../../parse-batch-jobs.js';
-import { type QueueConnection, parseQueueUrl } from '../../parse-queue-url.js';
-import { queueBatchJobs } from '../../queue-batch-jobs.js';
-import { queuedRunSettings } from '../../queued-run-settings.js';
-import { type BatchCommandIo, BatchOutput } from '../../run-batch-command.js';
-import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../../run-batch-jobs.js';
-import { type BatchResult, runBatchQuery } from '../../run-batch-query.js';
+import { BatchResultsFile } from '../batch/batch-results-file.js';
+import { asWrittenWithRoundedCosts } from '../../output/round-costs.js';
+import { checkQueueReachable } from '../../queue/check-queue-reachable.js';
+import { createCliModel } from '../../rlm/create-cli-model.js';
+import { createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
+import { formatBytes } from '../../output/format-bytes.js';
+import { type BatchResources, openBatchResources } from '../batch/open-batch-resources.js';
+import { openStore } from '../../store/open-store.js';
+import type { CliOptions } from '../../run-options/run-options.js';
+import type { BatchJob } from '../../jobs/parse-batch-jobs.js';
+import { type QueueConnection, parseQueueUrl } from '../../queue/parse-queue-url.js';
+import { queueBatchJobs } from '../batch/queue-batch-jobs.js';
+import { queuedRunSettings } from '../../queue/queued-run-settings.js';
+import { type BatchCommandIo, BatchOutput } from '../batch/run-batch-command.js';
+import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../batch/run-batch-jobs.js';
+import { type BatchResult, runBatchQuery } from '../../jobs/run-batch-query.js';
 import { UsageError } from '../../usage-error.js';
 import { evalHelp } from './eval-help.js';
-import { evalRunOf, readQueuedEvalResult } from './eval-run-result.js';
+import { evalRunOf, readQueuedEvalResult } from '../../jobs/eval-run-result.js';
 import { type EvalOptions, baselineVariant, parseEvalArguments } from './parse-eval-arguments.js';
 import { readEvalDataset } from './read-eval-dataset.js';
-import { runBaselineJob } from './run-baseline-job.js';
+import { runBaselineJob } from '../../jobs/run-baseline-job.js';
 import { writeEvalReport } from './write-eval-report.js';
 
 /** One item run by one variant: a job of the batch runner. */
@@ -96,7 +97,7 @@ export async function runEvalCommand(argv: readonly string[], io: BatchCommandIo
   if (command.kind === 'generate') {
     const written = await writeSniahDataset(command.directory, command).catch((error: unknown) => {
       if (EvalSettingsError.isInstance(error)) {
-        throw new UsageError(error.message.replace(/^@rlm\/eval: /, ''), { cause: error });
+        throw new UsageError(formatErrorLine(error), { cause: error });
       }
       throw error;
     });
@@ -431,7 +432,7 @@ class EvalCommand {
     } catch (error) {
       if (ScorerModuleError.isInstance(error)) {
         throw new UsageError(
-          `${error.message.replace(/^@rlm\/eval: /, '')}; see rlm eval --help for the scorer's shape`,
+          `${formatErrorLine(error)}; see rlm eval --help for the scorer's shape`,
           { cause: error },
         );
       }

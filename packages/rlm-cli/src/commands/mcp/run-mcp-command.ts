@@ -1,5 +1,5 @@
 import { serveMcpOverStdio } from '@rlm/server';
-import type { RunCliOptions } from '../../run-cli.js';
+import type { RunCliOptions } from '../../cli-io.js';
 import { createCliRlmService } from '../serve/create-cli-rlm-service.js';
 import { parseServeArguments } from '../serve/parse-serve-arguments.js';
 import { serveOverHttp } from '../serve/run-serve-command.js';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { ContextTooLargeError, ServedRequestError } from '@rlm/server';
 import { describe, expect, test } from 'vitest';
 import { useTemporaryDirectory } from '../../test-support/use-temporary-directory.js';
-import { ContextLoadError } from '../../context-load-error.js';
-import { ContextRoot } from '../../context-root.js';
+import { ContextLoadError } from '../../context/context-load-error.js';
+import { ContextRoot } from '../../context/context-root.js';
 import { contextPathLoader } from './context-path-loader.js';
 
 const { makeTree } = useTemporaryDirectory('rlm-cli-context-path-loader-');

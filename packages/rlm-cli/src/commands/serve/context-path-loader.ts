@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { type ContextPathLoader, ContextTooLargeError, ServedRequestError } from '@rlm/server';
-import { ContextLoadError } from '../../context-load-error.js';
-import type { ContextRoot } from '../../context-root.js';
-import { loadContext } from '../../load-context.js';
+import { ContextLoadError } from '../../context/context-load-error.js';
+import type { ContextRoot } from '../../context/context-root.js';
+import { loadContext } from '../../context/load-context.js';
 
 /**
  * How `rlm serve` and `rlm mcp` read a path a request names under `--context-root`, as `rlm`

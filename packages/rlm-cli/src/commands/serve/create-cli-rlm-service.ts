@@ -1,3 +1,4 @@
+import { formatErrorLine } from '@rlm/core';
 import {
   createRlmService,
   formatServedRequestLog,
@@ -8,18 +9,18 @@ import {
 } from '@rlm/server';
 import type { ArtifactStore } from '@rlm/core';
 import { listRuns, loadTrace, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
-import { checkToolStoreDirectory } from '../../check-tool-store-directory.js';
+import { checkToolStoreDirectory } from '../../store/check-tool-store-directory.js';
 import { cliVersion } from '../../cli-version.js';
-import { createCliModel } from '../../create-cli-model.js';
-import { cliRlmSettings, createCliModels } from '../../create-cli-rlm.js';
-import { modelSettingFlags, subModelSettingFlags } from '../../describe-run-error.js';
-import { formatAnswer } from '../../format-answer.js';
-import { loadToolsModule } from '../../load-tools-module.js';
-import { nameModelFlags } from '../../name-model-flags.js';
-import { openStore } from '../../open-store.js';
-import { createRunTracer } from '../../record-run-trace.js';
+import { createCliModel } from '../../rlm/create-cli-model.js';
+import { cliRlmSettings, createCliModels } from '../../rlm/create-cli-rlm.js';
+import { modelSettingFlags, subModelSettingFlags } from '../../output/describe-run-error.js';
+import { formatAnswer } from '../../output/format-answer.js';
+import { loadToolsModule } from '../../rlm/load-tools-module.js';
+import { nameModelFlags } from '../../rlm/name-model-flags.js';
+import { openStore } from '../../store/open-store.js';
+import { createRunTracer } from '../../rlm/record-run-trace.js';
 import { UsageError } from '../../usage-error.js';
-import { ContextRoot } from '../../context-root.js';
+import { ContextRoot } from '../../context/context-root.js';
 import { contextPathLoader } from './context-path-loader.js';
 import {
   parseServedModel,
@@ -126,7 +127,7 @@ export async function createCliRlmService(
   } catch (error) {
     await store?.close().catch(() => {});
     if (ServerSettingsError.isInstance(error)) {
-      throw new UsageError(error.message.replace(/^@rlm\/server:\s*/, ''), { cause: error });
+      throw new UsageError(formatErrorLine(error), { cause: error });
     }
     throw error;
   }

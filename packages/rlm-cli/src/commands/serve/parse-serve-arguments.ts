@@ -1,14 +1,13 @@
 import { formatServedModelId } from '@rlm/server';
 import { isLoopbackHost } from '@rlm/server';
+import type { CliOptions, ModelSpec } from '../../run-options/run-options.js';
 import {
-  type CliOptions,
-  type ModelSpec,
   optionalInteger,
-  parseArguments,
   parseByteCount,
   parseDuration,
-  parseModelSpec,
-} from '../../parse-arguments.js';
+} from '../../run-options/parse-flag-values.js';
+import { parseRunOptions } from '../../run-options/parse-run-options.js';
+import { parseModelSpec } from '../../run-options/parse-model-spec.js';
 import { UsageError } from '../../usage-error.js';
 import { splitOwnFlags } from './split-own-flags.js';
 
@@ -118,7 +117,7 @@ export function parseServeArguments(
     switches: [transportSwitch, '--any-model'],
     refused: refusedFlags,
   });
-  const parsed = parseArguments(rest, env);
+  const parsed = parseRunOptions(rest, env);
   if (parsed.kind === 'help') return { kind: 'help' };
   if (parsed.kind !== 'run' || parsed.options.query !== undefined) {
     throw new UsageError(`rlm ${command} takes no query: questions come from its clients`);

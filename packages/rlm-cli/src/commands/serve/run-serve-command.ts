@@ -1,5 +1,5 @@
 import { startRlmHttpServer } from '@rlm/server';
-import type { RunCliOptions } from '../../run-cli.js';
+import type { RunCliOptions } from '../../cli-io.js';
 import { UsageError } from '../../usage-error.js';
 import { createCliRlmService } from './create-cli-rlm-service.js';
 import { parseServeArguments, type ServeOptions } from './parse-serve-arguments.js';

@@ -1,4 +1,4 @@
-import { formatBytes } from '../../format-bytes.js';
+import { formatBytes } from '../../output/format-bytes.js';
 import {
   defaultMaxBodyBytes,
   defaultServeConcurrency,

@@ -1,4 +1,4 @@
-import { formatDuration } from '../../format-runs-table.js';
+import { formatDuration } from '../../output/format-runs-table.js';
 
 /** What a server needs to stop: the signals, where to say so, how long running runs may go on. */
 export interface StopSignals {
