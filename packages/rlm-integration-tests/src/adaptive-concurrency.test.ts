@@ -60,7 +60,7 @@ async function fanOut(options: {
   });
   const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 8 });
   await using rlm = createRLM({
-    llm,
+    model: llm,
     sandbox: sandboxFactory,
     ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
   });

@@ -120,8 +120,8 @@ async function run(
           },
         };
   await using rlm = createRLM({
-    llm,
-    subLlm: createScriptedModel([], { fallback: () => 'ok' }),
+    model: llm,
+    subModel: createScriptedModel([], { fallback: () => 'ok' }),
     sandbox: sandboxFactory,
     artifacts: createMemoryArtifactStore(),
     tools: [echo],

@@ -56,7 +56,7 @@ function recordedModel() {
 }
 
 async function run(settings: Pick<RLMSettings, 'llm' | 'sandbox'>, text = context) {
-  await using rlm = createRLM({ ...settings, maxConcurrency: 4 });
+  await using rlm = createRLM({ ...settings, limits: { maxConcurrency: 4 } });
   const recorder = createTraceRecorder();
   try {
     for await (const event of rlm.queryStream('Count the fruit', text)) recorder.record(event);
