@@ -99,6 +99,35 @@ describe('grouped settings and the deprecated flat names', () => {
     );
   });
 
+  test('limits.sandbox and limits.execTimeoutMs reach the sandbox as sandboxLimits and execTimeoutMs did', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const limitsGiven = async (settings: object) => {
+      let given: unknown;
+      const scripted = createScriptedSandbox({});
+      await createRLM({
+        ...settings,
+        model: createScriptedModel(['FINAL(x)']),
+        sandbox: (options) => {
+          given = options.limits;
+          return scripted(options);
+        },
+      }).query('q');
+      return given;
+    };
+    const grouped = await limitsGiven({ limits: { sandbox: { memoryMb: 64 }, execTimeoutMs: 7 } });
+    expect(grouped).toEqual({ memoryMb: 64, timeoutMs: 7 });
+    expect(warn).not.toHaveBeenCalled();
+    expect(await limitsGiven({ sandboxLimits: { memoryMb: 64 }, execTimeoutMs: 7 })).toEqual(
+      grouped,
+    );
+    const messages = warn.mock.calls.map(([message]) => String(message));
+    expect(
+      messages.some(
+        (m) => m.includes('createRLM({ sandboxLimits })') && m.endsWith('use limits.sandbox'),
+      ),
+    ).toBe(true);
+  });
+
   test('a flat limit and its limits path set to different values is a ConfigurationError', () => {
     vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
     const both = () => createRLM({ ...base(), execTimeoutMs: 5, limits: { execTimeoutMs: 6 } });
