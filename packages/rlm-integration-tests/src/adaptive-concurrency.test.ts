@@ -62,7 +62,9 @@ async function fanOut(options: {
   await using rlm = createRLM({
     model: llm,
     sandbox: sandboxFactory,
-    ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
+    ...(options.maxConcurrency === undefined
+      ? {}
+      : { limits: { maxConcurrency: options.maxConcurrency } }),
   });
   const events: RlmEvent[] = [];
   for await (const event of rlm.queryStream('Ask many questions', 'a context')) events.push(event);

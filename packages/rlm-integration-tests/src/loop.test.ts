@@ -224,7 +224,11 @@ describe('the RLM loop', () => {
         return repl('SUBMIT([firstLength, context_0, context_1, history[0].answer].join(","));');
       },
     ]);
-    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, persistent: true });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      session: { persistent: true },
+    });
     expect((await rlm.query('first', 'abc')).answer).toBe(3);
     expect((await rlm.query('second', 'de')).answer).toBe('3,abc,de,3');
   });
@@ -244,7 +248,11 @@ describe('the RLM loop', () => {
       ),
       repl('SUBMIT(JSON.stringify({ secret: context.length, max: Math.max(1, 2) }));'),
     ]);
-    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, persistent: true });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      session: { persistent: true },
+    });
     expect((await rlm.query('first', 'a')).answer).toBe('TypeError,TypeError,TypeError');
     expect((await rlm.query('second', 'confidential')).answer).toBe('{"secret":12,"max":2}');
   });
@@ -286,7 +294,11 @@ describe('the RLM loop', () => {
         'SUBMIT([typeof kept, typeof context_1, history.map((entry) => entry.query), context].join("|"));',
       ),
     ]);
-    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, persistent: true });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      session: { persistent: true },
+    });
     await rlm.query('first', 'a secret');
     // history: the earlier queries, then the one running.
     expect((await rlm.query('second', 'b')).answer).toBe('number|string|first,second');
@@ -376,7 +388,11 @@ test('persistent mode: the same context again is not sent again, a new one gets 
     repl('SUBMIT([context, typeof context_1].join("|"))'),
     repl('SUBMIT([context, context_0, context_1].join("|"))'),
   ]);
-  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, persistent: true });
+  await using rlm = createRLM({
+    model: llm,
+    sandbox: sandboxFactory,
+    session: { persistent: true },
+  });
   expect((await rlm.query('one', corpus)).answer).toBe('the corpus');
   expect((await rlm.query('two', corpus)).answer).toBe('the corpus|undefined');
   expect((await rlm.query('three', 'other')).answer).toBe('other|the corpus|other');

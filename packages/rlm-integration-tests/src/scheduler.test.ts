@@ -245,7 +245,7 @@ describe('scheduler hardening', () => {
       model: llm,
       subModel: model,
       sandbox: counter.factory,
-      persistent: true,
+      session: { persistent: true },
     });
     const abort = new AbortController();
     const run = rlm
@@ -272,7 +272,7 @@ describe('scheduler hardening', () => {
       subModel: model,
       sandbox: counter.factory,
       limits: { maxConcurrency: 64 },
-      persistent: true,
+      session: { persistent: true },
     });
     const abort = new AbortController();
     const events: RlmEvent[] = [];
@@ -314,7 +314,11 @@ describe('scheduler hardening', () => {
         return { error: new Error('child model failed') };
       },
     });
-    await using rlm = createRLM({ model: llm, sandbox: counter.factory, persistent: false });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: counter.factory,
+      session: { persistent: false },
+    });
     expect((await rlm.query('root', 'c')).answer).toBe('root done');
     await waitUntil(() => counter.open() === 0, 'no open call');
     expect(counter.created()).toBe(3);
