@@ -67,7 +67,7 @@ describe('artifacts in the loop', () => {
       },
     });
     const artifacts = createMemoryArtifactStore();
-    await using rlm = createRLM({ llm, sandbox, artifacts });
+    await using rlm = createRLM({ model: llm, sandbox, artifacts });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toEqual({ loaded: { count: 3 }, listed: ['findings'] });
     expect(llm.requests[0]?.system).not.toContain('findings');
@@ -85,7 +85,7 @@ describe('artifacts in the loop', () => {
       },
     });
     const artifacts = createMemoryArtifactStore();
-    await using rlm = createRLM({ llm, sandbox, artifacts, budget: { maxModelCalls: 2 } });
+    await using rlm = createRLM({ model: llm, sandbox, artifacts, budget: { maxModelCalls: 2 } });
     const { events, error } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(BudgetExhaustedError.isInstance(error)).toBe(true);
     expect(
@@ -111,7 +111,7 @@ describe('artifacts in the loop', () => {
       },
     });
     const crashing = createScriptedModel([repl('one'), { error: new Error('the process died') }]);
-    await using first = createRLM({ llm: crashing, sandbox, artifacts });
+    await using first = createRLM({ model: crashing, sandbox, artifacts });
     await expect(first.query('q', 'c')).rejects.toThrow('the process died');
 
     const llm = createScriptedModel([
@@ -120,7 +120,7 @@ describe('artifacts in the loop', () => {
         return repl('finish');
       },
     ]);
-    await using second = createRLM({ llm, sandbox, artifacts });
+    await using second = createRLM({ model: llm, sandbox, artifacts });
     const { events } = await collectEvents(second.queryStream('q', 'c', { resume: true }));
     expect(events.find((event) => event.type === 'resumed')).toMatchObject({
       iteration: 1,
@@ -143,10 +143,10 @@ describe('artifacts in the loop', () => {
       { snapshots: false },
     );
     const crashing = createScriptedModel([repl('one'), { error: new Error('crash') }]);
-    await using first = createRLM({ llm: crashing, sandbox, artifacts });
+    await using first = createRLM({ model: crashing, sandbox, artifacts });
     await expect(first.query('q', 'c')).rejects.toThrow('crash');
     await using second = createRLM({
-      llm: createScriptedModel([repl('finish')]),
+      model: createScriptedModel([repl('finish')]),
       sandbox,
       artifacts,
     });
@@ -181,7 +181,7 @@ describe('artifacts in the loop', () => {
       },
     });
     const { store, reads } = countingCatalogReads(createMemoryArtifactStore());
-    await using rlm = createRLM({ llm, sandbox, artifacts: store });
+    await using rlm = createRLM({ model: llm, sandbox, artifacts: store });
     await rlm.query('q', 'c');
     // Six model requests: the first read serves the five before the write, one more after it.
     expect(llm.requests).toHaveLength(6);
@@ -240,7 +240,7 @@ describe('artifacts in the loop', () => {
     });
     const artifacts = createMemoryArtifactStore();
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
       artifacts,
       tools: [
@@ -282,10 +282,10 @@ describe('artifacts in the loop', () => {
       },
     });
     const crashing = createScriptedModel([repl('one'), { error: new Error('the process died') }]);
-    await using first = createRLM({ llm: crashing, sandbox, artifacts, persistent: true });
+    await using first = createRLM({ model: crashing, sandbox, artifacts, persistent: true });
     await expect(first.query('q', 'c')).rejects.toThrow('the process died');
     await using second = createRLM({
-      llm: createScriptedModel([repl('finish')]),
+      model: createScriptedModel([repl('finish')]),
       sandbox,
       artifacts,
       persistent: true,
@@ -304,7 +304,7 @@ describe('artifacts in the loop', () => {
         await host.SUBMIT?.(answer);
       },
     });
-    await using rlm = createRLM({ llm, sandbox, artifacts, largeAnswerChars: 1_000 });
+    await using rlm = createRLM({ model: llm, sandbox, artifacts, largeAnswerChars: 1_000 });
     const result = await rlm.query('q', 'c');
     expect(result.artifact?.size).toBe(5_000);
     expect(await artifacts.load(result.artifact!.id)).toBe(answer);

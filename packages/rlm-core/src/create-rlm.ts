@@ -20,7 +20,9 @@ import type { DurableToolStore } from './durable-tool-store.js';
 import type { CallEvent } from './loop/scheduler.js';
 import type { CallState } from './loop/call-state.js';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './settings-checks.js';
-import { ConcurrencyGate, defaultMaxConcurrency } from './concurrency-gate.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+import { ConfigurationError } from './errors/configuration-error.js';
+import { resolveLimits } from './loop/limits-settings.js';
 import { findModelPrice } from './cost/model-prices.js';
 import { ModelPriceError } from './errors/model-price-error.js';
 import { ModelChoice, modelIdFor, providerOf } from './model-choice.js';
@@ -32,6 +34,7 @@ import type { RlmEvent } from './events.js';
 import { hashContext } from './hash-context.js';
 import { HostToolRegistry } from './features/host-tools/host-tool-registry.js';
 import type { HostTool } from './features/host-tools/host-tool.js';
+import type { LanguageModel } from './language-model.js';
 import type { ModelPrices, QueryOptions, RLM, RLMResult, RLMSettings } from './rlm-settings.js';
 import { runKey } from './run-key.js';
 import { SchemaCheck } from './schema-check.js';
@@ -56,7 +59,6 @@ export function createRLM<OutputSchema extends Schema | undefined = undefined>(
 class RecursiveLanguageModel implements RLM {
   readonly #settings: ResolvedSettings;
   readonly #persistent: boolean;
-  readonly #maxConcurrency: number;
   readonly #budget: RLMSettings['budget'];
   readonly #prices: ModelPrices;
   #sandbox: Promise<Sandbox> | undefined;
@@ -77,51 +79,29 @@ class RecursiveLanguageModel implements RLM {
   readonly #writes = new Set<Promise<void>>();
 
   constructor(settings: RLMSettings) {
-    this.#prices = runPrices(settings);
+    const models = modelsOf(settings);
+    this.#prices = runPrices({ ...models, prices: settings.prices, budget: settings.budget });
+    const limits = resolveLimits(settings);
     this.#settings = {
-      llm: settings.llm,
-      subLlm: settings.subLlm ?? settings.llm,
-      modelChoice: modelChoiceOf(settings, this.#prices),
+      ...models,
+      ...limits,
+      modelChoice: modelChoiceOf(models, settings, this.#prices),
       sandboxFactory: settings.sandbox,
-      maxDepth: positiveInteger(settings.maxDepth ?? 2, 'maxDepth'),
-      maxIterations: positiveInteger(settings.maxIterations ?? 20, 'maxIterations'),
       systemPrompt: settings.systemPrompt,
-      maxOutputChars: positiveInteger(settings.maxOutputChars ?? 20_000, 'maxOutputChars'),
-      maxCodeBlocksPerResponse: positiveInteger(
-        settings.maxCodeBlocksPerResponse ?? 20,
-        'maxCodeBlocksPerResponse',
-      ),
-      maxResponseChars: positiveInteger(settings.maxResponseChars ?? 20_000, 'maxResponseChars'),
       redactionRatio: positiveNumber(settings.redactionRatio ?? 0.25, 'redactionRatio'),
       redactionMinChars: nonNegativeInteger(
         settings.redactionMinChars ?? 2_000,
         'redactionMinChars',
       ),
       codeLanguages: settings.codeLanguages ?? ['repl'],
-      execTimeoutMs: positiveInteger(settings.execTimeoutMs ?? 60_000, 'execTimeoutMs'),
-      sandboxLimits: settings.sandboxLimits ?? {},
-      maxResponseTokens: settings.maxResponseTokens,
       outputSchema: settings.outputSchema
         ? new SchemaCheck(settings.outputSchema, 'outputSchema')
         : undefined,
-      stallLimit: positiveInteger(settings.stallLimit ?? 3, 'stallLimit'),
-      maxConsecutiveErrors:
-        settings.maxConsecutiveErrors === undefined
-          ? undefined
-          : positiveInteger(settings.maxConsecutiveErrors, 'maxConsecutiveErrors'),
-      historyBudgetChars: positiveInteger(
-        settings.historyBudgetChars ?? 100_000,
-        'historyBudgetChars',
-      ),
       commandQueue: {
         strategy: settings.commandQueue?.strategy ?? 'unbounded',
         maxPending: positiveInteger(settings.commandQueue?.maxPending ?? 1_024, 'maxPending'),
       },
       variableSync: settings.variableSync ?? {},
-      maxConcurrentChildren: positiveInteger(
-        settings.maxConcurrentChildren ?? 8,
-        'maxConcurrentChildren',
-      ),
     };
     this.#artifactsSettings = resolveArtifactsSettings(artifactsGroupOf(settings));
     this.#hostTools = new HostToolRegistry(
@@ -159,10 +139,6 @@ class RecursiveLanguageModel implements RLM {
     }
     this.#artifacts = this.#artifactsSettings.store;
     this.#session = new SessionMemory(memory, this.#artifacts);
-    this.#maxConcurrency = positiveInteger(
-      settings.maxConcurrency ?? defaultMaxConcurrency,
-      'maxConcurrency',
-    );
     this.#budget = settings.budget;
   }
 
@@ -300,7 +276,7 @@ class RecursiveLanguageModel implements RLM {
     const resume = checkpoint ? resumeStateOf(checkpoint) : undefined;
     const run = new RlmRun(
       this.#settings,
-      { budget, gate: new ConcurrencyGate(this.#maxConcurrency), emit, startedAt },
+      { budget, gate: new ConcurrencyGate(this.#settings.maxConcurrency), emit, startedAt },
       this.#featuresOf(storage, resume, budget, startedAt),
     );
     const wallTime = budget.remainingWallTimeMs;
@@ -413,6 +389,32 @@ class RecursiveLanguageModel implements RLM {
   }
 }
 
+/** The root model and the sub model of a run. */
+interface RunModels {
+  readonly llm: LanguageModel;
+  readonly subLlm: LanguageModel;
+}
+
+/**
+ * `model` and `subModel`, or their deprecated flat names `llm` and `subLlm`.
+ *
+ * @throws {ConfigurationError} without a model, or for a flat name and its new name set to
+ * different models.
+ */
+function modelsOf(settings: RLMSettings): RunModels {
+  const llm = groupedOrFlat(settings.model, settings.llm, 'llm', 'model');
+  if (llm === undefined) {
+    throw new ConfigurationError(
+      '@rlm/core: createRLM needs a model; pass createRLM({ model, sandbox })',
+      { setting: 'model' },
+    );
+  }
+  return {
+    llm,
+    subLlm: groupedOrFlat(settings.subModel, settings.subLlm, 'subLlm', 'subModel') ?? llm,
+  };
+}
+
 /**
  * What model code may choose per call (`subModels`): the listed ids without their provider
  * prefix, each priced under a cost budget.
@@ -420,11 +422,11 @@ class RecursiveLanguageModel implements RLM {
  * @throws {TypeError} for a list that is not of non-empty strings.
  * @throws {ModelPriceError} for a listed model without a price under `budget.maxCostUsd`.
  */
-function modelChoiceOf(settings: RLMSettings, prices: ModelPrices): ModelChoice {
+function modelChoiceOf(models: RunModels, settings: RLMSettings, prices: ModelPrices): ModelChoice {
   const costBounded = settings.budget?.maxCostUsd !== undefined;
   const listed = settings.subModels;
   if (listed === undefined) return new ModelChoice({ allowed: undefined, prices, costBounded });
-  const plain = settings.subLlm ?? settings.llm;
+  const plain = models.subLlm;
   if (
     !Array.isArray(listed) ||
     listed.some((id) => typeof id !== 'string' || id.trim().length === 0)
@@ -432,7 +434,7 @@ function modelChoiceOf(settings: RLMSettings, prices: ModelPrices): ModelChoice 
     throw new TypeError('@rlm/core: subModels must be a list of model ids (non-empty strings)');
   }
   const allowed = [
-    ...new Set(listed.map((id) => modelIdFor(modelIdFor(id.trim(), plain), settings.llm))),
+    ...new Set(listed.map((id) => modelIdFor(modelIdFor(id.trim(), plain), models.llm))),
   ];
   const provider = providerOf(plain.modelId);
   for (const modelId of costBounded ? allowed : []) {

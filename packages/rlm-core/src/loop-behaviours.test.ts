@@ -17,9 +17,9 @@ describe('the model knows where it is', () => {
   test('each step ends with its number of the most, and what is left of the budgets set', async () => {
     const llm = createScriptedModel([repl('noop'), repl('noop'), 'FINAL(done)']);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: createScriptedSandbox({ noop: () => 'ok' }),
-      maxIterations: 30,
+      limits: { maxIterations: 30 },
       budget: { maxModelCalls: 12, maxWallTimeMs: 600_000 },
     });
     await rlm.query('q', 'c');
@@ -33,7 +33,7 @@ describe('the model knows where it is', () => {
 
   test('without budgets, only the step; a cost budget shows the dollars left', async () => {
     const plain = createScriptedModel(['FINAL(done)']);
-    await using first = createRLM({ llm: plain, sandbox: createScriptedSandbox({}) });
+    await using first = createRLM({ model: plain, sandbox: createScriptedSandbox({}) });
     await first.query('q', 'c');
     expect(lastMessageText(plain.requests[0]!).split('\n').at(-1)).toBe('Step 1 of 20.');
 
@@ -42,7 +42,7 @@ describe('the model knows where it is', () => {
       { modelId: 'gpt-5' },
     );
     await using second = createRLM({
-      llm: priced,
+      model: priced,
       sandbox: createScriptedSandbox({}),
       budget: { maxCostUsd: 2 },
     });
@@ -59,7 +59,7 @@ describe('the context preview', () => {
   test('shows the start and the end of a string context, and the last items of an array', async () => {
     const text = `OPENING-LINE ${'filler '.repeat(500)} CLOSING-LINE`;
     const llm = createScriptedModel(['FINAL(a)', 'FINAL(b)']);
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}) });
     await rlm.query('q', text);
     const first = lastMessageText(llm.requests[0]!);
     expect(first).toMatch(/- first characters: "OPENING-LINE filler/);
@@ -89,7 +89,7 @@ describe('batched calls keep what succeeded', () => {
         print(JSON.stringify(answers));
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     await rlm.query('q', 'c');
     expect(seen).toEqual([
       'answer to a',
@@ -122,7 +122,7 @@ describe('batched calls keep what succeeded', () => {
         seen.push(await host.sub_rlm_batched?.(tasks));
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const result = await rlm.query('root', 'c');
     expect(seen).toEqual([['one', { error: 'Error', message: 'child model down' }, 'two']]);
     expect(result.depthReached).toBe(1);
@@ -139,7 +139,7 @@ describe('batched calls keep what succeeded', () => {
         }
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     await rlm.query('q', 'c');
     expect(refusals).toEqual([
       'sub_rlm_batched(tasks) needs an array of { query, context } objects; got a string',
@@ -163,7 +163,12 @@ describe('budgets count the calls that were made', () => {
           .catch((error: Error) => refusals.push(error.message));
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox, budget: { maxModelCalls: 6 } });
+    await using rlm = createRLM({
+      model: llm,
+      subModel: subLlm,
+      sandbox,
+      budget: { maxModelCalls: 6 },
+    });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe('answered anyway');
     expect(subLlm.requests).toHaveLength(0);
@@ -181,7 +186,12 @@ describe('budgets count the calls that were made', () => {
         await host.llm_query_batched?.(['a', 'b', 'c']);
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox, budget: { maxModelCalls: 6 } });
+    await using rlm = createRLM({
+      model: llm,
+      subModel: subLlm,
+      sandbox,
+      budget: { maxModelCalls: 6 },
+    });
     const result = await rlm.query('q', 'c');
     expect(result.usage.modelCalls).toBe(5);
     expect(subLlm.requests).toHaveLength(3);
@@ -200,7 +210,7 @@ describe('empty sub-answers are visible', () => {
         print('printed by the code');
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(got).toEqual(['', ['fine', '  ']]);
     const warnings = events.filter((event) => event.type === 'warning');
@@ -236,7 +246,7 @@ describe('per-call model choice', () => {
         got.push(await host.llm_query_batched?.(['x', 'y'], { model: 'cheap' }));
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(got).toEqual(['from cheap', 'from cheap', 'from sub', ['from cheap', 'from cheap']]);
     expect(cheap.requests).toHaveLength(4);
@@ -270,7 +280,7 @@ describe('per-call model choice', () => {
         got.push(await host.sub_rlm?.('child', 'ctx', { model: 'strong' }));
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const result = await rlm.query('root', 'c');
     expect(got).toEqual(['child answer']);
     expect(result.answer).toBe('parent answer');
@@ -295,7 +305,7 @@ describe('per-call model choice', () => {
         await host.llm_query?.('x', { model: 'cheap' });
       },
     });
-    await using rlm = createRLM({ llm, sandbox, subModels: ['p:cheap'] });
+    await using rlm = createRLM({ model: llm, sandbox, subModels: ['p:cheap'] });
     await rlm.query('q', 'c');
     expect(llm.requests[0]!.system).toContain(
       'without it, `llm_query` uses root and a `sub_rlm` child root.',
@@ -320,7 +330,7 @@ describe('per-call model choice', () => {
           .catch((error: Error) => failures.push(error.message));
       },
     });
-    await using other = createRLM({ llm: open, sandbox: unknown });
+    await using other = createRLM({ model: open, sandbox: unknown });
     await other.query('q', 'c');
     expect(failures).toEqual([
       'no-such-model: scripted model: no model named "no-such-model"; is "no-such-model" a model its provider serves? Leave out { model } to use p:root',
@@ -340,17 +350,22 @@ describe('per-call model choice', () => {
           .catch((error: Error) => refusals.push(error.message));
       },
     });
-    await using rlm = createRLM({ llm, sandbox, budget: { maxCostUsd: 1 } });
+    await using rlm = createRLM({ model: llm, sandbox, budget: { maxCostUsd: 1 } });
     await rlm.query('q', 'c');
     expect(refusals).toEqual([
       'llm_query(prompt, options): model "my-finetune" has no price, and this run has a cost budget; choose a model with a known price',
     ]);
     expect(() =>
-      createRLM({ llm, sandbox, budget: { maxCostUsd: 1 }, subModels: ['claude-haiku-4-5', 'x'] }),
+      createRLM({
+        model: llm,
+        sandbox,
+        budget: { maxCostUsd: 1 },
+        subModels: ['claude-haiku-4-5', 'x'],
+      }),
     ).toThrow(
       "@rlm/core: budget.maxCostUsd needs a price for the sub model 'x', which has none; give one in createRLM({ prices }) or leave it out of subModels",
     );
-    expect(() => createRLM({ llm, sandbox, subModels: ['ok', ''] })).toThrow(
+    expect(() => createRLM({ model: llm, sandbox, subModels: ['ok', ''] })).toThrow(
       '@rlm/core: subModels must be a list of model ids (non-empty strings)',
     );
   });
@@ -366,12 +381,12 @@ describe('a consecutive-error limit', () => {
         throw new TypeError('x is not a function');
       },
     });
-    await using rlm = createRLM({ llm, sandbox, maxConsecutiveErrors: 3 });
+    await using rlm = createRLM({ model: llm, sandbox, limits: { maxConsecutiveErrors: 3 } });
     const { events, error } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(NoFinalAnswerError.isInstance(error)).toBe(true);
     const typed = error as NoFinalAnswerError;
     expect(typed.message).toContain(
-      '3 code blocks in a row threw an error (maxConsecutiveErrors is 3); the last: TypeError: x is not a function',
+      '3 code blocks in a row threw an error (limits.maxConsecutiveErrors is 3); the last: TypeError: x is not a function',
     );
     expect(typed.partialAnswer).toContain('Attempt 3: trying again.');
     expect(llm.requests).toHaveLength(3);
@@ -387,15 +402,15 @@ describe('a consecutive-error limit', () => {
       ok: () => 'fine',
     });
     const limited = createScriptedModel([...script, 'FINAL(done)']);
-    await using rlm = createRLM({ llm: limited, sandbox, maxConsecutiveErrors: 3 });
+    await using rlm = createRLM({ model: limited, sandbox, limits: { maxConsecutiveErrors: 3 } });
     expect((await rlm.query('q', 'c')).answer).toBe('done');
 
     const unlimited = createScriptedModel([...script, ...script, 'FINAL(done)']);
-    await using open = createRLM({ llm: unlimited, sandbox });
+    await using open = createRLM({ model: unlimited, sandbox });
     expect((await open.query('q', 'c')).answer).toBe('done');
-    expect(() => createRLM({ llm: limited, sandbox, maxConsecutiveErrors: 0 })).toThrow(
-      '@rlm/core: maxConsecutiveErrors must be a positive integer, got 0',
-    );
+    expect(() =>
+      createRLM({ model: limited, sandbox, limits: { maxConsecutiveErrors: 0 } }),
+    ).toThrow('@rlm/core: limits.maxConsecutiveErrors must be a positive integer, got 0');
   });
 });
 
@@ -415,7 +430,7 @@ describe('computed output is shown, not redacted', () => {
       summarize: () => summary,
       dump: () => `Here it is:\n${document.slice(0, 6_000)}`,
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', document));
     const shown = events.flatMap((event) =>
       event.type === 'execution' ? [event.shownToModel] : [],
@@ -431,17 +446,17 @@ describe('computed output is shown, not redacted', () => {
     const llm = createScriptedModel([repl('dump'), 'FINAL(done)']);
     const sandbox = createScriptedSandbox({ dump: () => document });
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
+      limits: { maxOutputChars: 1_000 },
       redactionRatio: Number.POSITIVE_INFINITY,
-      maxOutputChars: 1_000,
     });
     const { events } = await collectEvents(rlm.queryStream('q', document));
     const execution = events.find((event) => event.type === 'execution');
     expect(execution?.type === 'execution' && execution.shownToModel).toContain(
       `the output was ${document.length} characters`,
     );
-    expect(() => createRLM({ llm, sandbox, redactionRatio: 0 })).toThrow(
+    expect(() => createRLM({ model: llm, sandbox, redactionRatio: 0 })).toThrow(
       '@rlm/core: redactionRatio must be a number above 0 (Infinity for never), got 0',
     );
   });
@@ -459,7 +474,7 @@ describe('SUBMIT ends the block', () => {
         print('after', late);
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(subLlm.requests).toHaveLength(0);
     expect(events.filter((event) => event.type === 'bridge-call')).toEqual([]);
@@ -479,7 +494,7 @@ describe('SUBMIT ends the block', () => {
         variables.set('report', 'changed after FINAL_VAR');
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     expect((await rlm.query('q', 'c')).answer).toBe('kept');
   });
 
@@ -495,7 +510,7 @@ describe('SUBMIT ends the block', () => {
     // A sandbox that ignores endingFunctions: the code goes on past SUBMIT.
     const sandbox: SandboxFactory = (options) =>
       scripted({ ...options, endingFunctions: undefined });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(subLlm.requests).toHaveLength(0);
     expect(events.find((event) => event.type === 'execution')).toMatchObject({
@@ -519,7 +534,7 @@ describe('history after compaction', () => {
       script[`emit ${index}`] = ({ print }) => print(`output ${index} `.repeat(300));
     }
     const sandbox = createScriptedSandbox(script);
-    await using rlm = createRLM({ llm, sandbox, historyBudgetChars: 12_000 });
+    await using rlm = createRLM({ model: llm, sandbox, limits: { historyBudgetChars: 12_000 } });
     await rlm.query('the question', 'c');
     const history = seen as {
       query: string;
@@ -549,7 +564,7 @@ describe('history after compaction', () => {
         seen = variables.get('history');
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     await rlm.query('q', 'c');
     expect(seen).toEqual([{ query: 'q', steps: [] }]);
   });

@@ -60,7 +60,7 @@ describe('the bridge', () => {
         await host.SUBMIT?.(answers.filter((answer, index) => answer === `echo:p${index}`).length);
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 1_000 });
     const calls = events.filter((event) => event.type === 'bridge-call');
@@ -74,10 +74,10 @@ describe('the bridge', () => {
     const subLlm = createScriptedModel([], { fallback: () => ({ text: 'ok', delayMs: 5 }) });
     const llm = createScriptedModel([repl('fan')]);
     await using rlm = createRLM({
-      llm,
-      subLlm,
+      model: llm,
+      subModel: subLlm,
       sandbox: createScriptedSandbox({ fan: fanOut(10) }),
-      maxConcurrency: 1,
+      limits: { maxConcurrency: 1 },
       commandQueue: { strategy: 'dropping', maxPending: 4 },
     });
     expect((await rlm.query('q', 'c')).answer).toEqual([
@@ -90,10 +90,10 @@ describe('the bridge', () => {
     const subLlm = createScriptedModel([], { fallback: () => ({ text: 'ok', delayMs: 5 }) });
     const llm = createScriptedModel([repl('fan')]);
     await using rlm = createRLM({
-      llm,
-      subLlm,
+      model: llm,
+      subModel: subLlm,
       sandbox: createScriptedSandbox({ fan: fanOut(6) }),
-      maxConcurrency: 1,
+      limits: { maxConcurrency: 1 },
       commandQueue: { strategy: 'sliding', maxPending: 3 },
     });
     const outcomes = (await rlm.query('q', 'c')).answer as string[];
@@ -105,8 +105,8 @@ describe('the bridge', () => {
     const subLlm = createScriptedModel([], { fallback: () => ({ text: 'ok', delayMs: 5 }) });
     const llm = createScriptedModel([repl('fan')]);
     await using rlm = createRLM({
-      llm,
-      subLlm,
+      model: llm,
+      subModel: subLlm,
       sandbox: createScriptedSandbox({ fan: fanOut(20) }),
       commandQueue: { strategy: 'unbounded', maxPending: 5 },
     });
@@ -153,7 +153,7 @@ describe('release', () => {
         ]);
       },
     });
-    await using rlm = createRLM({ llm, subLlm: hanging, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: hanging, sandbox });
     const abort = new AbortController();
     const running = rlm
       .query('root', 'ctx', { signal: abort.signal })
@@ -189,7 +189,7 @@ describe('release', () => {
         ]);
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     expect((await rlm.query('root', 'c')).answer).toBe('root done');
     expect(sandbox.sandboxes).toHaveLength(3);
     await vi.waitFor(() => expect(sandbox.sandboxes.every((each) => each.disposed)).toBe(true), {
@@ -232,7 +232,7 @@ describe('release', () => {
       },
       { sandboxes: scripted.sandboxes },
     );
-    await using rlm = createRLM({ llm, sandbox, maxConcurrentChildren: 2 });
+    await using rlm = createRLM({ model: llm, sandbox, limits: { maxConcurrentChildren: 2 } });
     expect((await rlm.query('root', 'c')).answer).toBe('all done');
     expect(scripted.sandboxes).toHaveLength(6);
     // The root's own sandbox plus at most two children at once.
@@ -242,7 +242,7 @@ describe('release', () => {
   test('the wall-time budget ends a run that waits too long, with a typed error', async () => {
     const llm = hangingModel();
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: createScriptedSandbox({}),
       budget: { maxWallTimeMs: 50 },
     });

@@ -24,7 +24,7 @@ describe('out of iterations', () => {
       partial: { variables: { partial: 'best so far' } },
       noop: () => {},
     });
-    await using rlm = createRLM({ llm, sandbox, maxIterations: 2 });
+    await using rlm = createRLM({ model: llm, sandbox, limits: { maxIterations: 2 } });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({
       answer: 'best so far',
@@ -39,9 +39,9 @@ describe('out of iterations', () => {
       supportsTools: true,
     });
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: createScriptedSandbox({ noop: () => {} }),
-      maxIterations: 1,
+      limits: { maxIterations: 1 },
     });
     expect((await rlm.query('q', 'c')).answer).toBe('forced');
     expect(llm.requests[0]?.toolChoice).toBe('auto');
@@ -51,9 +51,9 @@ describe('out of iterations', () => {
   test('no answer even then: NoFinalAnswerError with diagnostics and the last text as partial answer', async () => {
     const llm = createScriptedModel([repl('noop'), 'I am still thinking about it.']);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: createScriptedSandbox({ noop: () => {} }),
-      maxIterations: 1,
+      limits: { maxIterations: 1 },
     });
     const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
     expect(NoFinalAnswerError.isInstance(error)).toBe(true);
@@ -72,7 +72,7 @@ describe('shared budgets', () => {
     const sandbox = createScriptedSandbox({
       ask: async ({ host, print }) => print(await host.llm_query?.('sub question')),
     });
-    await using rlm = createRLM({ llm, sandbox, budget: { maxModelCalls: 3 } });
+    await using rlm = createRLM({ model: llm, sandbox, budget: { maxModelCalls: 3 } });
     const { events, error } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(BudgetExhaustedError.isInstance(error)).toBe(true);
     const typed = error as BudgetExhaustedError;
@@ -88,7 +88,7 @@ describe('shared budgets', () => {
       fallback: () => ({ text: 'Still going.', inputTokens: 60, outputTokens: 40 }),
     });
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: createScriptedSandbox({}),
       budget: { maxTokens: 250 },
     });
@@ -107,7 +107,7 @@ describe('shared budgets', () => {
         await host.llm_query?.('x');
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const result = await rlm.query('q', 'c');
     expect(result.usage).toMatchObject({ modelCalls: 3, inputTokens: 25, outputTokens: 21 });
     expect(result.callUsage.map((entry) => [entry.kind, entry.usage.modelCalls])).toEqual([
@@ -135,7 +135,7 @@ describe('abort', () => {
         await host.llm_query?.('slow');
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const abort = new AbortController();
     const running = collectEvents(rlm.queryStream('q', 'c', { signal: abort.signal }));
     await subCallStarted;
@@ -152,7 +152,7 @@ describe('abort', () => {
 
   test('a signal aborted before the query starts rejects at once, before any model call', async () => {
     const llm = createScriptedModel(['FINAL(never)']);
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}) });
     const error = await rlm
       .query('q', 'c', { signal: AbortSignal.abort() })
       .catch((caught: unknown) => caught);

@@ -15,7 +15,7 @@ describe('events', () => {
         variables.set('seen', true);
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.map((event) => event.type)).toEqual([
       'call-start',
@@ -72,7 +72,7 @@ describe('events', () => {
         await host.SUBMIT?.(await host.llm_query?.('what is up?'));
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     const bridge = events.filter(
       (event) => event.type === 'bridge-call' || event.type === 'bridge-result',
@@ -120,7 +120,7 @@ describe('events', () => {
         await host.llm_query?.('slow');
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     for await (const event of rlm.queryStream('q', 'c')) if (event.type === 'bridge-call') break;
     await vi.waitFor(() => expect(sandbox.sandboxes[0]?.disposed).toBe(true), {
       timeout: 30_000,
@@ -143,7 +143,7 @@ describe('what the model is shown', () => {
         throw new TypeError('boom');
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.find((event) => event.type === 'execution')).toMatchObject({
       output: expect.stringContaining('partial line'),
@@ -172,7 +172,7 @@ describe('what the model is shown', () => {
       long: () => 'y'.repeat(50_000),
       dump: ({ variables }) => String(variables.get('context')),
     });
-    await using rlm = createRLM({ llm, sandbox, maxOutputChars: 1_000 });
+    await using rlm = createRLM({ model: llm, sandbox, limits: { maxOutputChars: 1_000 } });
     expect((await rlm.query('q', context)).answer).toBe('done');
     for (const request of llm.requests) expect(JSON.stringify(request)).not.toContain(context);
   });
@@ -186,7 +186,7 @@ describe('what the model is shown', () => {
       },
     ]);
     const sandbox = createScriptedSandbox({ one: () => '1', two: () => '2', three: () => '3' });
-    await using rlm = createRLM({ llm, sandbox, maxCodeBlocksPerResponse: 2 });
+    await using rlm = createRLM({ model: llm, sandbox, limits: { maxCodeBlocksPerResponse: 2 } });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(sandbox.sandboxes[0]?.executions).toEqual(['one', 'two']);
     expect(warningCodes(events)).toEqual(['code-blocks-not-run']);
@@ -212,7 +212,7 @@ describe('what the model is shown', () => {
       ],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({ noop: () => {} }) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({ noop: () => {} }) });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['tools-unsupported']);
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'text mode' });
@@ -226,7 +226,7 @@ describe('what the model is shown', () => {
         supportsTools: true,
       },
     );
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}) });
     const { events, error } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(ModelCallError.isInstance(error)).toBe(true);
     expect(warningCodes(events)).toEqual([]);
@@ -240,7 +240,7 @@ describe('what the model is shown', () => {
         await host.SUBMIT?.(await host.SHOW_VARS?.());
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const listing = String((await rlm.query('q', 'c')).answer);
     expect(listing).toMatch(/^- context \(string/m);
     expect(listing).toMatch(/^- rows \(array, size 3\)/m);
@@ -261,7 +261,7 @@ describe('host tools', () => {
       },
     });
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
       tools: [
         {
@@ -306,7 +306,7 @@ describe('persistent sessions', () => {
         await host.SUBMIT?.(seen.join(','));
       },
     });
-    await using rlm = createRLM({ llm, sandbox, persistent: true });
+    await using rlm = createRLM({ model: llm, sandbox, persistent: true });
     expect((await rlm.query('first', 'abc')).answer).toBe(3);
     expect((await rlm.query('second', 'de')).answer).toBe('3,abc,de,3');
     expect(sandbox.sandboxes).toHaveLength(1);
@@ -332,7 +332,7 @@ describe('persistent sessions', () => {
         ]);
       },
     });
-    await using rlm = createRLM({ llm, sandbox, persistent: true });
+    await using rlm = createRLM({ model: llm, sandbox, persistent: true });
     await rlm.query('first', 'a');
     await rlm.reset();
     expect(sandbox.sandboxes[0]?.disposed).toBe(true);

@@ -13,7 +13,7 @@ describe('which answer wins', () => {
       { supportsTools: true },
     );
     const sandbox = createScriptedSandbox({ never: () => 'ran' });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(sandbox.sandboxes[0]?.executions).toEqual([]);
     expect(warningCodes(events)).toEqual(['submit-with-code']);
@@ -32,7 +32,7 @@ describe('which answer wins', () => {
       },
       after: () => 'must not run',
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(sandbox.sandboxes[0]?.executions).toEqual(['submit']);
     expect(events.at(-1)).toMatchObject({
@@ -45,7 +45,7 @@ describe('which answer wins', () => {
   test('code runs before FINAL_VAR text in the same response, which then reads its variable', async () => {
     const llm = createScriptedModel([`${repl('define')}\nFINAL_VAR(counts)`]);
     const sandbox = createScriptedSandbox({ define: { variables: { counts: { a: 1, b: [2] } } } });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toEqual({ a: 1, b: [2] });
     expect(result.iterations).toBe(1);
@@ -56,7 +56,7 @@ describe('which answer wins', () => {
       '```text\nFINAL(fenced)\n```\nI will write FINAL(later) once I know.',
       'Done.\nFINAL(right)',
     ]);
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}) });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'right', source: 'final-text' });
     expect(llm.requests).toHaveLength(2);
@@ -64,7 +64,7 @@ describe('which answer wins', () => {
 
   test('neither code nor an answer: the model is told to continue', async () => {
     const llm = createScriptedModel(['Let me think.', 'FINAL(ok)']);
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}) });
     expect((await rlm.query('q', 'c')).answer).toBe('ok');
     expect(lastMessageText(llm.requests[1]!)).toMatch(/^Continue: run code/);
   });
@@ -77,7 +77,7 @@ describe('which answer wins', () => {
         await host.FINAL_VAR?.('report');
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ answer: 'long report', source: 'final-var' });
   });
@@ -108,7 +108,7 @@ describe('which answer wins', () => {
         await host.FINAL_VAR?.(42);
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     expect((await rlm.query('q', 'c')).answer).toBe('after');
     expect(llm.requests).toHaveLength(3);
   });
@@ -121,7 +121,7 @@ describe('SUBMIT tool inputs', () => {
       supportsTools: true,
     });
     const sandbox = createScriptedSandbox({ build: { variables: { report } } });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe(report);
     expect(llm.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['SUBMIT']);
@@ -139,7 +139,7 @@ describe('SUBMIT tool inputs', () => {
       ],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}) });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['answer-rejected']);
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'fixed' });
@@ -166,7 +166,7 @@ describe('SUBMIT tool inputs', () => {
       ],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}) });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}) });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     // Stopped at max_tokens: the model is also told its response was cut.
     expect(warningCodes(events)).toEqual(['submit-unreadable', 'response-cut']);
@@ -199,7 +199,7 @@ describe('outputSchema', () => {
       ],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), outputSchema });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}), outputSchema });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toEqual({ count: 3 });
     expect(llm.requests[0]?.tools?.[0]?.inputSchema).toMatchObject({
@@ -215,7 +215,7 @@ describe('outputSchema', () => {
         return 'FINAL({"count": 2})';
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), outputSchema });
+    await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}), outputSchema });
     expect((await rlm.query('q', 'c')).answer).toEqual({ count: 2 });
   });
 
@@ -229,7 +229,7 @@ describe('outputSchema', () => {
         await host.SUBMIT?.({ count: 1 });
       },
     });
-    await using rlm = createRLM({ llm, sandbox, outputSchema });
+    await using rlm = createRLM({ model: llm, sandbox, outputSchema });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['answer-rejected']);
     expect(events.at(-1)).toMatchObject({ answer: { count: 1 }, iterations: 2 });
@@ -239,7 +239,11 @@ describe('outputSchema', () => {
 describe('the stall rule', () => {
   test('stallLimit empty responses in a row go straight to the forced final prompt', async () => {
     const llm = createScriptedModel(['', '  ', 'FINAL(after stall)'], { supportsTools: true });
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), stallLimit: 2 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: createScriptedSandbox({}),
+      limits: { stallLimit: 2 },
+    });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).toEqual(['empty-response', 'stall']);
     expect(events.at(-1)).toMatchObject({
@@ -254,7 +258,11 @@ describe('the stall rule', () => {
 
   test('a non-empty response resets the streak', async () => {
     const llm = createScriptedModel(['', 'thinking', '', 'FINAL(no stall)']);
-    await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), stallLimit: 2 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: createScriptedSandbox({}),
+      limits: { stallLimit: 2 },
+    });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(warningCodes(events)).not.toContain('stall');
     expect(events.at(-1)).toMatchObject({ answer: 'no stall', source: 'final-text' });

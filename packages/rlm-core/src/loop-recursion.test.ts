@@ -33,7 +33,7 @@ describe('sub_rlm', () => {
         variables.set('seen', seen.join('|'));
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox, maxDepth: 2 });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox, limits: { maxDepth: 2 } });
     const { events } = await collectEvents(rlm.queryStream('root', 'root context'));
     const final = events.at(-1);
     expect(final).toMatchObject({
@@ -59,7 +59,7 @@ describe('sub_rlm', () => {
     const sandbox = createScriptedSandbox({
       ask: async ({ host, print }) => print(await host.sub_rlm?.('question')),
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox, maxDepth: 1 });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox, limits: { maxDepth: 1 } });
     const result = await rlm.query('q', 'c');
     expect(result.depthReached).toBe(0);
     expect(sandbox.sandboxes).toHaveLength(1);
@@ -81,7 +81,7 @@ describe('sub_rlm', () => {
         await host.sub_rlm?.('child', 'x').catch((error: Error) => caught.push(error.message));
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     expect((await rlm.query('root', 'c')).answer).toBe('recovered');
     expect(caught).toEqual(['child model down']);
     expect(sandbox.sandboxes[1]?.disposed).toBe(true);
@@ -117,7 +117,12 @@ describe('llm_query and llm_query_batched', () => {
         await host.SUBMIT?.([...single, ...batched]);
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox, maxConcurrency: 4 });
+    await using rlm = createRLM({
+      model: llm,
+      subModel: subLlm,
+      sandbox,
+      limits: { maxConcurrency: 4 },
+    });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toEqual([
       ...Array.from({ length: 6 }, (_, index) => `answer to q${index}`),
@@ -143,7 +148,7 @@ describe('llm_query and llm_query_batched', () => {
         }
       },
     });
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     expect((await rlm.query('q', 'c')).answer).toBe('ok');
     expect(messages).toHaveLength(3);
     expect(messages[0]).toMatch(/llm_query\(prompt\)/);
@@ -160,7 +165,7 @@ describe('llm_query and llm_query_batched', () => {
         forgotten = host.llm_query?.('never awaited')?.catch((error: Error) => error.message);
       },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'ok' });
     expect(await forgotten).toMatch(/cancelled: the code block that started it ended first/);

@@ -12,6 +12,7 @@ import type { ArtifactsSettings } from './features/artifacts/artifacts-settings.
 import type { Feature } from './features/feature.js';
 import type { QuotaSettings } from './features/artifacts/artifact-quota.js';
 import type { VariableSyncSettings } from './variable-space.js';
+import type { LimitsSettings } from './loop/limits-settings.js';
 
 export type { BudgetSettings, ModelPrice, ModelPrices } from './budget-settings.js';
 export type { CommandQueueSettings } from './bridge/bridge-router.js';
@@ -23,6 +24,7 @@ export type {
 export type { HostTool, ToolOutput } from './features/host-tools/host-tool.js';
 export type { SessionMemorySettings } from './features/session/session-memory.js';
 export type { VariableSyncSettings } from './variable-space.js';
+export type { LimitsSettings } from './loop/limits-settings.js';
 import type { SandboxFactory, SandboxLimits } from './sandbox.js';
 
 /**
@@ -30,16 +32,30 @@ import type { SandboxFactory, SandboxLimits } from './sandbox.js';
  * answer's type is inferred (see {@link InferSchemaOutput}).
  */
 export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | undefined> {
-  /** The root model. */
-  readonly llm: LanguageModel;
-  /** The model for `llm_query` and for `sub_rlm` at `maxDepth`; defaults to `llm`. */
+  /** The root model (required; `llm` is its deprecated name). */
+  readonly model?: LanguageModel;
+  /**
+   * The model for `llm_query` and for `sub_rlm` at `limits.maxDepth`; defaults to `model`. One
+   * model object, used whenever model code names none (compare `subModels`).
+   */
+  readonly subModel?: LanguageModel;
+  /**
+   * The root model.
+   * @deprecated Use `model`; this flat name is removed in the next minor version.
+   */
+  readonly llm?: LanguageModel;
+  /**
+   * The model for `llm_query` and for `sub_rlm` at `maxDepth`.
+   * @deprecated Use `subModel`; this flat name is removed in the next minor version.
+   */
   readonly subLlm?: LanguageModel;
   /**
-   * The models model code may choose per call, by id: `llm_query(prompt, { model })`,
+   * The ids of the models model code may choose per call (unlike `subModel`, which is the one
+   * model object used when code names none): `llm_query(prompt, { model })`,
    * `llm_query_batched(prompts, { model })`, `sub_rlm(query, context, { model })` and
    * `sub_rlm_batched(tasks, { model })` (with or without the provider prefix). Unset: any model
-   * id the adapter can make ({@link LanguageModel.withModel}: the adapter of `subLlm` for plain
-   * calls, of `llm` for a child's steps). Each chosen model is priced from `prices` when it has
+   * id the adapter can make ({@link LanguageModel.withModel}: the adapter of `subModel` for
+   * plain calls, of `model` for a child's steps). Each chosen model is priced from `prices` when it has
    * one, and `budget.maxCostUsd` still bounds the run: under it a listed id needs a price
    * (`ModelPriceError` otherwise), and an unlisted choice without one is refused. A refused id is
    * an error model code can catch, naming the ids allowed; a choice never changes the model of
@@ -49,11 +65,14 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   /** Creates one sandbox per call (the root's persists across queries in persistent mode). */
   readonly sandbox: SandboxFactory;
   /**
-   * Levels of full RLMs, counting the root. With 2 (the default) the root's `sub_rlm`
-   * starts a full child RLM and a child's `sub_rlm` is one plain model call.
+   * The limits the loop keeps: depth, iterations, output and response sizes, concurrency,
+   * execution time and the sandbox's limits, stalls and errors in a row, history size (see
+   * {@link LimitsSettings}).
    */
+  readonly limits?: LimitsSettings;
+  /** @deprecated Use `limits.maxDepth`; this flat name is removed in the next minor version. */
   readonly maxDepth?: number;
-  /** Model responses per call before the forced final prompt. Default 20. */
+  /** @deprecated Use `limits.maxIterations`; this flat name is removed in the next minor version. */
   readonly maxIterations?: number;
   /**
    * Keep one sandbox across `query()` calls, with `context_0..n` and `history`: a session in
@@ -77,18 +96,14 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   readonly sessionMemory?: SessionMemorySettings;
   /** Replaces the built-in system prompt. */
   readonly systemPrompt?: string;
-  /** Execution output kept in the prompt per code block, in characters. Default 20,000. */
+  /** @deprecated Use `limits.maxOutputChars`; this flat name is removed in the next minor version. */
   readonly maxOutputChars?: number;
   /**
-   * Code blocks run per model response. Blocks past it do not run, and the model is told how
-   * many did not. Default 20.
+   * @deprecated Use `limits.maxCodeBlocksPerResponse`; this flat name is removed in the next
+   * minor version.
    */
   readonly maxCodeBlocksPerResponse?: number;
-  /**
-   * Characters of one model response kept in the conversation sent back to the model: longer
-   * responses keep their head and tail around a line stating how much was left out and the
-   * true length (as outputs do). Default 20,000.
-   */
+  /** @deprecated Use `limits.maxResponseChars`; this flat name is removed in the next minor version. */
   readonly maxResponseChars?: number;
   /**
    * Keeps the context out of the history: when the verbatim copies of the context in one
@@ -103,25 +118,23 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   readonly redactionMinChars?: number;
   /** Fence languages whose blocks run. Default `['repl']`. */
   readonly codeLanguages?: readonly string[];
-  /**
-   * The most model calls in flight at once, across the whole run tree. Default 64. The run
-   * starts at this cap, halves the number when the API answers 429 (and starts no call for its
-   * `retry-after`), and raises it again by one per call answered without 429, never above the
-   * cap; `concurrency` events show each change.
-   */
+  /** @deprecated Use `limits.maxConcurrency`; this flat name is removed in the next minor version. */
   readonly maxConcurrency?: number;
-  /** Shared budgets. */
+  /**
+   * Shared budgets: tokens, cost, wall time and calls spent by the whole run tree (its own
+   * group, beside `limits`, as what it bounds is spent across calls and priced by `prices`).
+   */
   readonly budget?: BudgetSettings;
   /**
    * Prices by model id (without the `provider:` prefix), on top of `defaultModelPrices`; used
    * for the cost in usage and events and for `budget.maxCostUsd`.
    */
   readonly prices?: ModelPrices;
-  /** Per code-block execution timeout in ms. Default 60,000. */
+  /** @deprecated Use `limits.execTimeoutMs`; this flat name is removed in the next minor version. */
   readonly execTimeoutMs?: number;
-  /** Other sandbox limits. */
+  /** @deprecated Use `limits.sandbox`; this flat name is removed in the next minor version. */
   readonly sandboxLimits?: Partial<Omit<SandboxLimits, 'timeoutMs'>>;
-  /** Output tokens per model response. Adapter default when unset. */
+  /** @deprecated Use `limits.maxResponseTokens`; this flat name is removed in the next minor version. */
   readonly maxResponseTokens?: number;
   /**
    * The schema the final answer must match: a JSON Schema, a Standard Schema with
@@ -131,19 +144,16 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    * Standard Schema, `answer` is the schema's output, typed as such.
    */
   readonly outputSchema?: OutputSchema;
-  /** Empty responses in a row after which the loop goes straight to the final prompt. Default 3. */
+  /** @deprecated Use `limits.stallLimit`; this flat name is removed in the next minor version. */
   readonly stallLimit?: number;
   /**
-   * Code blocks in a row that may throw (an uncaught error, a timeout) before a call stops: it
-   * then rejects with `NoFinalAnswerError`, whose reason names the limit and the last error and
-   * whose `partialAnswer` is the model's last text. A block that runs through starts the count
-   * again. Each call (the root, each `sub_rlm` child) counts its own. Unset: no limit. The CLI
-   * flag is `--max-errors`.
+   * @deprecated Use `limits.maxConsecutiveErrors`; this flat name is removed in the next minor
+   * version.
    */
   readonly maxConsecutiveErrors?: number;
   /**
-   * Characters of conversation sent per model call. Older steps beyond it are compacted into a
-   * summary (code and output heads) however long the run goes. Default 100,000.
+   * @deprecated Use `limits.historyBudgetChars`; this flat name is removed in the next minor
+   * version.
    */
   readonly historyBudgetChars?: number;
   /** Backlog policy for host-function calls from model code. */
@@ -211,8 +221,8 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
    */
   readonly quotas?: QuotaSettings;
   /**
-   * Most `sub_rlm` child sandboxes alive at once in one `query()`; children beyond it wait for
-   * a slot (in order) before their sandbox is created. Default 8.
+   * @deprecated Use `limits.maxConcurrentChildren`; this flat name is removed in the next minor
+   * version.
    */
   readonly maxConcurrentChildren?: number;
 }

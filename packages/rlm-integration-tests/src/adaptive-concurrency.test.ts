@@ -60,9 +60,11 @@ async function fanOut(options: {
   });
   const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 8 });
   await using rlm = createRLM({
-    llm,
+    model: llm,
     sandbox: sandboxFactory,
-    ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
+    ...(options.maxConcurrency === undefined
+      ? {}
+      : { limits: { maxConcurrency: options.maxConcurrency } }),
   });
   const events: RlmEvent[] = [];
   for await (const event of rlm.queryStream('Ask many questions', 'a context')) events.push(event);

@@ -36,7 +36,7 @@ describe('the loop through @rlm/ai-sdk, @ai-sdk/openai and the strict fake serve
     const llm = createAISDKModel(createOpenAI({ apiKey, baseURL: server.url }).chat('gpt-4.1'), {
       maxRetries: 0,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('Which key?', lines.join('\n'));
     expect(result.answer).toBe('AX-99');
     expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
@@ -64,7 +64,7 @@ describe('the loop through @rlm/ai-sdk, @ai-sdk/openai and the strict fake serve
     const llm = createAISDKModel(createOpenAI({ apiKey, baseURL: server.url }).chat('gpt-4.1'), {
       maxRetries: 0,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('root', 'ctx');
     expect(result.answer).toBe('hi+kid');
     expect(server.requests.every((request) => request.status === 200)).toBe(true);
@@ -79,7 +79,7 @@ describe('the loop through @rlm/ai-sdk, @ai-sdk/openai and the strict fake serve
     const llm = createAISDKModel(createOpenAI({ apiKey, baseURL: server.url }).chat('tiny'), {
       maxRetries: 0,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'text only' });
     expect(

@@ -31,7 +31,7 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       ],
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('How many lines?', 'a\nb\nc');
     expect(result.answer).toBe('lines: 3');
     expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
@@ -55,7 +55,7 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       ],
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('What is the secret code?', lines.join('\n'));
     expect(result.answer).toBe('NEEDLE-4410');
     expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
@@ -79,7 +79,7 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       ],
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('How many words?', 'one two three'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 3 });
     const firstText = events.findIndex((event) => event.type === 'text');
@@ -104,7 +104,7 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       },
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('How many items?', 'a,b,c,d'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 4 });
     expect(
@@ -123,7 +123,7 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       ],
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'short answer' });
     expect(
@@ -153,7 +153,11 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       ],
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 1 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 1 },
+    });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe(42);
     expect((server.requests[1]!.body as { tool_choice: unknown }).tool_choice).toEqual({
@@ -183,7 +187,7 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       },
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('root', 'ctx');
     expect(result.answer).toBe('hi+child-answer');
     expect(result.depthReached).toBe(1);
@@ -195,7 +199,7 @@ describe('the loop through the real Anthropic SDK and a validating fake server',
       replies: [fakeError(400, { message: 'prompt is too long' })],
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const error = (await rlm.query('q', 'c').catch((caught: unknown) => caught)) as Error;
     expect(error.name).toBe('ModelCallError');
     expect(error.message).toContain('prompt is too long');

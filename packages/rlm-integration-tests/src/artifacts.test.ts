@@ -42,7 +42,7 @@ describe('artifacts in the loop', () => {
         return 'FINAL(stored)';
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe('stored');
     const record = await artifacts.scoped(result.runKey!).get('big');
@@ -63,7 +63,12 @@ describe('artifacts in the loop', () => {
         ].join('\n'),
       ),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts, tools: [wordCount] });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      artifacts,
+      tools: [wordCount],
+    });
     const result = await rlm.query('q', 'c');
     const answer = result.answer as Record<string, unknown>;
     expect(answer.first).toEqual({ counts: [3, 2] });
@@ -91,7 +96,7 @@ describe('artifacts in the loop', () => {
         'try { await fail_tool({ texts: [] }); } catch (error) { SUBMIT([error.message, Object.keys(error).join(","), String(error.secret)]); }',
       ),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, tools: [failing] });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, tools: [failing] });
     expect((await rlm.query('q', 'c')).answer).toEqual(['upstream said no', '', 'undefined']);
   });
 
@@ -104,7 +109,7 @@ describe('artifacts in the loop', () => {
       ],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts });
     const result = await rlm.query('q', 'c');
     expect(result.artifact?.id).toMatch(/^[0-9a-f]{12}$/);
     expect(await artifacts.load(result.artifact!.id)).toBe('line\n'.repeat(50_000));
@@ -114,7 +119,7 @@ describe('artifacts in the loop', () => {
     const artifacts = createMemoryArtifactStore();
     const steps = [repl('const a = 1;\nconst twice = (x) => x * 2;'), repl('const b = a + 1;')];
     const crashing = createScriptedModel([...steps, { error: new Error('process crashed') }]);
-    await using first = createRLM({ llm: crashing, sandbox: sandboxFactory, artifacts });
+    await using first = createRLM({ model: crashing, sandbox: sandboxFactory, artifacts });
     const firstEvents: RlmEvent[] = [];
     await expect(
       (async () => {
@@ -132,7 +137,7 @@ describe('artifacts in the loop', () => {
         return repl('SUBMIT(a + b);');
       },
     ]);
-    await using second = createRLM({ llm: resumed, sandbox: sandboxFactory, artifacts });
+    await using second = createRLM({ model: resumed, sandbox: sandboxFactory, artifacts });
     const events = await collect(second.queryStream('long job', 'ctx', { resume: true }));
     expect(events.find((event) => event.type === 'resumed')).toMatchObject({
       iteration: 2,
@@ -148,7 +153,12 @@ describe('artifacts in the loop', () => {
   test('resume with no checkpoint starts fresh; a different context is a different run', async () => {
     const artifacts = createMemoryArtifactStore();
     const llm = createScriptedModel([repl('SUBMIT(context)'), repl('SUBMIT(context)')]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts, persistent: false });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      artifacts,
+      persistent: false,
+    });
     const one = await rlm.query('q', 'one', { resume: true });
     const two = await rlm.query('q', 'two', { resume: true });
     expect([one.answer, two.answer]).toEqual(['one', 'two']);

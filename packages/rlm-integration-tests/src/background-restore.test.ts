@@ -67,7 +67,7 @@ async function crashAfterStep1(path: string, query: string): Promise<void> {
     ),
     { error: new Error('process crashed') },
   ]);
-  await using rlm = createRLM({ llm: crashing, sandbox: sandboxFactory, artifacts });
+  await using rlm = createRLM({ model: crashing, sandbox: sandboxFactory, artifacts });
   await expect(rlm.query(query, 'ctx')).rejects.toThrow('process crashed');
 }
 
@@ -94,7 +94,7 @@ test('the first model call after a resume does not wait for the saved variables;
     },
   ]);
   await using rlm = createRLM({
-    llm,
+    model: llm,
     sandbox: sandboxFactory,
     artifacts: withGatedLoads(store, gate, loads),
   });
@@ -150,7 +150,7 @@ test('a damaged blob becomes a lost variable: the model is told with its first o
       return repl('var counts = new Map([["a", 10]]);\nSUBMIT(counts.get("a") + when.getTime())');
     },
   ]);
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts: store });
+  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts: store });
   const events = await collect(rlm.queryStream('damaged', 'ctx', { resume: true }));
   expect(events.find((event) => event.type === 'final')).toMatchObject({
     answer: 10 + 86_400_000,

@@ -14,10 +14,9 @@ test('the prompt stays under the history budget over a 200-iteration run', async
     },
   });
   await using rlm = createRLM({
-    llm,
+    model: llm,
     sandbox: sandboxFactory,
-    maxIterations: 250,
-    historyBudgetChars: 30_000,
+    limits: { maxIterations: 250, historyBudgetChars: 30_000 },
   });
   const result = await rlm.query('long run', 'ctx');
   expect(result.answer).toBe('done');

@@ -95,7 +95,7 @@ test('the save after step 1 overlaps the model call of step 2; the snapshot stil
       return result;
     },
   };
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts });
   const events = await collect(rlm.queryStream('q', 'ctx'));
   expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 2 });
   // The model was asked for step 2 before the step-1 checkpoint was written.
@@ -126,7 +126,7 @@ test('a failed checkpoint only warns: the run answers, the next checkpoint is wr
     repl('var more = 1;'),
     repl('SUBMIT(words.length + more)'),
   ]);
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts });
   const events = await collect(rlm.queryStream('q', 'ctx'));
   expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 4 });
   expect(
@@ -156,7 +156,7 @@ test('a sandbox without snapshotVariables is checkpointed as JSON data; the rest
     repl('const rows = [{ id: 1 }];\nconst seen = new Set([1]);'),
     { error: new Error('process crashed') },
   ]);
-  await using first = createRLM({ llm: crashing, sandbox: jsonOnly, artifacts });
+  await using first = createRLM({ model: crashing, sandbox: jsonOnly, artifacts });
   await expect(first.query('json only', 'ctx')).rejects.toThrow('process crashed');
 
   const resumed = createScriptedModel([
@@ -167,7 +167,7 @@ test('a sandbox without snapshotVariables is checkpointed as JSON data; the rest
       return repl('SUBMIT(rows[0].id)');
     },
   ]);
-  await using second = createRLM({ llm: resumed, sandbox: jsonOnly, artifacts });
+  await using second = createRLM({ model: resumed, sandbox: jsonOnly, artifacts });
   const result = await second.query('json only', 'ctx', { resume: true });
   expect(result).toMatchObject({ answer: 1, resumedFrom: 1 });
 });
@@ -194,7 +194,7 @@ test('the answer does not wait for a checkpoint nobody needs; dispose waits for 
     repl('total.set("step", 2);'),
     repl('SUBMIT(total.get("step"))'),
   ]);
-  const rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  const rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts });
   // The save of step 1 is held, step 2's queued behind it: the answer comes all the same.
   const result = await rlm.query('superseded', 'ctx');
   expect(result.answer).toBe(2);
@@ -221,7 +221,7 @@ test('the answer does not wait for a checkpoint nobody needs; dispose waits for 
       return repl('SUBMIT(total.get("step") * 10)');
     },
   ]);
-  await using resumed = createRLM({ llm: again, sandbox: sandboxFactory, artifacts: store });
+  await using resumed = createRLM({ model: again, sandbox: sandboxFactory, artifacts: store });
   expect(await resumed.query('superseded', 'ctx', { resume: true })).toMatchObject({
     answer: 10,
     resumedFrom: 1,
@@ -269,7 +269,7 @@ test('steps faster than saves: a checkpoint waiting for its save is replaced by 
       return result;
     },
   };
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts });
   expect((await rlm.query('coalesced', 'ctx')).answer).toBe(3);
   expect(saved).toEqual([1, 3]);
   const latest = await store.latestCheckpoint(runKey);
@@ -317,7 +317,7 @@ test('the next step preempts a large snapshot, silently; a later checkpoint take
   // Step 1 may take over the default 30 s lag on a loaded machine, and step 2 would then wait
   // for the snapshot: the lag bound is not what this case is about.
   await using rlm = createRLM({
-    llm,
+    model: llm,
     sandbox: sandboxFactory,
     artifacts,
     checkpointMaxLagMs: 3_600_000,
@@ -331,7 +331,7 @@ test('the next step preempts a large snapshot, silently; a later checkpoint take
   expect((await store.latestCheckpoint(runKey))?.iteration).toBe(2);
   // Made in pieces, partly before the preemption: it comes back whole on --resume.
   const again = createScriptedModel([repl('SUBMIT(`${words.length}:${words[7920]}`)')]);
-  await using resumed = createRLM({ llm: again, sandbox: sandboxFactory, artifacts: store });
+  await using resumed = createRLM({ model: again, sandbox: sandboxFactory, artifacts: store });
   expect(await resumed.query('q', 'ctx', { resume: true })).toMatchObject({
     answer: '6000000:w1',
     resumedFrom: 2,
@@ -354,7 +354,7 @@ test('artifacts.checkpoints.maxLagMs: 0 — every step waits for its snapshot: t
     repl('SUBMIT(n)'),
   ]);
   await using rlm = createRLM({
-    llm,
+    model: llm,
     sandbox: sandboxFactory,
     artifacts: { store: artifacts, checkpoints: { maxLagMs: 0 } },
   });
@@ -365,7 +365,7 @@ test('artifacts.checkpoints.maxLagMs: 0 — every step waits for its snapshot: t
   expect((await store.listCheckpoints(runKey)).map((summary) => summary.iteration)).toContain(1);
   expect(() =>
     createRLM({
-      llm,
+      model: llm,
       sandbox: sandboxFactory,
       artifacts: { store, checkpoints: { maxLagMs: -1 } },
     }),
@@ -382,14 +382,14 @@ test('a SQLite checkpoint row that lies fails a resume with one error naming the
         repl('var kept = [1, 2, 3];'),
         { error: new Error('process crashed') },
       ]);
-      await using rlm = createRLM({ llm: crashing, sandbox: sandboxFactory, artifacts });
+      await using rlm = createRLM({ model: crashing, sandbox: sandboxFactory, artifacts });
       await expect(rlm.query('Tamper', 'ctx')).rejects.toThrow('process crashed');
     }
     const resume = async (from: string, to: string) => {
       expect(await rewriteSqliteRows(path, 'rlm:checkpoint:%', from, to)).toBe(1);
       await using artifacts = await createSqliteArtifactStore({ path });
       const llm = createScriptedModel(['FINAL(resumed)']);
-      await using rlm = createRLM({ llm, sandbox: sandboxFactory, artifacts });
+      await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, artifacts });
       const error = await rlm
         .query('Tamper', 'ctx', { resume: true })
         .catch((caught: unknown) => caught as Error);
@@ -411,7 +411,7 @@ test('a SQLite checkpoint row that lies fails a resume with one error naming the
 
     await using artifacts = await createSqliteArtifactStore({ path });
     await using rlm = createRLM({
-      llm: createScriptedModel(['FINAL(started over)']),
+      model: createScriptedModel(['FINAL(started over)']),
       sandbox: sandboxFactory,
       artifacts,
     });

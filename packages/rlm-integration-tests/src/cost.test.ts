@@ -45,7 +45,7 @@ describe('cost through the real Anthropic SDK and the fake API with its prompt c
       ],
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: false });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, persistent: false });
     const events = await collect(rlm.queryStream('How many lines?', padding));
     const final = events.at(-1);
     expect(final).toMatchObject({ type: 'final', depth: 0, answer: 'done: 2000 lines' });
@@ -100,10 +100,9 @@ describe('cost through the real Anthropic SDK and the fake API with its prompt c
     });
     const llm = createAnthropicModel({ apiKey, baseURL: server.url, maxRetries: 0 });
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: sandboxFactory,
-      maxIterations: steps + 1,
-      historyBudgetChars: 20_000,
+      limits: { maxIterations: steps + 1, historyBudgetChars: 20_000 },
     });
     const { usage } = await rlm.query('Observe', 'a small context');
     expect(usage.modelCalls).toBe(steps);
@@ -120,7 +119,7 @@ describe('cost through the real Anthropic SDK and the fake API with its prompt c
       'FINAL(3)',
     ]);
     await using rlm = createRLM({
-      llm: model,
+      model: model,
       sandbox: sandboxFactory,
       prices: {
         scripted: {
@@ -145,7 +144,7 @@ describe('cost through the real Anthropic SDK and the fake API with its prompt c
   test('maxCostUsd without a price for a model: createRLM refuses, naming the model', () => {
     expect(() =>
       createRLM({
-        llm: createScriptedModel(['FINAL(1)']),
+        model: createScriptedModel(['FINAL(1)']),
         sandbox: sandboxFactory,
         budget: { maxCostUsd: 1 },
       }),

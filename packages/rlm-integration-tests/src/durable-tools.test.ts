@@ -47,7 +47,12 @@ function model(steps: ScriptedReply[], writes: ScriptedReply[] = []) {
 
 async function runEvents(llm: ReturnType<typeof model>['llm'], query = 'parse it') {
   const toolStore = createToolStore({ root });
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, toolStore, persistent: false });
+  await using rlm = createRLM({
+    model: llm,
+    sandbox: sandboxFactory,
+    toolStore,
+    persistent: false,
+  });
   const events: RlmEvent[] = [];
   for await (const event of rlm.queryStream(query, 'a,b\n1,2')) events.push(event);
   return events;
@@ -372,7 +377,7 @@ describe('trust boundaries of durable tools (a hostile model)', () => {
     const toolStore = createToolStore({ root });
     {
       await using rlm = createRLM({
-        llm: exfiltrate.llm,
+        model: exfiltrate.llm,
         sandbox: sandboxFactory,
         toolStore,
         persistent: false,
@@ -413,7 +418,12 @@ describe('trust boundaries of durable tools (a hostile model)', () => {
     );
     const { llm, prompts } = model([intercept, useParser], [parserCode]);
     const toolStore = createToolStore({ root });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, toolStore, persistent: true });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      toolStore,
+      persistent: true,
+    });
     expect((await rlm.query('first', 'x')).answer).toBe('planted');
     const second = await rlm.query('parse it', 'a,b\n1,2');
     expect(second.answer).toEqual([

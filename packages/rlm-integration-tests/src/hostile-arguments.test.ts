@@ -120,12 +120,12 @@ async function run(
           },
         };
   await using rlm = createRLM({
-    llm,
-    subLlm: createScriptedModel([], { fallback: () => 'ok' }),
+    model: llm,
+    subModel: createScriptedModel([], { fallback: () => 'ok' }),
     sandbox: sandboxFactory,
-    artifacts: createMemoryArtifactStore(),
-    tools: [echo],
-    toolStore: createToolStore({ root: toolRoot }),
+    artifacts: { store: createMemoryArtifactStore() },
+    hostTools: [echo],
+    durableTools: { store: createToolStore({ root: toolRoot }) },
     ...settings,
   });
   return await rlm.query('root question', 'some context');
@@ -139,13 +139,16 @@ const calls: ReadonlyArray<{ readonly call: string; readonly settings?: Partial<
   { call: '(v) => llm_query_batched(v)' },
   { call: "(v) => llm_query_batched(['ok', v])" },
   { call: "(v) => llm_query_batched(['ok'], v)" },
-  { call: '(v) => sub_rlm_batched(v)', settings: { maxDepth: 2 } },
-  { call: "(v) => sub_rlm_batched([{ query: 'q', context: v }])", settings: { maxDepth: 1 } },
-  { call: "(v) => sub_rlm_batched([{ query: 'q' }], v)", settings: { maxDepth: 2 } },
-  { call: "(v) => sub_rlm(v, 'c')", settings: { maxDepth: 1 } },
-  { call: "(v) => sub_rlm('child question', v)", settings: { maxDepth: 1 } },
-  { call: "(v) => sub_rlm(v, 'c')", settings: { maxDepth: 2 } },
-  { call: "(v) => sub_rlm('child question', v)", settings: { maxDepth: 2 } },
+  { call: '(v) => sub_rlm_batched(v)', settings: { limits: { maxDepth: 2 } } },
+  {
+    call: "(v) => sub_rlm_batched([{ query: 'q', context: v }])",
+    settings: { limits: { maxDepth: 1 } },
+  },
+  { call: "(v) => sub_rlm_batched([{ query: 'q' }], v)", settings: { limits: { maxDepth: 2 } } },
+  { call: "(v) => sub_rlm(v, 'c')", settings: { limits: { maxDepth: 1 } } },
+  { call: "(v) => sub_rlm('child question', v)", settings: { limits: { maxDepth: 1 } } },
+  { call: "(v) => sub_rlm(v, 'c')", settings: { limits: { maxDepth: 2 } } },
+  { call: "(v) => sub_rlm('child question', v)", settings: { limits: { maxDepth: 2 } } },
   { call: '(v) => SHOW_VARS(v)' },
   { call: '(v) => store(v, "x")' },
   { call: '(v) => store("key", v)' },
@@ -165,7 +168,7 @@ const neverText = ['undefined', 'null', 'empty', 'whitespace'];
 
 describe('every host function settles every hostile argument with a catchable error', () => {
   test.each(calls)(
-    '$call (maxDepth $settings.maxDepth)',
+    '$call (limits.maxDepth $settings.limits.maxDepth)',
     async ({ call, settings }) => {
       const result = await run([tableBlock(call)], settings);
       const outcomes = JSON.parse(result.answer as string) as Outcome[];
@@ -208,7 +211,7 @@ describe('every host function settles every hostile argument with a catchable er
           "let message; try { await sub_rlm('q', { n: 1n }); } catch (error) { message = error.message; }\nSUBMIT(message);",
         ),
       ],
-      { maxDepth: 1 },
+      { limits: { maxDepth: 1 } },
     );
     expect(result.answer).toMatch(
       /^sub_rlm\(query, context\) needs a string or plain JSON data; got an object/,

@@ -30,7 +30,7 @@ describe('batched calls keep what succeeded', () => {
           ? { error: new ModelCallError('the provider is overloaded', { reason: 'server' }) }
           : `answer ${textOf(request)}`,
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox: sandboxFactory });
     await rlm.query('q', 'c');
     const output = textOf(llm.requests[1]!);
     expect(output).toContain(
@@ -55,7 +55,7 @@ describe('batched calls keep what succeeded', () => {
         return `FINAL(${query.includes('Query: one') ? 1 : 2})`;
       },
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     expect((await rlm.query('root', 'c')).answer).toEqual([
       '1',
       { error: 'Error', message: 'child model down' },
@@ -77,8 +77,8 @@ describe('budgets count the calls that were made', () => {
     ]);
     const subLlm = createScriptedModel([], { fallback: () => 'sub' });
     await using rlm = createRLM({
-      llm,
-      subLlm,
+      model: llm,
+      subModel: subLlm,
       sandbox: sandboxFactory,
       budget: { maxModelCalls: 6 },
     });
@@ -97,7 +97,7 @@ describe('SUBMIT ends the block', () => {
       'print("before");\ntry { SUBMIT(42); } catch (error) { print("caught", error.message); }\nconst late = await llm_query("late").catch(() => "refused");\nprint("after", late);',
     ]) {
       const llm = createScriptedModel([repl(code)]);
-      await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory });
+      await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox: sandboxFactory });
       const { events } = await collectEvents(rlm.queryStream('q', 'c'));
       expect(events.find((event) => event.type === 'execution')).toMatchObject({
         output: 'before',
@@ -112,7 +112,7 @@ describe('SUBMIT ends the block', () => {
     const llm = createScriptedModel([
       repl('let report = "kept";\nFINAL_VAR("report");\nreport = "changed after";'),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     expect((await rlm.query('q', 'c')).answer).toBe('kept');
   });
 
@@ -126,7 +126,7 @@ describe('SUBMIT ends the block', () => {
         return 'FINAL(fixed)';
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     expect((await rlm.query('q', 'c')).answer).toBe('fixed');
   });
 });
@@ -151,7 +151,7 @@ describe('per-call model choice', () => {
       fallback: () => 'from sub',
       otherModels: { cheap },
     });
-    await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox: sandboxFactory });
     expect((await rlm.query('root', 'c')).answer).toEqual([
       'from cheap',
       'from sub',
@@ -165,7 +165,11 @@ describe('per-call model choice', () => {
         'try { await llm_query("x", { model: "big" }); } catch (error) { SUBMIT(error.message); }',
       ),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, subModels: ['small', 'tiny'] });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      subModels: ['small', 'tiny'],
+    });
     expect((await rlm.query('q', 'c')).answer).toBe(
       'llm_query(prompt, options): model "big" is not one this run allows; choose one of: small, tiny',
     );
@@ -176,9 +180,9 @@ describe('the model knows where it is, and looks back', () => {
   test('each step says its number of the most and the model calls left', async () => {
     const llm = createScriptedModel([repl('print(1)'), 'FINAL(done)']);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: sandboxFactory,
-      maxIterations: 30,
+      limits: { maxIterations: 30 },
       budget: { maxModelCalls: 9 },
     });
     await rlm.query('q', 'c');
@@ -196,7 +200,11 @@ describe('the model knows where it is, and looks back', () => {
         'const back = history.at(-1).steps;\nSUBMIT(back.map((entry) => [entry.step, entry.code.split("\\n")[0], entry.output.length]))',
       ),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, historyBudgetChars: 12_000 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { historyBudgetChars: 12_000 },
+    });
     const answer = (await rlm.query('q', 'c')).answer as [number, string, number][];
     expect(answer.length).toBeGreaterThan(2);
     answer.forEach(([step, firstLine, outputLength], index) => {
@@ -209,7 +217,7 @@ describe('the model knows where it is, and looks back', () => {
   test('the context preview shows the start and the end of the context', async () => {
     const context = `FIRST-WORDS ${'middle '.repeat(1_000)}LAST-WORDS`;
     const llm = createScriptedModel(['FINAL(seen)']);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     await rlm.query('q', context);
     const prompt = textOf(llm.requests[0]!, 0);
     expect(prompt).toMatch(/- first characters: "FIRST-WORDS middle/);
@@ -230,7 +238,7 @@ describe('outputs and failures the model can act on', () => {
       repl('print(context.slice(0, 4000) + "(end)")'),
       'FINAL(done)',
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const { events } = await collectEvents(rlm.queryStream('q', context));
     const shown = events.flatMap((event) =>
       event.type === 'execution' ? [event.shownToModel] : [],
@@ -248,7 +256,7 @@ describe('outputs and failures the model can act on', () => {
       'FINAL(done)',
     ]);
     const subLlm = createScriptedModel(['']);
-    await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox: sandboxFactory });
     const { events } = await collectEvents(rlm.queryStream('q', 'c'));
     expect(textOf(llm.requests[1]!)).toContain(
       'length 0\nWarning: llm_query got an empty answer ("") from scripted.',
@@ -262,7 +270,11 @@ describe('outputs and failures the model can act on', () => {
     const llm = createScriptedModel([], {
       fallback: () => `Trying again.\n${repl('notDefinedAnywhere()')}`,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxConsecutiveErrors: 2 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxConsecutiveErrors: 2 },
+    });
     const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
     expect(NoFinalAnswerError.isInstance(error)).toBe(true);
     expect((error as NoFinalAnswerError).diagnostics.consecutiveErrors).toEqual({

@@ -31,7 +31,7 @@ describe('the RLM loop', () => {
         return 'Found it.\nFINAL(SECRET-NEEDLE-42)';
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('What is the needle?', context);
     expect(result.answer).toBe('SECRET-NEEDLE-42');
     expect(result.iterations).toBe(2);
@@ -49,7 +49,7 @@ describe('the RLM loop', () => {
     const llm = createScriptedModel([
       `${repl('const counts = { a: 1, b: [2, 3] };')}\nFINAL_VAR(counts)`,
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('count', 'abc');
     expect(result.answer).toEqual({ a: 1, b: [2, 3] });
   });
@@ -59,7 +59,7 @@ describe('the RLM loop', () => {
       '```text\nFINAL(wrong)\n```\nI will write FINAL(x) once I know.',
       'FINAL(right)',
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     expect((await rlm.query('q', 'c')).answer).toBe('right');
   });
 
@@ -68,7 +68,7 @@ describe('the RLM loop', () => {
       `${repl('const total = 6 * 7;\nSUBMIT(total);')}\n${repl('print("must not run")')}`,
     ]);
     const events: RlmEvent[] = [];
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     for await (const event of rlm.queryStream('q', 'c')) events.push(event);
     const final = events.find((event) => event.type === 'final');
     expect(final).toMatchObject({ answer: 42, source: 'submit-code' });
@@ -77,7 +77,7 @@ describe('the RLM loop', () => {
     const second = createScriptedModel([
       repl('const report = "long report";\nFINAL_VAR("report");'),
     ]);
-    await using other = createRLM({ llm: second, sandbox: sandboxFactory });
+    await using other = createRLM({ model: second, sandbox: sandboxFactory });
     expect((await other.query('q', 'c')).answer).toBe('long report');
   });
 
@@ -89,7 +89,7 @@ describe('the RLM loop', () => {
         return 'FINAL(recovered)';
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     expect((await rlm.query('q', 'c')).answer).toBe('recovered');
   });
 
@@ -108,7 +108,11 @@ describe('the RLM loop', () => {
         return 'FINAL(done)';
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxOutputChars: 1_000 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxOutputChars: 1_000 },
+    });
     expect((await rlm.query('q', context)).answer).toBe('done');
   });
 
@@ -123,7 +127,11 @@ describe('the RLM loop', () => {
         return 'FINAL_VAR(partial)';
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 2 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 2 },
+    });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe('best so far');
     expect(llm.requests).toHaveLength(3);
@@ -131,7 +139,11 @@ describe('the RLM loop', () => {
 
   test('no answer even after the forced prompt: NoFinalAnswerError with diagnostics', async () => {
     const llm = createScriptedModel([repl('print(1)'), 'I am still thinking about it.']);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 1 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 1 },
+    });
     const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
     expect(NoFinalAnswerError.isInstance(error)).toBe(true);
     const typed = error as NoFinalAnswerError;
@@ -160,7 +172,7 @@ describe('the RLM loop', () => {
         throw new Error(`unexpected request: ${last}`);
       },
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxDepth: 2 });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, limits: { maxDepth: 2 } });
     const result = await rlm.query('root', 'root context');
     expect(result.answer).toBe('undefined|child context|plain answer');
     expect(result.depthReached).toBe(1);
@@ -191,10 +203,10 @@ describe('the RLM loop', () => {
       ),
     ]);
     await using rlm = createRLM({
-      llm,
-      subLlm: counting,
+      model: llm,
+      subModel: counting,
       sandbox: sandboxFactory,
-      maxConcurrency: 8,
+      limits: { maxConcurrency: 8 },
     });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe(13);
@@ -212,7 +224,11 @@ describe('the RLM loop', () => {
         return repl('SUBMIT([firstLength, context_0, context_1, history[0].answer].join(","));');
       },
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      session: { persistent: true },
+    });
     expect((await rlm.query('first', 'abc')).answer).toBe(3);
     expect((await rlm.query('second', 'de')).answer).toBe('3,abc,de,3');
   });
@@ -232,7 +248,11 @@ describe('the RLM loop', () => {
       ),
       repl('SUBMIT(JSON.stringify({ secret: context.length, max: Math.max(1, 2) }));'),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      session: { persistent: true },
+    });
     expect((await rlm.query('first', 'a')).answer).toBe('TypeError,TypeError,TypeError');
     expect((await rlm.query('second', 'confidential')).answer).toBe('{"secret":12,"max":2}');
   });
@@ -259,7 +279,7 @@ describe('the RLM loop', () => {
         return inner.generate(...args);
       },
     };
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const answers = await Promise.all([rlm.query('one', 'alpha'), rlm.query('two', 'beta')]);
     expect(answers.map((result) => result.answer)).toEqual(['alpha', 'beta']);
   });
@@ -274,7 +294,11 @@ describe('the RLM loop', () => {
         'SUBMIT([typeof kept, typeof context_1, history.map((entry) => entry.query), context].join("|"));',
       ),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      session: { persistent: true },
+    });
     await rlm.query('first', 'a secret');
     // history: the earlier queries, then the one running.
     expect((await rlm.query('second', 'b')).answer).toBe('number|string|first,second');
@@ -291,7 +315,7 @@ describe('the RLM loop', () => {
         'SUBMIT([typeof kept, typeof context_0, history.map((entry) => entry.query), JSON.stringify({ a: 1 }), context].join("|"));',
       ),
     ]);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     await rlm.query('first', "the first user's secret");
     // history holds only the query running now.
     expect((await rlm.query('second', 'b')).answer).toBe('undefined|undefined|second|{"a":1}|b');
@@ -301,7 +325,11 @@ describe('the RLM loop', () => {
     const llm = createScriptedModel([], {
       fallback: () => repl('const r = await llm_query("again");'),
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, budget: { maxModelCalls: 3 } });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      budget: { maxModelCalls: 3 },
+    });
     const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
     expect(BudgetExhaustedError.isInstance(error)).toBe(true);
     expect((error as BudgetExhaustedError).budget).toBe('modelCalls');
@@ -309,7 +337,7 @@ describe('the RLM loop', () => {
 
   test('aborting stops the run promptly with AbortedError', async () => {
     const llm = createScriptedModel([], { fallback: () => ({ text: 'slow', delayMs: 5_000 }) });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 50);
     const { value: error, scaledMs } = await timeScaled(() =>
@@ -322,7 +350,7 @@ describe('the RLM loop', () => {
 
   test('events: step start/complete with timing, code, execution and final', async () => {
     const llm = createScriptedModel([repl('print("hi")'), 'FINAL(bye)']);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const types: string[] = [];
     for await (const event of rlm.queryStream('q', 'c')) {
       types.push(event.type);
@@ -347,7 +375,7 @@ test('SHOW_VARS lists the variables model code made, even in the same block', as
   const llm = createScriptedModel([
     repl('const rows = [1, 2, 3];\nconst listing = await SHOW_VARS();\nSUBMIT(listing);'),
   ]);
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
   const listing = String((await rlm.query('q', 'c')).answer);
   expect(listing).toMatch(/^- context \(string/m);
   expect(listing).toMatch(/^- rows \(array, size 3\)/m);
@@ -360,7 +388,11 @@ test('persistent mode: the same context again is not sent again, a new one gets 
     repl('SUBMIT([context, typeof context_1].join("|"))'),
     repl('SUBMIT([context, context_0, context_1].join("|"))'),
   ]);
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, persistent: true });
+  await using rlm = createRLM({
+    model: llm,
+    sandbox: sandboxFactory,
+    session: { persistent: true },
+  });
   expect((await rlm.query('one', corpus)).answer).toBe('the corpus');
   expect((await rlm.query('two', corpus)).answer).toBe('the corpus|undefined');
   expect((await rlm.query('three', 'other')).answer).toBe('other|the corpus|other');

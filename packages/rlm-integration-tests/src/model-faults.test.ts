@@ -156,7 +156,7 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
     const { server, arrivals } = await startScripted([storeStep, fault.reply, submitTotal]);
     const artifacts = await createSqliteArtifactStore({ path: databasePath });
     try {
-      await using rlm = createRLM({ llm: modelFor(server), sandbox: sandboxFactory, artifacts });
+      await using rlm = createRLM({ model: modelFor(server), sandbox: sandboxFactory, artifacts });
       const result = await rlm.query(query, context);
       expect(result.answer).toBe(42);
       expect(server.requests.map((request) => request.status)).toEqual([200, fault.status, 200]);
@@ -182,7 +182,7 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
       submitTotal,
     ]);
     try {
-      await using rlm = createRLM({ llm: modelFor(server), sandbox: sandboxFactory });
+      await using rlm = createRLM({ model: modelFor(server), sandbox: sandboxFactory });
       const events = await collect(rlm.queryStream(query, context));
       expect(events.at(-1)).toMatchObject({ type: 'final', answer: 42 });
       const firstStep = events.filter(
@@ -218,7 +218,7 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
     ]);
     try {
       await using rlm = createRLM({
-        llm: modelFor(server),
+        model: modelFor(server),
         sandbox: sandboxFactory,
       });
       const events = await collect(rlm.queryStream(query, context));
@@ -253,7 +253,7 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
     ]);
     try {
       await using rlm = createRLM({
-        llm: modelFor(server, patientTimeoutMs),
+        model: modelFor(server, patientTimeoutMs),
         sandbox: sandboxFactory,
       });
       const started = performance.now();
@@ -288,9 +288,9 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
     try {
       await using rlm = createRLM({
         // Above the default response cap: this case is about what the history keeps.
-        llm: modelFor(server, patientTimeoutMs, { maxResponseBytes: 64 * 1024 * 1024 }),
+        model: modelFor(server, patientTimeoutMs, { maxResponseBytes: 64 * 1024 * 1024 }),
         sandbox: sandboxFactory,
-        maxIterations: 3,
+        limits: { maxIterations: 3 },
       });
       const events = await collect(rlm.queryStream(query, context));
       expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'short now' });
@@ -316,7 +316,7 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
       fakeToolUse('SUBMIT', { answer: 'fixed' }),
     ]);
     try {
-      await using rlm = createRLM({ llm: modelFor(server), sandbox: sandboxFactory });
+      await using rlm = createRLM({ model: modelFor(server), sandbox: sandboxFactory });
       const events = await collect(rlm.queryStream(query, context));
       expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'fixed' });
       const warnings = events.filter(
@@ -369,7 +369,11 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
       const { server } = await startScripted([storeStep, ...fault.replies]);
       const artifacts = await createSqliteArtifactStore({ path: databasePath });
       try {
-        await using rlm = createRLM({ llm: modelFor(server), sandbox: sandboxFactory, artifacts });
+        await using rlm = createRLM({
+          model: modelFor(server),
+          sandbox: sandboxFactory,
+          artifacts,
+        });
         const error = await rlm.query(query, context).then(
           () => undefined,
           (caught: unknown) => caught,
@@ -418,7 +422,7 @@ describe('model faults through the Anthropic SDK, a fake Messages API and the SE
         expect(deserialize(latest!.serializedVariables.total!)).toBe(42);
 
         await using resumed = createRLM({
-          llm: modelFor(resumedServer),
+          model: modelFor(resumedServer),
           sandbox: sandboxFactory,
           artifacts: reopened,
         });

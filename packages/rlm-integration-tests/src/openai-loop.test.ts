@@ -38,7 +38,7 @@ describe('the loop through the openai SDK and a strict fake Chat Completions ser
       ],
     });
     const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('What is the secret code?', lines.join('\n'));
     expect(result.answer).toBe('NEEDLE-7731');
     expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
@@ -59,7 +59,7 @@ describe('the loop through the openai SDK and a strict fake Chat Completions ser
       ],
     });
     const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('How many words?', 'one two three'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 3 });
     const firstText = events.findIndex((event) => event.type === 'text');
@@ -94,7 +94,7 @@ describe('the loop through the openai SDK and a strict fake Chat Completions ser
       },
     });
     const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('root', 'ctx');
     expect(result.answer).toBe('hi+child-answer');
     expect(result.depthReached).toBe(1);
@@ -111,7 +111,7 @@ describe('the loop through the openai SDK and a strict fake Chat Completions ser
       ],
     });
     const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe('fixed');
     const second = server.requests[1]!.body as FakeChatRequest;
@@ -132,7 +132,11 @@ describe('the loop through the openai SDK and a strict fake Chat Completions ser
       ],
     });
     const llm = createOpenAIModel({ model: 'gpt-4.1', apiKey, baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 1 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 1 },
+    });
     expect((await rlm.query('q', 'c')).answer).toBe(42);
     expect((server.requests[1]!.body as FakeChatRequest).tool_choice).toEqual({
       type: 'function',
@@ -150,7 +154,7 @@ describe('the loop through the openai SDK and a strict fake Chat Completions ser
       ],
     });
     const llm = createOpenAIModel({ model: 'llama3.2', baseURL: server.url, maxRetries: 0 });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('How many items?', 'a,b,c,d'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 4 });
     expect(

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
  * Every code block of the core README, and the root README's first command and API quick
  * start, run as a user would paste them: each module block in a file of its own, run by this
  * Node (20 is the minimum) in a child process against the built packages; the Anthropic model
- * against the fake Messages API; `llm`, `context` and the like, where a block takes them as
+ * against the fake Messages API; `model`, `context` and the like, where a block takes them as
  * given, from a scripted model and small data. A block this file does not know fails the test.
  */
 
@@ -68,16 +68,16 @@ async function runNode(
   args: readonly string[] = [],
   env: Readonly<Record<string, string>> = {},
 ): Promise<{ stdout: string; stderr: string }> {
-  try {
-    return await run(process.execPath, [file, ...args], {
-      cwd: workDirectory,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      encoding: 'utf8',
-    });
-  } catch (error) {
-    const failed = error as { stderr?: string; message: string };
-    throw new Error(`${path.basename(file)} failed: ${failed.stderr || failed.message}`);
-  }
+  const output = await run(process.execPath, [file, ...args], {
+    cwd: workDirectory,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+  }).catch((error: { stderr?: string; message: string }) => {
+    throw new Error(`${path.basename(file)} failed: ${error.stderr || error.message}`);
+  });
+  // The READMEs show the current settings: none of their blocks uses a deprecated name.
+  expect(output.stderr).not.toContain('RLM_DEP_FLAT_SETTINGS');
+  return output;
 }
 
 /** Writes `parts` as one ES module beside the others and runs it. */
@@ -138,10 +138,10 @@ async function runVitestFile(name: string, code: string, args: readonly string[]
   return stdout;
 }
 
-/** A scripted `llm` for the blocks that take one as given: its replies, then `fallback`. */
+/** A scripted `model` for the blocks that take one as given: its replies, then `fallback`. */
 function givenModel(replies: readonly string[], settings = '{}') {
   return `import { createScriptedModel as scriptedModel } from '@rlm/core/testing';
-const llm = scriptedModel(${JSON.stringify(replies)}, ${settings});`;
+const model = scriptedModel(${JSON.stringify(replies)}, ${settings});`;
 }
 
 /** How each block is run and what it must print, found by a piece of its text. */
@@ -218,7 +218,7 @@ const corpus = 'Invoice A-1: 42 EUR.';`,
         code,
         `console.log(result.answer);
 console.log(resumed.answer);
-console.log(JSON.stringify(llm.requests[1].messages.at(-1)));
+console.log(JSON.stringify(model.requests[1].messages.at(-1)));
 await rlm.dispose();
 await artifacts.close();`,
       ]);
@@ -255,13 +255,13 @@ await rlm.dispose();`,
 import { createScriptedModel } from '@rlm/core/testing';
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import { createToolStore } from '@rlm/toolstore';
-const llm = createScriptedModel([], {
+const model = createScriptedModel([], {
   fallback: (request) =>
     request.system.startsWith('You write the code of one method')
       ? ${JSON.stringify('```js\n(text) => text.split("\\n").map((line) => line.split(","))\n```')}
       : ${JSON.stringify(repl(`${code}\nSUBMIT(rows);`))},
 });
-const rlm = createRLM({ llm, sandbox: createSesSandbox(), durableTools: { store: createToolStore({ root: ${JSON.stringify(toolRoot)} }) } });
+const rlm = createRLM({ model, sandbox: createSesSandbox(), durableTools: { store: createToolStore({ root: ${JSON.stringify(toolRoot)} }) } });
 try {
   console.log(JSON.stringify((await rlm.query('Parse the CSV', 'a,b\\n1,2')).answer));
 } finally {
@@ -282,10 +282,10 @@ try {
         ]),
         `import { createRLM } from '@rlm/core';
 import { createSesSandbox } from '@rlm/sandbox-ses';
-const rlm = createRLM({ llm, sandbox: createSesSandbox() });`,
+const rlm = createRLM({ model, sandbox: createSesSandbox() });`,
         code,
         `console.log(result.answer);
-console.log(JSON.stringify(llm.requests[1].messages.at(-1)));
+console.log(JSON.stringify(model.requests[1].messages.at(-1)));
 await rlm.dispose();`,
       ]);
       const [answer, shown] = stdout.trimEnd().split('\n');

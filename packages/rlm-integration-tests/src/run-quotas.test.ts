@@ -26,7 +26,7 @@ describe('artifact quotas', () => {
       ),
     ]);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: sandboxFactory,
       artifacts,
       quotas: { artifactBytes: 1_000 },
@@ -55,7 +55,7 @@ describe('artifact quotas', () => {
       ),
     ]);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: sandboxFactory,
       artifacts,
       tools: [
@@ -128,10 +128,10 @@ describe('child sandboxes', () => {
           : 'FINAL(done)',
     });
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: counting.factory,
+      limits: { maxConcurrentChildren: 4 },
       persistent: false,
-      maxConcurrentChildren: 4,
     });
     const result = await rlm.query('root question', 'c');
     expect(result.answer).toBe(100);
@@ -149,7 +149,12 @@ describe('host calls a block did not await', () => {
       repl('llm_query_batched(Array.from({ length: 300 }, (_, i) => "p" + i)).catch(() => {});'),
       'FINAL(done)',
     ]);
-    await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory, maxConcurrency: 2 });
+    await using rlm = createRLM({
+      model: llm,
+      subModel: subLlm,
+      sandbox: sandboxFactory,
+      limits: { maxConcurrency: 2 },
+    });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'done' });
     const result = events.find(
@@ -175,7 +180,7 @@ describe('host calls a block did not await', () => {
           : 'FINAL(done)';
       },
     });
-    await using rlm = createRLM({ llm, sandbox: counting.factory, persistent: false });
+    await using rlm = createRLM({ model: llm, sandbox: counting.factory, persistent: false });
     const events = await collect(rlm.queryStream('root question', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'done' });
     const childError = events.find((event) => event.type === 'call-error' && event.depth === 1);

@@ -69,7 +69,11 @@ async function collect(stream: AsyncIterable<RlmEvent>): Promise<RlmEvent[]> {
 describe('variable space', () => {
   test('variables-updated at call start, after each execution and before extract', async () => {
     const llm = createScriptedModel([repl('const b = 2;\nconst a = "x";'), 'FINAL_VAR(a)']);
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 1 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 1 },
+    });
     const events = await collect(rlm.queryStream('q', 'ctx'));
     const updates = events.filter((event) => event.type === 'variables-updated');
     expect(updates.map((event) => event.reason)).toEqual(['start', 'code-executed', 'extract']);
@@ -101,7 +105,7 @@ describe('variable space', () => {
     };
     const llm = createScriptedModel([repl('const v = 1;'), 'FINAL(ok)']);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox: flaky,
       variableSync: { retries: 2, backoffMs: 1 },
     });
@@ -123,7 +127,7 @@ describe('scheduler hardening', () => {
         'const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => llm_query("p" + i)));\nSUBMIT(results.filter((r, i) => r === "echo:\\"p" + i + "\\"").length);',
       ),
     ]);
-    await using rlm = createRLM({ llm, subLlm: sub, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, subModel: sub, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 1000 });
     const calls = events.filter((event) => event.type === 'bridge-call');
@@ -141,10 +145,10 @@ describe('scheduler hardening', () => {
       ),
     ]);
     await using rlm = createRLM({
-      llm,
-      subLlm: sub,
+      model: llm,
+      subModel: sub,
       sandbox: sandboxFactory,
-      maxConcurrency: 1,
+      limits: { maxConcurrency: 1 },
       commandQueue: { strategy: 'dropping', maxPending: 4 },
     });
     const result = await rlm.query('q', 'c');
@@ -159,10 +163,10 @@ describe('scheduler hardening', () => {
       ),
     ]);
     await using rlm = createRLM({
-      llm,
-      subLlm: sub,
+      model: llm,
+      subModel: sub,
       sandbox: sandboxFactory,
-      maxConcurrency: 1,
+      limits: { maxConcurrency: 1 },
       commandQueue: { strategy: 'sliding', maxPending: 3 },
     });
     const outcomes = String((await rlm.query('q', 'c')).answer).split(',');
@@ -178,8 +182,8 @@ describe('scheduler hardening', () => {
       repl('await Promise.all(Array.from({ length: 20 }, () => llm_query("p")));\nSUBMIT("done");'),
     ]);
     await using rlm = createRLM({
-      llm,
-      subLlm: sub,
+      model: llm,
+      subModel: sub,
       sandbox: sandboxFactory,
       commandQueue: { strategy: 'unbounded', maxPending: 5 },
     });
@@ -197,7 +201,7 @@ describe('scheduler hardening', () => {
       'FINAL(done)',
     ]);
     const subLlm = createScriptedModel([], { fallback: () => 'ok' });
-    await using rlm = createRLM({ llm, subLlm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, subModel: subLlm, sandbox: sandboxFactory });
     const stream = rlm.queryStream('q', 'c')[Symbol.asyncIterator]();
     const first = await stream.next();
     expect(first.value).toMatchObject({ type: 'call-start' });
@@ -238,10 +242,10 @@ describe('scheduler hardening', () => {
       },
     };
     await using rlm = createRLM({
-      llm,
-      subLlm: model,
+      model: llm,
+      subModel: model,
       sandbox: counter.factory,
-      persistent: true,
+      session: { persistent: true },
     });
     const abort = new AbortController();
     const run = rlm
@@ -264,11 +268,11 @@ describe('scheduler hardening', () => {
       repl('await Promise.all(Array.from({ length: 1000 }, (_, i) => llm_query("p" + i)));'),
     ]);
     await using rlm = createRLM({
-      llm,
-      subLlm: model,
+      model: llm,
+      subModel: model,
       sandbox: counter.factory,
-      maxConcurrency: 64,
-      persistent: true,
+      limits: { maxConcurrency: 64 },
+      session: { persistent: true },
     });
     const abort = new AbortController();
     const events: RlmEvent[] = [];
@@ -310,7 +314,11 @@ describe('scheduler hardening', () => {
         return { error: new Error('child model failed') };
       },
     });
-    await using rlm = createRLM({ llm, sandbox: counter.factory, persistent: false });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: counter.factory,
+      session: { persistent: false },
+    });
     expect((await rlm.query('root', 'c')).answer).toBe('root done');
     await waitUntil(() => counter.open() === 0, 'no open call');
     expect(counter.created()).toBe(3);
@@ -318,7 +326,11 @@ describe('scheduler hardening', () => {
 
   test('the wall-time budget ends a run that waits too long, with a typed error', async () => {
     const llm = createScriptedModel([], { fallback: () => ({ text: 'x', delayMs: 10_000 }) });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, budget: { maxWallTimeMs: 100 } });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      budget: { maxWallTimeMs: 100 },
+    });
     const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'BudgetExhaustedError', budget: 'wallTime' });
   });
@@ -331,7 +343,11 @@ describe('scheduler hardening', () => {
         outputTokens: 60,
       }),
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, budget: { maxTokens: 200 } });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      budget: { maxTokens: 200 },
+    });
     const error = await rlm.query('q', 'c').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'BudgetExhaustedError', budget: 'tokens' });
     expect((error as { partialAnswer: string }).partialAnswer).toContain('Partial idea.');

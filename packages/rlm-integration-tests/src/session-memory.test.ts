@@ -55,7 +55,7 @@ describe('a bounded persistent session', () => {
         },
       ]);
       await using rlm = createRLM({
-        llm,
+        model: llm,
         sandbox,
         artifacts,
         persistent: true,
@@ -98,7 +98,7 @@ describe('a bounded persistent session', () => {
       ),
     ]);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
       artifacts,
       persistent: true,
@@ -127,7 +127,7 @@ describe('a bounded persistent session', () => {
       },
     ]);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
       persistent: true,
       sessionMemory: { maxContextChars: 10, maxHistoryEntries: 1, overflow: 'drop' },
@@ -143,11 +143,17 @@ describe('a bounded persistent session', () => {
 
   test('session.memory without persistent, and spill without a store, are refused at createRLM', () => {
     const llm = createScriptedModel([]);
-    expect(() => createRLM({ llm, sandbox, session: { memory: { maxContexts: 2 } } })).toThrow(
+    expect(() =>
+      createRLM({ model: llm, sandbox, session: { memory: { maxContexts: 2 } } }),
+    ).toThrow(
       'session.memory bounds a persistent session; set session.persistent: true or remove it',
     );
     expect(() =>
-      createRLM({ llm, sandbox, session: { persistent: true, memory: { overflow: 'spill' } } }),
+      createRLM({
+        model: llm,
+        sandbox,
+        session: { persistent: true, memory: { overflow: 'spill' } },
+      }),
     ).toThrow("session.memory.overflow 'spill' needs an artifact store");
   });
 });

@@ -17,7 +17,7 @@ async function collect(stream: AsyncIterable<RlmEvent>): Promise<RlmEvent[]> {
 describe('SUBMIT, the primary way to finish', () => {
   test('models with tools are offered the SUBMIT tool; {answer} finishes', async () => {
     const llm = createScriptedModel([submit({ answer: 'forty-two' })], { supportsTools: true });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe('forty-two');
     expect(llm.requests[0]!.tools?.map((tool) => tool.name)).toEqual(['SUBMIT']);
@@ -29,7 +29,7 @@ describe('SUBMIT, the primary way to finish', () => {
       [repl('const report = "r".repeat(100000);'), submit({ variable: 'report' })],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe('r'.repeat(100_000));
   });
@@ -52,7 +52,7 @@ describe('SUBMIT, the primary way to finish', () => {
       properties: { count: { type: 'integer' } },
       required: ['count'],
     };
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, outputSchema });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, outputSchema });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toEqual({ count: 3 });
     expect(llm.requests[0]!.tools![0]!.inputSchema).toMatchObject({
@@ -74,7 +74,7 @@ describe('SUBMIT, the primary way to finish', () => {
       type: 'array',
       items: { type: 'object', properties: { id: { type: 'number' } } },
     };
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, outputSchema });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, outputSchema });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.find((event) => event.type === 'final')).toMatchObject({
       answer: [{ id: 1 }, { id: 2 }],
@@ -89,7 +89,7 @@ describe('SUBMIT, the primary way to finish', () => {
       [{ text: repl('print("never")'), ...submit({ answer: 'done' }) }],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.some((event) => event.type === 'code')).toBe(false);
     expect(events.find((event) => event.type === 'warning')).toMatchObject({
@@ -102,7 +102,7 @@ describe('SUBMIT, the primary way to finish', () => {
     const llm = createScriptedModel([`${repl('const v = 7;')}\nFINAL_VAR(v)`], {
       supportsTools: true,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     expect((await rlm.query('q', 'c')).answer).toBe(7);
   });
 
@@ -111,7 +111,11 @@ describe('SUBMIT, the primary way to finish', () => {
       [repl('const guess = "g";'), repl('print(guess)'), submit({ variable: 'guess' })],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 2 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 2 },
+    });
     const result = await rlm.query('q', 'c');
     expect(result.answer).toBe('g');
     const extract = llm.requests[2]!;
@@ -138,7 +142,7 @@ describe('SUBMIT, the primary way to finish', () => {
       ],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.find((event) => event.type === 'warning')).toMatchObject({
       code: 'tools-unsupported',
@@ -169,7 +173,7 @@ describe('SUBMIT, the primary way to finish', () => {
       ],
       { supportsTools: true },
     );
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.find((event) => event.type === 'warning')).toMatchObject({
       code: 'submit-unreadable',
@@ -181,7 +185,11 @@ describe('SUBMIT, the primary way to finish', () => {
     const llm = createScriptedModel([repl('print(1)'), 'Here is my partial take.'], {
       supportsTools: true,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 1 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 1 },
+    });
     const error = (await rlm
       .query('q', 'c')
       .catch((caught: unknown) => caught)) as NoFinalAnswerError;
@@ -194,7 +202,11 @@ describe('SUBMIT, the primary way to finish', () => {
     const llm = createScriptedModel(['', '   ', '\n', 'FINAL(after stall)'], {
       supportsTools: true,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxIterations: 20 });
+    await using rlm = createRLM({
+      model: llm,
+      sandbox: sandboxFactory,
+      limits: { maxIterations: 20 },
+    });
     const events = await collect(rlm.queryStream('q', 'c'));
     expect(events.some((event) => event.type === 'warning' && event.code === 'stall')).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'final', answer: 'after stall' });

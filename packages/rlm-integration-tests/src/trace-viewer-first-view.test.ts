@@ -63,7 +63,7 @@ async function recordRun(): Promise<TraceDocument> {
     },
   });
   const llm = createAnthropicModel({ apiKey: 'sk-ant-test', baseURL: server.url });
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
   const recorder = createTraceRecorder();
   for await (const event of rlm.queryStream('What does the text say?', 'some text')) {
     recorder.record(event);
@@ -220,7 +220,7 @@ describe('the first view of a trace, in a real browser', () => {
       baseURL: 'http://127.0.0.1:9',
       maxRetries: 0,
     });
-    await using rlm = createRLM({ llm, sandbox: sandboxFactory });
+    await using rlm = createRLM({ model: llm, sandbox: sandboxFactory });
     await expect(
       (async () => {
         for await (const event of rlm.queryStream('Anything?', 'x')) recorder.record(event);

@@ -66,7 +66,7 @@ async function recordThreeLevelRun(): Promise<TraceDocument> {
     return repl('// count them\nconst whiskers = 6 * 4;\nprint("XYZZY-" + whiskers);');
   };
   const llm = createScriptedModel([], { fallback: reply });
-  await using rlm = createRLM({ llm, sandbox: sandboxFactory, maxDepth: 3 });
+  await using rlm = createRLM({ model: llm, sandbox: sandboxFactory, limits: { maxDepth: 3 } });
   const recorder = createTraceRecorder();
   for await (const event of rlm.queryStream('Survey the zoo', 'the zoo has cats')) {
     recorder.record(event);

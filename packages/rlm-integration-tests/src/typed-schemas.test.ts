@@ -41,7 +41,7 @@ describe('Standard Schemas through the loop, in the sandbox under test (SES by d
         ].join('\n'),
       ),
     ]);
-    await using rlm = createRLM({ llm, sandbox, tools: [schedule] });
+    await using rlm = createRLM({ model: llm, sandbox, tools: [schedule] });
     const result = await rlm.query('book it', 'c');
     expect(seen).toEqual([{ minutes: 30, attendees: ['a@b.co'], room: 'BLUE' }]);
     const answer = result.answer as { ok: unknown; bad: { name: string; message: string } };
@@ -86,7 +86,7 @@ describe('Standard Schemas through the loop, in the sandbox under test (SES by d
       { supportsTools: true },
     );
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
       outputSchema: type({ total: 'number.integer', items: 'string[]' }),
     });
@@ -137,7 +137,7 @@ describe('Standard Schemas through the loop, in the sandbox under test (SES by d
       },
     ]);
     await using rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
       tools: [lookup],
       outputSchema: toStandardJsonSchema(v.object({ id: v.string(), name: v.string() })),
@@ -151,7 +151,7 @@ describe('Standard Schemas through the loop, in the sandbox under test (SES by d
     const llm = createScriptedModel([]);
     expect(() =>
       createRLM({
-        llm,
+        model: llm,
         sandbox,
         tools: [
           defineTool({

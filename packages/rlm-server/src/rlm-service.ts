@@ -39,7 +39,15 @@ import type { ServedOutcome, ServedRequestLog } from './served-request-log.js';
  */
 export type ServedRlmSettings = Omit<
   RLMSettings,
-  'llm' | 'subLlm' | 'budget' | 'persistent' | 'outputSchema' | 'sessionMemory' | 'session'
+  | 'model'
+  | 'subModel'
+  | 'llm'
+  | 'subLlm'
+  | 'budget'
+  | 'persistent'
+  | 'outputSchema'
+  | 'sessionMemory'
+  | 'session'
 >;
 
 /** Who a served run is, for its trace. */
@@ -241,8 +249,8 @@ export async function createRlmService(settings: RlmServiceSettings): Promise<Rl
 function createServedRlm(rlm: ServedRlmSettings, model: ServedModel, limits: RunLimits): RLM {
   return createRLM({
     ...rlm,
-    llm: model.llm,
-    ...(model.subLlm ? { subLlm: model.subLlm } : {}),
+    model: model.llm,
+    ...(model.subLlm ? { subModel: model.subLlm } : {}),
     session: { persistent: false },
     budget: {
       maxModelCalls: limits.maxModelCalls,

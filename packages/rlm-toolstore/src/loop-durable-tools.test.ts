@@ -36,7 +36,7 @@ test("the store's tools reach the system prompt as core's quoted, ranked block",
     });
   }
   const llm = createScriptedModel(['FINAL(done)']);
-  await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), toolStore: store });
+  await using rlm = createRLM({ model: llm, sandbox: createScriptedSandbox({}), toolStore: store });
   expect((await rlm.query('q', 'c')).answer).toBe('done');
   const system = (llm.requests[0] as GenerateRequest).system;
   expect(system).toContain('<known_tools>');
@@ -52,7 +52,7 @@ test('delegate from model code declares the tool in the store, for the next run 
       await host.delegate?.('summarizer', { purpose: 'summarize a chapter' });
     },
   });
-  await using rlm = createRLM({ llm, sandbox, toolStore: createToolStore({ root }) });
+  await using rlm = createRLM({ model: llm, sandbox, toolStore: createToolStore({ root }) });
   expect((await rlm.query('q', 'c')).answer).toBe('declared');
   const again = createToolStore({ root });
   expect((await again.findTool('summarizer'))?.contract).toEqual({
@@ -66,7 +66,11 @@ test('a store that fails to list its tools leaves the block out; the run goes on
     knownTools: () => Promise.reject(new Error('disk gone')),
   });
   const llm = createScriptedModel(['FINAL(fine)']);
-  await using rlm = createRLM({ llm, sandbox: createScriptedSandbox({}), toolStore: broken });
+  await using rlm = createRLM({
+    model: llm,
+    sandbox: createScriptedSandbox({}),
+    toolStore: broken,
+  });
   expect((await rlm.query('q', 'c')).answer).toBe('fine');
   expect(llm.requests[0]?.system).not.toContain('<known_tools>');
 });

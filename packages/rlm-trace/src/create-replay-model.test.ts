@@ -55,8 +55,8 @@ function recordedModel() {
   });
 }
 
-async function run(settings: Pick<RLMSettings, 'llm' | 'sandbox'>, text = context) {
-  await using rlm = createRLM({ ...settings, maxConcurrency: 4 });
+async function run(settings: Pick<RLMSettings, 'model' | 'sandbox'>, text = context) {
+  await using rlm = createRLM({ ...settings, limits: { maxConcurrency: 4 } });
   const recorder = createTraceRecorder();
   try {
     for await (const event of rlm.queryStream('Count the fruit', text)) recorder.record(event);
@@ -70,7 +70,7 @@ async function run(settings: Pick<RLMSettings, 'llm' | 'sandbox'>, text = contex
 
 async function record(): Promise<TraceDocument> {
   const { trace, error } = await run({
-    llm: recordedModel(),
+    model: recordedModel(),
     sandbox: createScriptedSandbox(sandboxFor(context)),
   });
   expect(error).toBeUndefined();
@@ -84,13 +84,13 @@ describe('createReplayModel', () => {
     const llm = createReplayModel({ trace: traceToJsonLines(trace), source: 'run.jsonl' });
     expect(llm.recorded).toBe(6);
     expect(llm.supportsTools).toBe(true);
-    const replayed = await run({ llm, sandbox: createScriptedSandbox(sandboxFor(context)) });
+    const replayed = await run({ model: llm, sandbox: createScriptedSandbox(sandboxFor(context)) });
     expect(replayed.error).toBeUndefined();
     expect(replayed.trace.final?.answerExcerpt).toBe(trace.final?.answerExcerpt);
     expect(llm.unused).toBe(0);
     // The replay's own trace holds the same exchanges: it can be replayed in turn.
     const again = createReplayModel({ trace: replayed.trace });
-    const third = await run({ llm: again, sandbox: createScriptedSandbox(sandboxFor(context)) });
+    const third = await run({ model: again, sandbox: createScriptedSandbox(sandboxFor(context)) });
     expect(third.trace.final?.answerExcerpt).toBe(trace.final?.answerExcerpt);
     // Usage is the recorded usage; the replay model is priced nowhere.
     expect(replayed.trace.usage).toMatchObject({
@@ -104,7 +104,7 @@ describe('createReplayModel', () => {
     const trace = await record();
     const llm = createReplayModel({ trace: traceToJsonLines(trace), source: 'run.jsonl' });
     const replayed = await run({
-      llm,
+      model: llm,
       sandbox: createScriptedSandbox(sandboxFor('apples: 3\npears: 6\nplums: 0')),
     });
     expect(ReplayDivergedError.isInstance(replayed.error)).toBe(true);
@@ -123,7 +123,7 @@ describe('createReplayModel', () => {
       calls: trace.calls.map((call) => ({ ...call, steps: call.steps.slice(0, 2) })),
     };
     const llm = createReplayModel({ trace: cut });
-    const replayed = await run({ llm, sandbox: createScriptedSandbox(sandboxFor(context)) });
+    const replayed = await run({ model: llm, sandbox: createScriptedSandbox(sandboxFor(context)) });
     expect(replayed.error?.message).toMatch(
       /^@rlm\/trace: the replayed run left the recording at model request 6: all 5 recorded responses were given and the run asks for another \(its last message, user: ".*"\); the recorded run ended there, this one goes on$/,
     );
@@ -145,7 +145,7 @@ describe('createReplayModel', () => {
         }
       },
     });
-    const replayed = await run({ llm, sandbox });
+    const replayed = await run({ model: llm, sandbox });
     expect(ReplayDivergedError.isInstance(replayed.error)).toBe(true);
     expect((replayed.error as ReplayDivergedError).request).toBe(2);
     expect(replayed.error?.message).toContain('asked "kiwis?"');

@@ -16,10 +16,10 @@ print(answers.length)`;
  */
 async function bridgeRun(delayMs: number, maxConcurrency: number): Promise<number> {
   await using rlm = createRLM({
-    llm: createScriptedModel([`\`\`\`repl\n${code}\n\`\`\``, 'FINAL(done)']),
-    subLlm: createScriptedModel([], { fallback: () => ({ text: 'ok', delayMs }) }),
+    model: createScriptedModel([`\`\`\`repl\n${code}\n\`\`\``, 'FINAL(done)']),
+    subModel: createScriptedModel([], { fallback: () => ({ text: 'ok', delayMs }) }),
     sandbox: createSesSandbox(),
-    maxConcurrency,
+    limits: { maxConcurrency },
     commandQueue: { maxPending: calls },
   });
   const events = await collectRunEvents(rlm, 'Bridge benchmark', 'a small context');

@@ -61,9 +61,9 @@ function stepIntervals(events: readonly TimedEvent[]): number[] {
 
 async function runOnce(steps: number, artifacts: ArtifactStore | undefined) {
   await using rlm = createRLM({
-    llm: createScriptedModel(script(steps)),
+    model: createScriptedModel(script(steps)),
     sandbox: createSesSandbox(),
-    maxIterations: steps + 2,
+    limits: { maxIterations: steps + 2 },
     ...(artifacts ? { artifacts: { store: artifacts } } : {}),
   });
   return await collectRunEvents(rlm, 'Checkpoint benchmark', 'a small context');

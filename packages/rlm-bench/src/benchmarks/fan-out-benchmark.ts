@@ -47,7 +47,7 @@ async function fanOutRun(
     },
   });
   await using rlm = createRLM({
-    llm: createOpenAIModel({
+    model: createOpenAIModel({
       model: 'bench',
       apiKey: 'bench',
       baseURL: server.url,

@@ -55,10 +55,10 @@ function checkOutput(output: string, error: string | undefined, where: string): 
 function fullRun(factory: SandboxFactory): Promise<BlockCost> {
   return measure(async (mark) => {
     await using rlm = createRLM({
-      llm: createScriptedModel([`\`\`\`repl\n${code}\n\`\`\``, 'FINAL(done)']),
+      model: createScriptedModel([`\`\`\`repl\n${code}\n\`\`\``, 'FINAL(done)']),
       sandbox: factory,
+      limits: { execTimeoutMs: 600_000 },
       artifacts: { store: createMemoryArtifactStore() },
-      execTimeoutMs: 600_000,
     });
     const recorder = createTraceRecorder();
     let ended = false;

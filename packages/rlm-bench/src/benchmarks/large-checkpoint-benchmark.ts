@@ -51,10 +51,9 @@ async function runOnce(
   artifacts: ArtifactStore | undefined,
 ): Promise<RunTimes> {
   await using rlm = createRLM({
-    llm: createScriptedModel(script(first)),
+    model: createScriptedModel(script(first)),
     sandbox: createSesSandbox(),
-    maxIterations: lightSteps + 3,
-    execTimeoutMs: 120_000,
+    limits: { maxIterations: lightSteps + 3, execTimeoutMs: 120_000 },
     ...(artifacts ? { artifacts: { store: artifacts } } : {}),
   });
   const started = performance.now();
@@ -86,7 +85,7 @@ async function firstModelCallMs(
 ): Promise<number> {
   let calledAt = 0;
   await using rlm = createRLM({
-    llm: createScriptedModel([
+    model: createScriptedModel([
       () => {
         calledAt = performance.now();
         return 'FINAL(done)';
@@ -174,12 +173,12 @@ export const largeCheckpointBenchmark: Benchmark = {
         const crashed = store.scoped('resume');
         {
           await using rlm = createRLM({
-            llm: createScriptedModel([
+            model: createScriptedModel([
               `\`\`\`repl\n${heavyStep}\n\`\`\``,
               { error: new Error('crashed') },
             ]),
             sandbox: createSesSandbox(),
-            execTimeoutMs: 120_000,
+            limits: { execTimeoutMs: 120_000 },
             artifacts: { store: crashed },
           });
           await rlm.query('Large checkpoint resume', context).catch(() => {});

@@ -34,7 +34,11 @@ async function usageOfRun(promptCaching: boolean): Promise<RunUsage> {
     maxRetries: 0,
     promptCaching,
   });
-  await using rlm = createRLM({ llm, sandbox: createSesSandbox(), maxIterations: steps + 1 });
+  await using rlm = createRLM({
+    model: llm,
+    sandbox: createSesSandbox(),
+    limits: { maxIterations: steps + 1 },
+  });
   const result = await rlm.query('Prompt caching benchmark', 'a small context');
   if (result.usage.modelCalls !== steps) {
     throw new Error(

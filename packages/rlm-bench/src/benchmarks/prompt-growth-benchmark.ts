@@ -30,9 +30,9 @@ async function requestsOfRun(historyBudgetChars: number | undefined): Promise<Ge
   );
   const model = createScriptedModel([...replies, 'FINAL(done)']);
   await using rlm = createRLM({
-    llm: model,
+    model: model,
     sandbox: createSesSandbox(),
-    maxIterations: iterations + 1,
+    limits: { maxIterations: iterations + 1 },
     ...(historyBudgetChars === undefined ? {} : { historyBudgetChars }),
   });
   await rlm.query('Prompt growth benchmark', 'a small context');

@@ -113,7 +113,7 @@ function directRunner(model: ScriptedChatServer, sandbox: SandboxFactory, traces
   const llm = createOpenAIModel({ model: 'bench', baseURL: model.url, apiKey: 'bench' });
   const keeping = new Set<Promise<unknown>>();
   const stream = async (): Promise<unknown> => {
-    await using rlm = createRLM({ llm, sandbox });
+    await using rlm = createRLM({ model: llm, sandbox });
     const recorder = traces === undefined ? undefined : createTraceRecorder();
     let answer: unknown;
     for await (const event of rlm.queryStream(question)) {
@@ -130,7 +130,7 @@ function directRunner(model: ScriptedChatServer, sandbox: SandboxFactory, traces
     answer:
       traces === undefined
         ? async (): Promise<unknown> => {
-            await using rlm = createRLM({ llm, sandbox });
+            await using rlm = createRLM({ model: llm, sandbox });
             return (await rlm.query(question)).answer;
           }
         : stream,

@@ -46,9 +46,9 @@ async function startServer(reply: (index: number) => string) {
 /** A `createRLM` run of 30 trivial steps (`print(1)`); the step gap at the server. */
 async function rlmRun(url: string, artifacts: ArtifactStore | undefined): Promise<void> {
   await using rlm = createRLM({
-    llm: createOpenAIModel({ model: 'bench', apiKey: 'bench', baseURL: url, maxRetries: 0 }),
+    model: createOpenAIModel({ model: 'bench', apiKey: 'bench', baseURL: url, maxRetries: 0 }),
     sandbox: createSesSandbox(),
-    maxIterations: steps + 5,
+    limits: { maxIterations: steps + 5 },
     ...(artifacts ? { artifacts: { store: artifacts } } : {}),
   });
   const events = await collectRunEvents(rlm, 'Step cost benchmark', 'a small context');

@@ -27,7 +27,7 @@ const freePrice: ModelPrice = {
 /** What {@link createCliRlm} needs besides the command line's options. */
 export interface CliRlmParts {
   /** Host tools from `--tools`. */
-  readonly tools: Parameters<typeof createRLM>[0]['tools'];
+  readonly tools: Parameters<typeof createRLM>[0]['hostTools'];
   /** The artifact store the runs write, when there is one. */
   readonly artifacts: ArtifactStore | undefined;
   /**
@@ -104,29 +104,31 @@ export function cliRlmSettings(
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): Parameters<typeof createRLM>[0] {
   return {
-    llm: models.llm,
-    subLlm: models.subLlm,
+    model: models.llm,
+    subModel: models.subLlm,
     sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
     session: { persistent: parts.persistent },
-    maxDepth: cli.maxDepth,
-    maxIterations: cli.maxIterations,
+    limits: {
+      maxDepth: cli.maxDepth,
+      maxIterations: cli.maxIterations,
+      ...(cli.maxConsecutiveErrors === undefined
+        ? {}
+        : { maxConsecutiveErrors: cli.maxConsecutiveErrors }),
+      execTimeoutMs: cli.execTimeoutMs,
+      maxCodeBlocksPerResponse: cli.maxCodeBlocks,
+      maxConcurrency: cli.maxConcurrency,
+      maxResponseChars: cli.maxResponseChars,
+    },
     ...(cli.subModels === undefined ? {} : { subModels: cli.subModels }),
-    ...(cli.maxConsecutiveErrors === undefined
-      ? {}
-      : { maxConsecutiveErrors: cli.maxConsecutiveErrors }),
     ...(cli.redactionRatio === undefined ? {} : { redactionRatio: cli.redactionRatio }),
     // A replay answers from a recording: it costs nothing, and says so.
     prices: [cli.model, cli.subModel].some((spec) => spec?.provider === 'replay')
       ? { ...cli.prices, [replayModelId]: freePrice }
       : cli.prices,
-    execTimeoutMs: cli.execTimeoutMs,
     budget: {
       ...cli.budget,
       ...(cli.maxCostUsd === undefined ? {} : { maxCostUsd: cli.maxCostUsd }),
     },
-    maxCodeBlocksPerResponse: cli.maxCodeBlocks,
-    maxConcurrency: cli.maxConcurrency,
-    maxResponseChars: cli.maxResponseChars,
     hostTools: parts.tools,
     ...(cli.toolStore
       ? {

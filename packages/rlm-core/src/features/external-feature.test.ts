@@ -51,7 +51,7 @@ describe('a Feature written outside core', () => {
         }
       },
     });
-    const rlm = createRLM({ llm: model, sandbox, features: [feature] });
+    const rlm = createRLM({ model: model, sandbox, features: [feature] });
     const events: RlmEvent[] = [];
     for await (const event of rlm.queryStream('count apples', 'text')) events.push(event);
 
@@ -73,7 +73,7 @@ describe('a Feature written outside core', () => {
   test('a feature may not take a name the core already has', async () => {
     const clash: Feature = { name: 'clash', hostFunctions: { llm_query: () => 'mine' } };
     const rlm = createRLM({
-      llm: createScriptedModel(['FINAL(x)']),
+      model: createScriptedModel(['FINAL(x)']),
       sandbox: createScriptedSandbox({}),
       features: [clash],
     });

@@ -29,7 +29,7 @@ describe('tooManyErrors', () => {
     );
     expect(NoFinalAnswerError.isInstance(error)).toBe(true);
     expect(error?.message).toBe(
-      "@rlm/core: the run stopped after 4 iterations: 3 code blocks in a row threw an error (maxConsecutiveErrors is 3); the last: ReferenceError: x is not defined. Raise maxConsecutiveErrors (--max-errors), or check the model's code",
+      "@rlm/core: the run stopped after 4 iterations: 3 code blocks in a row threw an error (limits.maxConsecutiveErrors is 3); the last: ReferenceError: x is not defined. Raise limits.maxConsecutiveErrors (--max-errors), or check the model's code",
     );
     expect(error?.partialAnswer).toBe('Trying once more.');
     expect(error?.diagnostics.reason).toMatch(/^3 code blocks in a row threw/);

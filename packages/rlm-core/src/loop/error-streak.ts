@@ -25,9 +25,9 @@ export function tooManyErrors(
 ): NoFinalAnswerError | undefined {
   if (limit === undefined || streak < limit) return undefined;
   const firstLine = lastError.split('\n')[0]!.slice(0, 300);
-  const reason = `${streak} code blocks in a row threw an error (maxConsecutiveErrors is ${limit}); the last: ${firstLine}`;
+  const reason = `${streak} code blocks in a row threw an error (limits.maxConsecutiveErrors is ${limit}); the last: ${firstLine}`;
   return new NoFinalAnswerError(
-    `@rlm/core: the run stopped after ${facts.iterations} iterations: ${reason}. Raise maxConsecutiveErrors (--max-errors), or check the model's code`,
+    `@rlm/core: the run stopped after ${facts.iterations} iterations: ${reason}. Raise limits.maxConsecutiveErrors (--max-errors), or check the model's code`,
     {
       diagnostics: {
         iterations: facts.iterations,

@@ -21,7 +21,7 @@ test('an execution event has the output, the error and what the model was shown,
     },
     long: () => 'y'.repeat(5_000),
   });
-  await using rlm = createRLM({ llm, sandbox, maxOutputChars: 1_000 });
+  await using rlm = createRLM({ model: llm, sandbox, limits: { maxOutputChars: 1_000 } });
   const { events } = await collectEvents(rlm.queryStream('q', 'c'.repeat(100_000)));
   const [broken, long] = events.flatMap((event) => (event.type === 'execution' ? [event] : []));
   expect(broken).toMatchObject({

@@ -119,7 +119,7 @@ export interface NoAnswerFacts {
 /** PURE: the error of a call that ran out of ways to answer; its last text is the partial answer. */
 export function noFinalAnswer(facts: NoAnswerFacts, reason: string): NoFinalAnswerError {
   return new NoFinalAnswerError(
-    `@rlm/core: no final answer after ${facts.iterations} iterations: ${reason}; raise maxIterations or check the model's output`,
+    `@rlm/core: no final answer after ${facts.iterations} iterations: ${reason}; raise limits.maxIterations or check the model's output`,
     {
       diagnostics: {
         iterations: facts.iterations,

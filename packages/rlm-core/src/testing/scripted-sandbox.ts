@@ -118,7 +118,7 @@ export interface ScriptedSandboxFactory extends SandboxFactory {
  *     await host.SUBMIT(variables.get('total'));
  *   },
  * });
- * const rlm = createRLM({ llm: createScriptedModel([...]), sandbox });
+ * const rlm = createRLM({ model: createScriptedModel([...]), sandbox });
  */
 export function createScriptedSandbox(
   script: ScriptedSandboxScript,

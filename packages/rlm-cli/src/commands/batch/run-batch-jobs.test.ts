@@ -28,7 +28,7 @@ function jobs(count: number): BatchJob[] {
 function rlms(options: { delayMs?: number; code?: boolean; priced?: boolean } = {}) {
   const createRlm = (artifacts: Parameters<BatchJobsOptions['createRlm']>[0]): RLM =>
     createRLM({
-      llm: createScriptedModel([], {
+      model: createScriptedModel([], {
         modelId: options.priced ? 'claude-sonnet-4-5' : 'scripted',
         fallback: (request) => {
           const first = JSON.stringify(request.messages[0]);

@@ -72,8 +72,8 @@ export async function createCliRlmService(
     const contextRoot =
       options.contextRoot === undefined ? undefined : await ContextRoot.open(options.contextRoot);
     const {
-      llm: _llm,
-      subLlm: _subLlm,
+      model: _model,
+      subModel: _subModel,
       budget: _budget,
       session: _session,
       ...rlm

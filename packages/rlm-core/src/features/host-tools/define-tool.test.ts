@@ -64,7 +64,7 @@ describe('types flow from Standard Schemas', () => {
     expectTypeOf(zodTool).toEqualTypeOf<HostTool<{ width: number; unit: 'px' | 'em' }>>();
     // Every typed tool is a HostTool, so tools of different inputs share one array.
     const rlm = createRLM({
-      llm,
+      model: llm,
       sandbox,
       tools: [zodTool, arkTool, valibotTool, pairTool, jsonTool],
     });
@@ -84,17 +84,17 @@ describe('types flow from Standard Schemas', () => {
 
   test("query()'s answer is the output schema's output type", () => {
     const answerSchema = z.object({ total: z.number(), items: z.array(z.string()) });
-    const typed = createRLM({ llm, sandbox, outputSchema: answerSchema });
+    const typed = createRLM({ model: llm, sandbox, outputSchema: answerSchema });
     expectTypeOf(typed.query).returns.resolves.toEqualTypeOf<
       RLMResult<{ total: number; items: string[] }>
     >();
-    const ark = createRLM({ llm, sandbox, outputSchema: type({ ok: 'boolean' }) });
+    const ark = createRLM({ model: llm, sandbox, outputSchema: type({ ok: 'boolean' }) });
     expectTypeOf(ark.query).returns.resolves.toHaveProperty('answer').toEqualTypeOf<{
       ok: boolean;
     }>();
-    const untyped = createRLM({ llm, sandbox });
+    const untyped = createRLM({ model: llm, sandbox });
     expectTypeOf(untyped.query).returns.resolves.toHaveProperty('answer').toBeUnknown();
-    const json = createRLM({ llm, sandbox, outputSchema: { type: 'object' } });
+    const json = createRLM({ model: llm, sandbox, outputSchema: { type: 'object' } });
     expectTypeOf(json.query).returns.resolves.toHaveProperty('answer').toBeUnknown();
     expect(typed).toBeDefined();
   });
