@@ -24,14 +24,17 @@ function firstLine(child: ChildProcess): Promise<string> {
 
 /**
  * A process whose parent never reaps it: `sh` starts `sleep` in the background, prints its
- * pid, then becomes a `sleep` itself, which never waits for its children.
+ * pid, then becomes a `sleep` itself, which never waits for its children. Resolves once the
+ * parent is that `sleep`: until then the shell could still reap a child killed early.
  */
 async function unreapedChild(): Promise<{ pid: number; parent: ChildProcess }> {
   const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   started.push(parent);
-  return { pid: Number(await firstLine(parent)), parent };
+  const pid = Number(await firstLine(parent));
+  await until(() => readFileSync(`/proc/${parent.pid}/comm`, 'latin1').trim() === 'sleep');
+  return { pid, parent };
 }
 
 function stateOf(pid: number): string {

@@ -9,6 +9,7 @@ import {
   fakeText,
   startFakeMessagesServer,
 } from '@rlm/anthropic/testing';
+import { fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 /**
@@ -291,6 +292,29 @@ await rlm.dispose();`,
       expect(answer).toBe('ACME');
       // Model code saw the file's text as a string.
       expect(shown).toContain('string 32 ACME');
+    },
+  },
+  {
+    mark: 'new OpenAI({ fetch: keepAliveFetch })',
+    run: async (code) => {
+      await using server = await startFakeChatCompletionsServer({
+        replies: [fakeChatText('pong')],
+      });
+      const { stdout } = await runModule(
+        'core-keep-alive-fetch',
+        [
+          code,
+          // The request must go through keepAliveFetch, not the global fetch.
+          `globalThis.fetch = () => Promise.reject(new Error('the global fetch was used'));
+const completion = await client.chat.completions.create({
+  model: 'gpt-4.1',
+  messages: [{ role: 'user', content: 'ping' }],
+});
+console.log(completion.choices[0].message.content);`,
+        ],
+        { env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.url } },
+      );
+      expect(stdout).toBe('pong\n');
     },
   },
   {

@@ -22,7 +22,7 @@ import { lastExpressionStatement } from '@rlm/repl-transform';
 import type { Comment, Program, Token } from 'acorn';
 import { declareTopLevel } from './declare-top-level.js';
 import { loadedAcorn } from './load-acorn.js';
-import { Rewriter, type Scope } from './rewriter.js';
+import { Rewriter, type Scope, type VisitorTable } from './rewriter.js';
 import {
   cellPrefix,
   kitName,
@@ -31,7 +31,17 @@ import {
   replSourceUrl,
   wrapperName,
 } from './rewrite-names.js';
+
+/** What the walk does, by node type: statements, expressions, functions and classes. */
+const rewriteVisitors: VisitorTable = {
+  ...statementVisitors,
+  ...expressionVisitors,
+  ...functionVisitors,
+};
 import { checkSesSourceRules, neutralizeTokens } from './ses-source-rules.js';
+import { expressionVisitors } from './visit-expressions.js';
+import { functionVisitors } from './visit-functions.js';
+import { statementVisitors } from './visit-statements.js';
 
 export {
   type DeclarationKind,
@@ -91,7 +101,7 @@ function localizableVariables(rewriter: Rewriter, scope: ReplScope): Set<string>
 export function rewriteReplCode(code: string, scope: ReplScope): ReplRewrite {
   // Parsed as a module: strict, with top-level await, like the code will run.
   const { program, tokens, comments } = parseProgram(code, 'module');
-  const rewriter = new Rewriter(code, scope);
+  const rewriter = new Rewriter(code, scope, rewriteVisitors);
   const top = declareTopLevel(rewriter, program);
   neutralizeTokens(code, rewriter.edits, tokens, comments);
   rewriter.visitStatements(program.body, top, program);
@@ -147,7 +157,7 @@ export function rewriteReplCode(code: string, scope: ReplScope): ReplRewrite {
  */
 export function rewriteEvalCode(code: string): string {
   const { program, tokens, comments } = parseProgram(code, 'script');
-  const rewriter = new Rewriter(code, undefined);
+  const rewriter = new Rewriter(code, undefined, rewriteVisitors);
   neutralizeTokens(code, rewriter.edits, tokens, comments);
   const top: Scope = { parent: undefined, kind: 'top', names: new Set() };
   rewriter.visitStatements(program.body, top, program);

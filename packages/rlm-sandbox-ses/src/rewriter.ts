@@ -16,9 +16,6 @@ import {
   type ReplScope,
 } from './rewrite-names.js';
 import { SourceEdits } from './source-edits.js';
-import { expressionVisitors } from './visit-expressions.js';
-import { functionVisitors } from './visit-functions.js';
-import { statementVisitors } from './visit-statements.js';
 
 /** A scope of the code: the names it declares. */
 export interface Scope {
@@ -49,12 +46,6 @@ export type VisitorTable = {
   readonly [T in AnyNode['type']]?: Visitor<Extract<AnyNode, { type: T }>>;
 };
 
-const visitors: VisitorTable = {
-  ...statementVisitors,
-  ...expressionVisitors,
-  ...functionVisitors,
-};
-
 export class Rewriter {
   readonly edits = new SourceEdits();
   readonly declarations = new Map<string, DeclarationKind>();
@@ -76,9 +67,14 @@ export class Rewriter {
   /** A function or class of this code reaches variables dynamically. */
   capturesDynamically = false;
 
+  /**
+   * @param visitors the handlers by node type (`rewriteVisitors`: statements, expressions and
+   *   functions), given rather than imported so that they may use this class.
+   */
   constructor(
     readonly code: string,
     readonly scope: ReplScope | undefined,
+    readonly visitors: VisitorTable,
   ) {}
 
   checkReserved(id: Identifier): void {
@@ -251,7 +247,7 @@ export class Rewriter {
   /** Visits `node` with the handler of its type (see `visitors`), or visits its children. */
   visit(node: AnyNode | null | undefined, scope: Scope, parent: AnyNode | undefined): void {
     if (!node) return;
-    const handler = visitors[node.type] as Visitor<AnyNode> | undefined;
+    const handler = this.visitors[node.type] as Visitor<AnyNode> | undefined;
     if (handler) handler(this, node, scope, parent);
     else this.visitChildren(node, scope);
   }
