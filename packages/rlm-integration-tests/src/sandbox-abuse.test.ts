@@ -1,6 +1,6 @@
 import { createMemoryArtifactStore } from '@rlm/artifacts';
 import { createRLM } from '@rlm/core';
-import { createScriptedModel, timeScaled } from '@rlm/core/testing';
+import { createScriptedModel, measureSlowdown, timeScaled } from '@rlm/core/testing';
 import { describe, expect, test } from 'vitest';
 import { sandboxFactory } from './sandbox-under-test.js';
 
@@ -40,7 +40,9 @@ describe('model code that leaves work behind does not hang the run', () => {
       llm,
       sandbox: sandboxFactory,
       artifacts: createMemoryArtifactStore(),
-      execTimeoutMs,
+      // The steps themselves count against it (the second in a restarted worker): on a loaded
+      // machine it grows with the load, as the bound on the run below does.
+      execTimeoutMs: Math.round(execTimeoutMs * measureSlowdown()),
     });
     const { value: result, scaledMs } = await timeScaled(() => rlm.query('q', 'c'));
     expect(result.answer).toBe(42);

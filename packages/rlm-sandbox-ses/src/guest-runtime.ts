@@ -17,6 +17,7 @@ import { GuestHostCalls } from './guest-host-calls.js';
 import { GuestOutput } from './guest-output.js';
 import { GuestTimers } from './guest-timers.js';
 import { GuestVariables } from './guest-variables.js';
+import { loadAcorn } from './load-acorn.js';
 import { RecoverySnapshot } from './recovery-snapshot.js';
 import { evalName, importName, kitName, regExpName } from './rewrite-code.js';
 import { VariableListing } from './variable-listing.js';
@@ -170,7 +171,13 @@ export class GuestRuntime {
       case 'restore': {
         this.#checkpoints.preempt();
         const failures = variables.set(message.variables);
-        this.#channel.post({ type: 'ready', unrestored: failures.map((failure) => failure.name) });
+        const unrestored = failures.map((failure) => failure.name);
+        // Ready once the parser is loaded too: the host starts an execution's clock at ready, and
+        // loading it (long on a busy machine) is the sandbox's start, not the model's time. A
+        // parser that failed to load fails each execution instead.
+        void loadAcorn()
+          .catch(() => undefined)
+          .then(() => this.#channel.post({ type: 'ready', unrestored }));
         return;
       }
       case 'execute':

@@ -4,8 +4,10 @@ let acorn: typeof Acorn | undefined;
 let loading: Promise<void> | undefined;
 
 /**
- * Loads the JavaScript parser once. The worker starts loading it as soon as it is ready, so a
- * sandbox's start does not wait for it; each execution awaits it before rewriting code.
+ * Loads the JavaScript parser once. The worker starts loading it as soon as it has locked down
+ * (a spare has it loaded before a sandbox takes it) and reports ready to its sandbox only once
+ * it is loaded, so that no execution's time counts it; each execution awaits it before
+ * rewriting code.
  */
 export function loadAcorn(): Promise<void> {
   loading ??= import('acorn').then((module) => {

@@ -24,6 +24,21 @@ function started(worker: Worker): Promise<boolean> {
   });
 }
 
+/**
+ * Watches each spare `pool` prepares from the moment it is made, so that its `started` message
+ * cannot come before the listener: returns, for a spare, the promise of {@link started}.
+ */
+function watchSpares(pool: WorkerPool): (spare: Worker) => Promise<boolean> {
+  const starts = new WeakMap<Worker, Promise<boolean>>();
+  const prepareSpare = pool.prepareSpare.bind(pool);
+  pool.prepareSpare = (memoryMb) => {
+    prepareSpare(memoryMb);
+    const spare = pool.spare;
+    if (spare !== undefined && !starts.has(spare)) starts.set(spare, started(spare));
+  };
+  return (spare) => starts.get(spare) ?? Promise.reject(new Error('not a spare of this pool'));
+}
+
 const exited = (worker: Worker) => worker.threadId === -1;
 
 describe('createSesWorkerPool', () => {
@@ -85,11 +100,12 @@ describe('sandboxes and their pool', () => {
 
   test('a restart after a timeout takes the spare', async () => {
     const pool = createSesWorkerPool(workerUrl);
+    const spareStarted = watchSpares(pool);
     const sandbox = await SesSandbox.create({ hostFunctions: {} }, config(pool));
     try {
       await sandbox.execute('const kept = 41');
       const spare = pool.spare as Worker;
-      await started(spare);
+      await spareStarted(spare);
       const result = await sandbox.execute('while (true) {}', { timeoutMs: 100 });
       expect(result.error).toMatch(/timed out/);
       expect(pool.spare).not.toBe(spare);

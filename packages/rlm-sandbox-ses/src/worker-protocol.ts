@@ -139,6 +139,7 @@ export type WorkerMessage =
   /** V8's code cache of SES, for the pool to hand to later workers. */
   | { readonly type: 'code-cache'; readonly data: Uint8Array }
   | {
+      /** The variables restored and the parser loaded: executions may start. */
       readonly type: 'ready';
       /** Variables of the `restore` message that could not be defined. */
       readonly unrestored: readonly string[];
