@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { SandboxError } from '../errors/sandbox-error.js';
+import { describeVariable } from '../sandbox-support/describe-variable.js';
 import {
   defaultSandboxLimits,
   type ExecuteOptions,
@@ -291,7 +292,7 @@ class InMemorySandbox implements ScriptedSandbox {
   async listVariables(): Promise<VariableInfo[]> {
     this.#assertOpen();
     return [...this.#values.entries()]
-      .map(([name, value]) => describeVariable(name, value))
+      .map(([name, value]) => describeVariable(name, value, previewOf))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -473,18 +474,8 @@ function describeError(error: unknown): string {
   return `Error: ${String(error)}`;
 }
 
-function describeVariable(name: string, value: unknown): VariableInfo {
-  let type: string = typeof value;
-  let size = 0;
-  if (value === null) type = 'null';
-  else if (typeof value === 'string') size = value.length;
-  else if (Array.isArray(value)) {
-    type = 'array';
-    size = value.length;
-  } else if (value instanceof Map || value instanceof Set) {
-    type = value instanceof Map ? 'map' : 'set';
-    size = value.size;
-  } else if (typeof value === 'object') size = Object.keys(value).length;
+/** A listing's preview of `value`: strings quoted, else JSON, cut to `maxChars`. */
+function previewOf(value: unknown, maxChars: number): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : printable(value);
-  return { name, type, size, preview: text.length > 100 ? `${text.slice(0, 97)}...` : text };
+  return text.length > maxChars ? `${text.slice(0, maxChars - 3)}...` : text;
 }
