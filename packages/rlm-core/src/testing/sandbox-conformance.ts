@@ -5,6 +5,7 @@ import {
   type SandboxFactory,
   type SandboxOptions,
 } from '../sandbox.js';
+import { describeVariable } from '../sandbox-support/describe-variable.js';
 import { type ConformanceSuiteSettings, registerConformanceSuite } from './conformance-suite.js';
 import { timeScaled } from './measure-slowdown.js';
 
@@ -437,6 +438,38 @@ export function runSandboxConformance(options: SandboxConformanceOptions): void 
         for (const variable of variables) {
           expect(variable.preview.length).toBeLessThan(121);
         }
+      }));
+
+    test('listVariables describes each variable by the one shared rule (type and size)', () =>
+      withSandbox({ hostFunctions: {} }, async (sandbox) => {
+        const code =
+          'const text = "four"; const list = [1, 2, 3]; const map = new Map([[1, 2]]);\n' +
+          'const set = new Set([1, 2]); const record = { a: 1, b: 2 }; const nothing = null;\n' +
+          'const count = 7; const fn = () => 1';
+        expect((await sandbox.execute(code)).error).toBeUndefined();
+        const values: Record<string, unknown> = {
+          text: 'four',
+          list: [1, 2, 3],
+          map: new Map([[1, 2]]),
+          set: new Set([1, 2]),
+          record: { a: 1, b: 2 },
+          nothing: null,
+          count: 7,
+          fn: () => 1,
+        };
+        const listed = await sandbox.listVariables();
+        expect(listed.map((variable) => variable.name).sort()).toEqual(Object.keys(values).sort());
+        for (const variable of listed) {
+          const expected = describeVariable(variable.name, values[variable.name], () => '');
+          expect([variable.name, variable.type, variable.size]).toEqual([
+            variable.name,
+            expected.type,
+            expected.size,
+          ]);
+          expect(variable.preview.length).toBeLessThan(102);
+        }
+        const map = listed.find((variable) => variable.name === 'map');
+        expect([map?.type, map?.size]).toEqual(['map', 1]);
       }));
 
     test('getVariable returns a copy; unknown and uncopyable names reject', () =>
