@@ -3,8 +3,7 @@
  * snapshots and restores): each answered once, watched for a worker held by code left running,
  * and sent once more when the worker was replaced before it answered.
  */
-import { SandboxError, SnapshotPreemptedError, type VariableInfo } from '@rlm/core';
-import { compareNames } from './compare-names.js';
+import { SandboxError, SnapshotPreemptedError } from '@rlm/core';
 import { describeError } from './describe-error.js';
 import type { SesWorker } from './ses-worker.js';
 import type { HostMessage, Transferred, VariableRecord, WorkerMessage } from './worker-protocol.js';
@@ -88,6 +87,21 @@ export class WorkerRequests {
     }
   }
 
+  /**
+   * A `list` request whose id another message carries (an `execute`: the worker lists the
+   * variables once idle after it), watched as any request but not posted. Resolves with the
+   * listing, sorted; rejects as a `list` request would.
+   */
+  awaitListing(worker: SesWorker): { readonly id: number; readonly listing: Promise<unknown> } {
+    const id = this.#nextId++;
+    const listing = new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject, watchdog: this.#watch(worker, id) });
+    });
+    // Nobody may ask for it (an execution that faulted, a sandbox used without listings).
+    listing.catch(() => undefined);
+    return { id, listing };
+  }
+
   /** Fails every request waiting with `error`. */
   rejectAll(error: Error): void {
     for (const request of this.#pending.values()) {
@@ -128,15 +142,8 @@ export class WorkerRequests {
       }
       case 'listing': {
         // Applied whatever became of the request: the next listing is relative to this one.
-        for (const name of message.removed) worker.listing.delete(name);
-        for (const info of message.changed) worker.listing.set(info.name, info);
-        const request = this.#take(message.id);
-        if (request === undefined) return true;
-        request.resolve(
-          [...worker.listing.values()].sort((a: VariableInfo, b: VariableInfo) =>
-            compareNames(a.name, b.name),
-          ),
-        );
+        worker.applyListing(message);
+        this.#take(message.id)?.resolve(worker.sortedListing());
         return true;
       }
       case 'request-progress': {
