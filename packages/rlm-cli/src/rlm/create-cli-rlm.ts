@@ -9,7 +9,7 @@ import {
 } from '@rlm/core';
 import { replayModelId } from '@rlm/trace';
 import { createCliModel } from './create-cli-model.js';
-import { modelSettingFlags, subModelSettingFlags } from '../output/describe-run-error.js';
+import { modelSettingFlags, subModelSettingFlags } from '../output/model-setting-flags.js';
 import { nameModelFlags } from './name-model-flags.js';
 import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
 import { createSesSandbox } from '@rlm/sandbox-ses';

@@ -13,7 +13,7 @@ import { checkToolStoreDirectory } from '../../store/check-tool-store-directory.
 import { cliVersion } from '../../cli-version.js';
 import { createCliModel } from '../../rlm/create-cli-model.js';
 import { cliRlmSettings, createCliModels } from '../../rlm/create-cli-rlm.js';
-import { modelSettingFlags, subModelSettingFlags } from '../../output/describe-run-error.js';
+import { modelSettingFlags, subModelSettingFlags } from '../../output/model-setting-flags.js';
 import { formatAnswer } from '../../output/format-answer.js';
 import { loadToolsModule } from '../../rlm/load-tools-module.js';
 import { nameModelFlags } from '../../rlm/name-model-flags.js';
