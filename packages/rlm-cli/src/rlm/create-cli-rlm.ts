@@ -44,10 +44,10 @@ export interface CliRlmParts {
 export function createCliModels(
   cli: CliOptions,
   env: Readonly<Record<string, string | undefined>>,
-): { readonly llm: LanguageModel; readonly subLlm: LanguageModel | undefined } {
+): { readonly model: LanguageModel; readonly subModel: LanguageModel | undefined } {
   return {
-    llm: nameModelFlags(createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
-    subLlm:
+    model: nameModelFlags(createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    subModel:
       cli.subModel &&
       nameModelFlags(createCliModel(cli.subModel, env, cli.modelCalls), subModelSettingFlags),
   };
@@ -104,8 +104,8 @@ export function cliRlmSettings(
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): Parameters<typeof createRLM>[0] {
   return {
-    model: models.llm,
-    subModel: models.subLlm,
+    model: models.model,
+    subModel: models.subModel,
     sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
     session: { persistent: parts.persistent },
     limits: {
