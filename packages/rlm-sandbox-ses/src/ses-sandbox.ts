@@ -174,8 +174,9 @@ export class SesSandbox implements Sandbox {
       after.worker === this.#workers.current &&
       after.worker.unchangedSinceExecution
     ) {
-      // A worker replaced meanwhile (held by code the execution left running) is asked anew.
-      return after.listing.catch(() => this.#variables.list());
+      // Waited for as a request is (the worker keeps the process alive meanwhile); a worker
+      // replaced meanwhile (held by code the execution left running) is asked anew.
+      return this.#workers.hold(after.listing).catch(() => this.#variables.list());
     }
     return this.#variables.list();
   }
