@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fakeText } from '@rlm/anthropic/testing';
 import { freePort, type RedisServer, startRedisServer } from '@rlm/artifacts/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import { redisCli } from '../test-support/redis-cli.js';
+import { waitForRedisKey } from '../test-support/redis-cli.js';
 import { startBuiltRlm, testAnthropicKey } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
@@ -24,14 +24,6 @@ afterEach(async () => {
 async function startRedis(): Promise<string> {
   redis = await startRedisServer();
   return redis.url;
-}
-
-/** Resolves once a key matching `pattern` exists in the Redis at `url`. */
-async function waitForRedisKey(url: string, pattern: string): Promise<void> {
-  for (;;) {
-    if ((await redisCli(url, '--scan', '--pattern', pattern)) !== '') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () => {

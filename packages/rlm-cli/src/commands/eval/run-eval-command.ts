@@ -41,6 +41,8 @@ import type { BatchJob } from '../../jobs/parse-batch-jobs.js';
 import { type QueueConnection, parseQueueUrl } from '../../queue/parse-queue-url.js';
 import { queueBatchJobs } from '../batch/queue-batch-jobs.js';
 import { queuedRunSettings } from '../../queue/queued-run-settings.js';
+import { queuedBatchId } from '../../queue/batch-queue-job.js';
+import { evalRunNamespace } from '../../jobs/eval-run-namespace.js';
 import { type BatchCommandIo, BatchOutput } from '../batch/run-batch-command.js';
 import { type BatchJobIo, type BatchOutcome, runBatchJobs } from '../batch/run-batch-jobs.js';
 import { type BatchResult, runBatchQuery } from '../../jobs/run-batch-query.js';
@@ -273,12 +275,20 @@ class EvalCommand {
     const base = options.batch.run;
     const factories = new Map<string, (artifacts: ArtifactStore | undefined) => RLM>();
     const runners = new Map<string, VariantRunner>();
+    const evalId = queuedBatchId(options.batch.jobsFile);
     options.variants.forEach((variant, index) => {
       factories.set(
         variant.name,
         createCliRlmFactory(variant.run, variantModels[index]!, {
           tools: resources.tools,
           persistent: false,
+          // The variants of an item run the same query over the same context: each in its own
+          // namespace of runs, so none sees another's artifacts or checkpoints.
+          runNamespace: evalRunNamespace(
+            evalId,
+            variant.name,
+            queuedRunSettings(variant.run, 'rlm'),
+          ),
         }),
       );
       runners.set(variant.name, rlmRunner(variant.run));
@@ -369,6 +379,7 @@ class EvalCommand {
           maxArtifactBytes: options.batch.maxBatchArtifactBytes,
           stallTimeoutMs: options.batch.stallTimeoutMs,
           runSettings: (job) => settings.get((job as EvalJob).variant),
+          variant: (job) => (job as EvalJob).variant,
           signal,
           report: (line) => output.line(line),
         }),

@@ -24,6 +24,7 @@ import {
   type QueuedEvalResult,
 } from '../../jobs/eval-run-result.js';
 import { runBaselineJob } from '../../jobs/run-baseline-job.js';
+import { queuedEvalRunNamespace } from '../../jobs/eval-run-namespace.js';
 import { createCliModel } from '../../rlm/create-cli-model.js';
 import { createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
 import { describeJobId } from '../../jobs/describe-job-id.js';
@@ -177,6 +178,12 @@ type JobPlan =
       readonly cli: CliOptions;
       readonly bounded: readonly string[];
       readonly createRlm: RlmFactory;
+      /**
+       * Whether a job taken over from a killed worker resumes its checkpoint: its RLM's runs are
+       * its own (the worker's flags, or an eval variant's namespace of runs). Not an eval job
+       * queued by an earlier version, without a variant: it could resume another variant's.
+       */
+      readonly resumable: boolean;
     }
   | {
       readonly kind: 'direct';
@@ -428,7 +435,13 @@ class WorkerJobs {
   #plan(data: QueuedJobData): JobPlan {
     const own = this.#settings.cli;
     if (data.run === undefined) {
-      return { kind: 'own', cli: own, bounded: [], createRlm: this.#createRlm };
+      return {
+        kind: 'own',
+        cli: own,
+        bounded: [],
+        createRlm: this.#createRlm,
+        resumable: true,
+      };
     }
     const settings = readQueuedRunSettings(data.run);
     const { cli, bounded } = applyQueuedRunSettings(own, settings);
@@ -439,7 +452,14 @@ class WorkerJobs {
       );
     }
     if (settings.kind === 'rlm') {
-      return { kind: 'rlm', cli, bounded, createRlm: this.#factoryFor(settings, cli) };
+      const runNamespace = queuedEvalRunNamespace(data);
+      return {
+        kind: 'rlm',
+        cli,
+        bounded,
+        createRlm: this.#factoryFor(settings, cli, runNamespace),
+        resumable: runNamespace !== undefined,
+      };
     }
     return {
       kind: 'direct',
@@ -454,16 +474,21 @@ class WorkerJobs {
   }
 
   /**
-   * The RLM factory of a job's settings: kept for the last few settings (an eval's variants),
-   * so that their jobs share models and a warm sandbox.
+   * The RLM factory of a job's settings and namespace of runs: kept for the last few (an eval's
+   * variants), so that their jobs share models and a warm sandbox.
    */
-  #factoryFor(settings: QueuedRunSettings, cli: CliOptions): RlmFactory {
-    const key = JSON.stringify(settings);
+  #factoryFor(
+    settings: QueuedRunSettings,
+    cli: CliOptions,
+    runNamespace: string | undefined,
+  ): RlmFactory {
+    const key = JSON.stringify([settings, runNamespace ?? null]);
     const kept = this.#factories.get(key);
     if (kept !== undefined) return kept;
     const factory = createCliRlmFactory(cli, createCliModels(cli, this.#io.env), {
       tools: this.#tools,
       persistent: false,
+      ...(runNamespace === undefined ? {} : { runNamespace }),
     });
     if (this.#factories.size >= keptFactories) {
       this.#factories.delete(this.#factories.keys().next().value!);
@@ -527,10 +552,9 @@ class WorkerJobs {
             }
           },
           store,
-          // Taken over from a killed worker: continue from its last checkpoint. Not an eval's
-          // job: the variants of an item share its checkpoints' key, so one could resume
-          // another's run.
-          resume: store !== undefined && plan.kind === 'own',
+          // Taken over from a killed worker: continue from its last checkpoint (an eval's job,
+          // from its own variant's).
+          resume: store !== undefined && plan.resumable,
           report: (line) =>
             this.#notices.report(
               causeOf(line),
