@@ -14,7 +14,8 @@ import { type BuiltRlmResult, startBuiltRlm } from '../../bin/start-built-rlm.js
 import { useBuiltRlmWorkspace } from '../../bin/use-built-rlm-workspace.js';
 import { batchQueueName, queueKeys } from '../../queue/batch-queue-job.js';
 import { parseQueueUrl } from '../../queue/parse-queue-url.js';
-import { redisCli, waitForRedisKey } from '../../test-support/redis-cli.js';
+import { killedAfterCheckpoint } from '../../test-support/killed-after-checkpoint.js';
+import { redisCli } from '../../test-support/redis-cli.js';
 
 /**
  * `rlm eval` end to end: the built bin as real subprocesses against the fake Messages API; with
@@ -126,6 +127,18 @@ async function readLines(directory: string): Promise<Record<string, unknown>[]> 
       }
     });
 }
+
+/** `rlm eval` of `data.jsonl`, scored by `contains`, with variants a (Sonnet) and b (Haiku). */
+const evalTwoVariants = [
+  'eval',
+  'data.jsonl',
+  '--scorer',
+  'contains',
+  '--variant',
+  'a=--model anthropic:claude-sonnet-4-5',
+  '--variant',
+  'b=--model anthropic:claude-haiku-4-5',
+];
 
 function summaryRow(stdout: string, variant: string): string | undefined {
   return stdout.split('\n').find((line) => line.startsWith(`${variant} `));
@@ -461,14 +474,7 @@ describe('rlm eval (built bin)', () => {
     const directory = await makeDataset('namespaced', 2);
     const result = await runRlm(
       [
-        'eval',
-        'data.jsonl',
-        '--scorer',
-        'contains',
-        '--variant',
-        'a=--model anthropic:claude-sonnet-4-5',
-        '--variant',
-        'b=--model anthropic:claude-haiku-4-5',
+        ...evalTwoVariants,
         // One job at a time: each item's variant a has stored before its variant b starts.
         '--concurrency',
         '1',
@@ -631,26 +637,14 @@ describe('rlm eval --queue and rlm worker (built bin, real redis-server)', () =>
     redis = await startRedisServer();
     const queue = redis.url;
     let killFirstWorker: () => void = () => {};
-    let firstReached = false;
+    const variantA = killedAfterCheckpoint(queue, () => killFirstWorker());
     server = await serve({
-      handler: async (request) => {
-        const turns = request.messages.length;
-        if (request.model === 'claude-haiku-4-5') {
-          // Variant b: a run of its own starts afresh; one resumed from a's checkpoint would
-          // come back with a's transcript.
-          return fakeText(turns === 1 ? 'FINAL(b afresh)' : "FINAL(b resumed a's run)");
-        }
-        if (turns === 1) return fakeText('```repl\nconst half = 21\nprint("stored")\n```');
-        if (turns === 3 && !firstReached) {
-          // Once step 1's checkpoint is in the shared store, kill the worker mid-step 2.
-          firstReached = true;
-          await waitForRedisKey(queue, '*checkpoint-head:*');
-          killFirstWorker();
-          return { kind: 'hang' };
-        }
-        if (turns === 3) return fakeText('```repl\nconst whole = half * 2\n```');
-        return fakeText('FINAL_VAR(whole)');
-      },
+      handler: (request) =>
+        // Variant b: a run of its own starts afresh; one resumed from a's checkpoint would come
+        // back with a's transcript.
+        request.model === 'claude-haiku-4-5'
+          ? fakeText(request.messages.length === 1 ? 'FINAL(b afresh)' : "FINAL(b resumed a's run)")
+          : variantA(request),
     });
     const directory = await makeDataset('taken-over', 1);
     const workerArgs = ['--store', queue, '--concurrency', '1', '--lock-duration', '2s'];
@@ -659,20 +653,7 @@ describe('rlm eval --queue and rlm worker (built bin, real redis-server)', () =>
     await first.stderrContains('Ctrl-C to stop');
     // Variant a's job is queued first: the first worker takes it, b waits.
     const evaluation = startBuiltRlm(
-      [
-        'eval',
-        'data.jsonl',
-        '--scorer',
-        'contains',
-        '--variant',
-        'a=--model anthropic:claude-sonnet-4-5',
-        '--variant',
-        'b=--model anthropic:claude-haiku-4-5',
-        '--queue',
-        queue,
-        '-o',
-        'results.jsonl',
-      ],
+      [...evalTwoVariants, '--queue', queue, '-o', 'results.jsonl'],
       { cwd: directory, baseURL: server.url },
     );
     expect((await first.done).signal).toBe('SIGKILL');
