@@ -9,7 +9,7 @@ import {
 } from '@rlm/core';
 import { replayModelId } from '@rlm/trace';
 import { createCliModel } from './create-cli-model.js';
-import { modelSettingFlags, subModelSettingFlags } from '../output/describe-run-error.js';
+import { modelSettingFlags, subModelSettingFlags } from '../output/model-setting-flags.js';
 import { nameModelFlags } from './name-model-flags.js';
 import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
 import { createSesSandbox } from '@rlm/sandbox-ses';
@@ -49,10 +49,10 @@ export interface CliRlmParts {
 export function createCliModels(
   cli: CliOptions,
   env: Readonly<Record<string, string | undefined>>,
-): { readonly llm: LanguageModel; readonly subLlm: LanguageModel | undefined } {
+): { readonly model: LanguageModel; readonly subModel: LanguageModel | undefined } {
   return {
-    llm: nameModelFlags(createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
-    subLlm:
+    model: nameModelFlags(createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    subModel:
       cli.subModel &&
       nameModelFlags(createCliModel(cli.subModel, env, cli.modelCalls), subModelSettingFlags),
   };
@@ -116,8 +116,8 @@ export function cliRlmSettings(
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): Parameters<typeof createRLM>[0] {
   return {
-    model: models.llm,
-    subModel: models.subLlm,
+    model: models.model,
+    subModel: models.subModel,
     sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
     session: { persistent: parts.persistent },
     limits: {

@@ -13,7 +13,7 @@ import { checkToolStoreDirectory } from '../../store/check-tool-store-directory.
 import { cliVersion } from '../../cli-version.js';
 import { createCliModel } from '../../rlm/create-cli-model.js';
 import { cliRlmSettings, createCliModels } from '../../rlm/create-cli-rlm.js';
-import { modelSettingFlags, subModelSettingFlags } from '../../output/describe-run-error.js';
+import { modelSettingFlags, subModelSettingFlags } from '../../output/model-setting-flags.js';
 import { formatAnswer } from '../../output/format-answer.js';
 import { loadToolsModule } from '../../rlm/load-tools-module.js';
 import { nameModelFlags } from '../../rlm/name-model-flags.js';
@@ -57,10 +57,7 @@ export async function createCliRlmService(
   const defaults = createCliModels(run, io.env);
   const models: Record<string, ServedModel> = {};
   for (const [index, spec] of options.models.entries()) {
-    models[spec.id] =
-      index === 0
-        ? { llm: defaults.llm, ...(defaults.subLlm ? { subLlm: defaults.subLlm } : {}) }
-        : createServedModels(spec, options, io.env);
+    models[spec.id] = index === 0 ? defaults : createServedModels(spec, options, io.env);
   }
   const tools = run.toolsModule ? await loadToolsModule(run.toolsModule) : [];
   const store = run.storePath
@@ -141,9 +138,9 @@ function createServedModels(
 ): ServedModel {
   const calls = options.run.modelCalls;
   return {
-    llm: nameModelFlags(createCliModel(spec.root, env, calls), modelSettingFlags),
+    model: nameModelFlags(createCliModel(spec.root, env, calls), modelSettingFlags),
     ...(spec.sub
-      ? { subLlm: nameModelFlags(createCliModel(spec.sub, env, calls), subModelSettingFlags) }
+      ? { subModel: nameModelFlags(createCliModel(spec.sub, env, calls), subModelSettingFlags) }
       : {}),
   };
 }
