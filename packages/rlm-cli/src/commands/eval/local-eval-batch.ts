@@ -16,7 +16,7 @@ import { evalRunOf } from '../../jobs/eval-run-result.js';
 import { type createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
 import type { CliOptions } from '../../run-options/run-options.js';
 import type { BatchResources } from '../batch/open-batch-resources.js';
-import type { BatchOutput } from '../batch/run-batch-command.js';
+import type { BatchOutput } from '../batch/batch-output.js';
 import { type BatchJobIo, runBatchJobs } from '../batch/run-batch-jobs.js';
 import type { EvalBatch, EvalJob, JobRun } from './eval-job.js';
 import { baselineVariant, type EvalOptions } from './parse-eval-arguments.js';

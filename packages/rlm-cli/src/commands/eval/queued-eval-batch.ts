@@ -2,7 +2,7 @@ import type { QueueConnection } from '../../queue/parse-queue-url.js';
 import { readQueuedEvalResult } from '../../jobs/eval-run-result.js';
 import { queuedRunSettings } from '../../queue/queued-run-settings.js';
 import { queueBatchJobs } from '../batch/queue-batch-jobs.js';
-import type { BatchOutput } from '../batch/run-batch-command.js';
+import type { BatchOutput } from '../batch/batch-output.js';
 import type { EvalBatch, EvalJob } from './eval-job.js';
 import { baselineVariant, type EvalOptions } from './parse-eval-arguments.js';
 

@@ -2,7 +2,7 @@ import { formatErrorLine } from '@rlm/core';
 import { EvalSettingsError, writeSniahDataset } from '@rlm/eval';
 import { formatBytes } from '../../output/format-bytes.js';
 import { UsageError } from '../../usage-error.js';
-import type { BatchCommandIo } from '../batch/run-batch-command.js';
+import type { BatchCommandIo } from '../batch/batch-command-io.js';
 import { EvalCommand } from './eval-command.js';
 import { evalHelp } from './eval-help.js';
 import { parseEvalArguments } from './parse-eval-arguments.js';

@@ -1,7 +1,7 @@
 import { type Scorer, scoreRun } from '@rlm/eval';
 import type { BatchResult } from '../../jobs/run-batch-query.js';
 import { asWrittenWithRoundedCosts } from '../../output/round-costs.js';
-import type { BatchOutput } from '../batch/run-batch-command.js';
+import type { BatchOutput } from '../batch/batch-output.js';
 import type { BatchOutcome } from '../batch/run-batch-jobs.js';
 import type { EvalJob, JobRun } from './eval-job.js';
 import type { EvalResultLines } from './eval-result-lines.js';
