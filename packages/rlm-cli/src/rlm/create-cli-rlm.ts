@@ -35,6 +35,11 @@ export interface CliRlmParts {
    * queries concurrently, each in its own sandbox (`rlm batch`).
    */
   readonly persistent: boolean;
+  /**
+   * `artifacts.runNamespace` of every run (an eval variant's): keeps them apart from other runs
+   * of the same query and context in the store. Absent: none.
+   */
+  readonly runNamespace?: string;
 }
 
 /**
@@ -82,7 +87,14 @@ export function createCliRlmFactory(
     try {
       return createRLM({
         ...settings,
-        ...(artifacts ? { artifacts: cliArtifactsSettings(cli, artifacts) } : {}),
+        ...(artifacts
+          ? {
+              artifacts: {
+                ...cliArtifactsSettings(cli, artifacts),
+                runNamespace: parts.runNamespace,
+              },
+            }
+          : {}),
       });
     } catch (error) {
       throw new UsageError(formatErrorLine(error), { cause: error });
