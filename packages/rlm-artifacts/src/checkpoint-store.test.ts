@@ -335,9 +335,11 @@ test('a save that replaced the last saved message is a delta too; each checkpoin
   }
   // Two saved messages changed: not a delta, a whole entry with a new page.
   const before = (await reopened.list()).length;
-  const changed = saved.at(-1)!.map((message, index) =>
-    index >= saved.at(-1)!.length - 2 ? { ...message, content: `changed ${index}` } : message,
-  );
+  const changed = saved
+    .at(-1)!
+    .map((message, index) =>
+      index >= saved.at(-1)!.length - 2 ? { ...message, content: `changed ${index}` } : message,
+    );
   await reopened.saveCheckpoint({ ...checkpoint(saves + 1, {}), transcript: changed });
   await reopened.saveCheckpoint({
     ...checkpoint(saves + 2, {}),
