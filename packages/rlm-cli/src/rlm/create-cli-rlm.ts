@@ -37,19 +37,25 @@ export interface CliRlmParts {
   readonly persistent: boolean;
 }
 
+/** The models of a command line: `--model`, and `--sub-model` when given. */
+export interface CliModels {
+  readonly llm: LanguageModel;
+  readonly subLlm: LanguageModel | undefined;
+}
+
 /**
  * The models `--model` and `--sub-model` name, with their keys from `env`. Call it before any
  * file is read: a missing key throws a {@link UsageError} naming the variable to set.
  */
-export function createCliModels(
+export async function createCliModels(
   cli: CliOptions,
   env: Readonly<Record<string, string | undefined>>,
-): { readonly llm: LanguageModel; readonly subLlm: LanguageModel | undefined } {
+): Promise<CliModels> {
   return {
-    llm: nameModelFlags(createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    llm: nameModelFlags(await createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
     subLlm:
       cli.subModel &&
-      nameModelFlags(createCliModel(cli.subModel, env, cli.modelCalls), subModelSettingFlags),
+      nameModelFlags(await createCliModel(cli.subModel, env, cli.modelCalls), subModelSettingFlags),
   };
 }
 
@@ -58,11 +64,7 @@ export function createCliModels(
  * store and artifact store. Settings `createRLM` rejects (a reserved tool name, say) throw a
  * {@link UsageError}.
  */
-export function createCliRlm(
-  cli: CliOptions,
-  models: ReturnType<typeof createCliModels>,
-  parts: CliRlmParts,
-): RLM {
+export function createCliRlm(cli: CliOptions, models: CliModels, parts: CliRlmParts): RLM {
   return createCliRlmFactory(cli, models, parts)(parts.artifacts);
 }
 
@@ -74,7 +76,7 @@ export function createCliRlm(
  */
 export function createCliRlmFactory(
   cli: CliOptions,
-  models: ReturnType<typeof createCliModels>,
+  models: CliModels,
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): (artifacts: ArtifactStore | undefined) => RLM {
   const settings = cliRlmSettings(cli, models, parts);
@@ -100,7 +102,7 @@ export function createCliRlmFactory(
  */
 export function cliRlmSettings(
   cli: CliOptions,
-  models: ReturnType<typeof createCliModels>,
+  models: CliModels,
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): Parameters<typeof createRLM>[0] {
   return {

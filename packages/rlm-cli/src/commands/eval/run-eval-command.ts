@@ -32,7 +32,7 @@ import { BatchResultsFile } from '../batch/batch-results-file.js';
 import { asWrittenWithRoundedCosts } from '../../output/round-costs.js';
 import { checkQueueReachable } from '../../queue/check-queue-reachable.js';
 import { createCliModel } from '../../rlm/create-cli-model.js';
-import { createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
+import { type CliModels, createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
 import { formatBytes } from '../../output/format-bytes.js';
 import { type BatchResources, openBatchResources } from '../batch/open-batch-resources.js';
 import { openStore } from '../../store/open-store.js';
@@ -133,15 +133,15 @@ class EvalCommand {
     // workers call the models: only the judge's key is needed here.
     const variantModels = queue
       ? undefined
-      : options.variants.map((variant) => createCliModels(variant.run, io.env));
+      : await Promise.all(options.variants.map((variant) => createCliModels(variant.run, io.env)));
     const windowTokens = options.baseline ? this.#baselineWindow(base) : undefined;
     const baselineModel =
       queue || windowTokens === undefined
         ? undefined
-        : createCliModel(base.model, io.env, base.modelCalls);
+        : await createCliModel(base.model, io.env, base.modelCalls);
     const judgeModel =
       options.scorer.kind === 'judge'
-        ? createCliModel(options.judgeModel, io.env, base.modelCalls)
+        ? await createCliModel(options.judgeModel, io.env, base.modelCalls)
         : undefined;
     const dataset = await readEvalDataset(options.batch.jobsFile);
     for (const problem of dataset.problems) {
@@ -265,7 +265,7 @@ class EvalCommand {
   #local(
     jobs: readonly EvalJob[],
     resources: BatchResources,
-    variantModels: readonly ReturnType<typeof createCliModels>[],
+    variantModels: readonly CliModels[],
     baseline: { readonly model: LanguageModel; readonly windowTokens: number } | undefined,
     output: BatchOutput,
   ): EvalBatch {

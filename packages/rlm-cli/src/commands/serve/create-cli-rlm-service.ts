@@ -11,7 +11,12 @@ import type { ArtifactStore } from '@rlm/core';
 import { listRuns, loadTrace, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
 import { checkToolStoreDirectory } from '../../store/check-tool-store-directory.js';
 import { cliVersion } from '../../cli-version.js';
-import { createCliModel } from '../../rlm/create-cli-model.js';
+import {
+  type CliModelAdapters,
+  createCliModelWith,
+  loadCliModelAdapters,
+} from '../../rlm/create-cli-model.js';
+import { modelProviders } from '../../run-options/model-providers.js';
 import { cliRlmSettings, createCliModels } from '../../rlm/create-cli-rlm.js';
 import { modelSettingFlags, subModelSettingFlags } from '../../output/describe-run-error.js';
 import { formatAnswer } from '../../output/format-answer.js';
@@ -54,13 +59,19 @@ export async function createCliRlmService(
   },
 ): Promise<CliRlmService> {
   const { run } = options;
-  const defaults = createCliModels(run, io.env);
+  const defaults = await createCliModels(run, io.env);
+  // Any model id may name any provider: then every adapter is loaded now, to answer at once.
+  const adapters = await loadCliModelAdapters(
+    options.anyModel
+      ? modelProviders
+      : options.models.flatMap((spec) => [spec.root.provider, spec.sub?.provider ?? 'replay']),
+  );
   const models: Record<string, ServedModel> = {};
   for (const [index, spec] of options.models.entries()) {
     models[spec.id] =
       index === 0
         ? { llm: defaults.llm, ...(defaults.subLlm ? { subLlm: defaults.subLlm } : {}) }
-        : createServedModels(spec, options, io.env);
+        : createServedModels(adapters, spec, options, io.env);
   }
   const tools = run.toolsModule ? await loadToolsModule(run.toolsModule) : [];
   const store = run.storePath
@@ -83,7 +94,12 @@ export async function createCliRlmService(
       ...(options.anyModel
         ? {
             resolveModel: (id) =>
-              createServedModels(parseServedModel(id.id, 'the model id'), options, io.env),
+              createServedModels(
+                adapters,
+                parseServedModel(id.id, 'the model id'),
+                options,
+                io.env,
+              ),
           }
         : {}),
       rlm,
@@ -135,15 +151,21 @@ export async function createCliRlmService(
 
 /** The models of a served id other than the default, their keys from `env`. */
 function createServedModels(
+  adapters: CliModelAdapters,
   spec: ServedModelSpec,
   options: ServeOptions,
   env: Readonly<Record<string, string | undefined>>,
 ): ServedModel {
   const calls = options.run.modelCalls;
   return {
-    llm: nameModelFlags(createCliModel(spec.root, env, calls), modelSettingFlags),
+    llm: nameModelFlags(createCliModelWith(adapters, spec.root, env, calls), modelSettingFlags),
     ...(spec.sub
-      ? { subLlm: nameModelFlags(createCliModel(spec.sub, env, calls), subModelSettingFlags) }
+      ? {
+          subLlm: nameModelFlags(
+            createCliModelWith(adapters, spec.sub, env, calls),
+            subModelSettingFlags,
+          ),
+        }
       : {}),
   };
 }

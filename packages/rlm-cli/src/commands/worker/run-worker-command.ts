@@ -77,7 +77,7 @@ export async function runWorkerCommand(
   const { cli } = options;
   const { connection } = options;
   const settings: WorkerSettings = { ...options, contextRoot: await ContextRoot.open(contextRoot) };
-  const models = createCliModels(cli, io.env);
+  const models = await createCliModels(cli, io.env);
   await checkQueueReachable(connection, settings.queue, cli.connectTimeoutMs);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   let store: ArtifactStore | undefined;
@@ -377,7 +377,7 @@ class WorkerJobs {
     const { id, query, context } = job.data;
     let plan: JobPlan;
     try {
-      plan = this.#plan(job.data);
+      plan = await this.#plan(job.data);
     } catch (error) {
       return {
         id,
@@ -425,7 +425,7 @@ class WorkerJobs {
    * bounded by this worker's. Throws for settings this worker refuses and for a model it has no
    * key for.
    */
-  #plan(data: QueuedJobData): JobPlan {
+  async #plan(data: QueuedJobData): Promise<JobPlan> {
     const own = this.#settings.cli;
     if (data.run === undefined) {
       return { kind: 'own', cli: own, bounded: [], createRlm: this.#createRlm };
@@ -439,14 +439,14 @@ class WorkerJobs {
       );
     }
     if (settings.kind === 'rlm') {
-      return { kind: 'rlm', cli, bounded, createRlm: this.#factoryFor(settings, cli) };
+      return { kind: 'rlm', cli, bounded, createRlm: await this.#factoryFor(settings, cli) };
     }
     return {
       kind: 'direct',
       cli,
       bounded,
       baseline: {
-        model: createCliModel(cli.model, this.#io.env, cli.modelCalls),
+        model: await createCliModel(cli.model, this.#io.env, cli.modelCalls),
         windowTokens: settings.windowTokens!,
         price: findModelPrice({ ...defaultModelPrices, ...cli.prices }, modelText(cli.model)),
       },
@@ -457,11 +457,11 @@ class WorkerJobs {
    * The RLM factory of a job's settings: kept for the last few settings (an eval's variants),
    * so that their jobs share models and a warm sandbox.
    */
-  #factoryFor(settings: QueuedRunSettings, cli: CliOptions): RlmFactory {
+  async #factoryFor(settings: QueuedRunSettings, cli: CliOptions): Promise<RlmFactory> {
     const key = JSON.stringify(settings);
     const kept = this.#factories.get(key);
     if (kept !== undefined) return kept;
-    const factory = createCliRlmFactory(cli, createCliModels(cli, this.#io.env), {
+    const factory = createCliRlmFactory(cli, await createCliModels(cli, this.#io.env), {
       tools: this.#tools,
       persistent: false,
     });
