@@ -9,6 +9,7 @@ import {
 } from '@rlm/core';
 import { replayModelId } from '@rlm/trace';
 import { createCliModel } from './create-cli-model.js';
+import { collectAtRest } from '../memory/keep-memory-low.js';
 import { modelSettingFlags, subModelSettingFlags } from '../output/describe-run-error.js';
 import { nameModelFlags } from './name-model-flags.js';
 import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
@@ -52,10 +53,17 @@ export async function createCliModels(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<CliModels> {
   return {
-    llm: nameModelFlags(await createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    llm: collectAtRest(
+      nameModelFlags(await createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    ),
     subLlm:
       cli.subModel &&
-      nameModelFlags(await createCliModel(cli.subModel, env, cli.modelCalls), subModelSettingFlags),
+      collectAtRest(
+        nameModelFlags(
+          await createCliModel(cli.subModel, env, cli.modelCalls),
+          subModelSettingFlags,
+        ),
+      ),
   };
 }
 
