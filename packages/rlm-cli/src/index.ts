@@ -1,5 +1,5 @@
 export { cliVersion } from './cli-version.js';
-export { ContextLoadError } from './context/context-load-error.js';
+export { ContextLoadError } from './context-load-error.js';
 export { describeRunError, type RunFailure } from './output/describe-run-error.js';
 export { formatAnswer, formatJsonReport, type JsonRunReport } from './output/format-answer.js';
 export {

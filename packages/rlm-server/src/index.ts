@@ -44,9 +44,9 @@ export {
 } from './run-limits.js';
 export type { ServedProgress } from './run-progress.js';
 export type { ServedFile, ServedMessage } from './served-context.js';
+export type { ServedModel } from './served-model.js';
 export {
   type ResolvedServedModel,
-  type ServedModel,
   ServedModelCatalog,
   type ServedModelResolver,
 } from './served-model-catalog.js';

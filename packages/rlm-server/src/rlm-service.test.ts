@@ -42,13 +42,13 @@ describe('createRlmService', () => {
     const llm = createScriptedModel([], { modelId: 'unpriced' });
     await expect(
       createRlmService({
-        models: { 'rlm:x:unpriced': { llm } },
+        models: { 'rlm:x:unpriced': { model: llm } },
         rlm: { sandbox },
         limits: { maxCostUsd: 1 },
       }),
     ).rejects.toThrow(/cannot serve rlm:x:unpriced: .*needs a price for the model 'unpriced'/);
     await expect(
-      createRlmService({ models: { 'rlm:x:y': { llm } }, rlm: { sandbox }, concurrency: 0 }),
+      createRlmService({ models: { 'rlm:x:y': { model: llm } }, rlm: { sandbox }, concurrency: 0 }),
     ).rejects.toThrow(/concurrency must be a positive whole number/);
   });
 
@@ -56,9 +56,9 @@ describe('createRlmService', () => {
     const listed = createScriptedModel([]);
     const dynamic = createScriptedModel(['FINAL(from the resolver)']);
     const service = await createRlmService({
-      models: { 'rlm:x:listed': { llm: listed } },
+      models: { 'rlm:x:listed': { model: listed } },
       resolveModel: (id) => {
-        if (id.root === 'x:dynamic') return { llm: dynamic };
+        if (id.root === 'x:dynamic') return { model: dynamic };
         throw new Error('X_API_KEY is not set');
       },
       rlm: { sandbox },
@@ -85,7 +85,7 @@ describe('RlmService', () => {
       },
     ]);
     const service = await createRlmService({
-      models: { 'rlm:x:y': { llm } },
+      models: { 'rlm:x:y': { model: llm } },
       rlm: { sandbox },
       log: (entry) => log.push(entry),
     });
@@ -102,7 +102,7 @@ describe('RlmService', () => {
 
   test('max_cost_usd on an unpriced model and paths without a context root are 400s', async () => {
     const service = await createRlmService({
-      models: { 'rlm:x:y': { llm: createScriptedModel([], { modelId: 'unpriced' }) } },
+      models: { 'rlm:x:y': { model: createScriptedModel([], { modelId: 'unpriced' }) } },
       rlm: { sandbox },
     });
     const price = await startError(service.start(query({ limits: { max_cost_usd: 1 } })));
@@ -119,7 +119,7 @@ describe('RlmService', () => {
   test('a trace recorder that throws changes nothing; its run id comes back', async () => {
     const seen: string[] = [];
     const service = await createRlmService({
-      models: { 'rlm:x:y': { llm: createScriptedModel(['FINAL(fine)']) } },
+      models: { 'rlm:x:y': { model: createScriptedModel(['FINAL(fine)']) } },
       rlm: { sandbox },
       recordRun: (run) => ({
         runId: `run-of-${run.requestId}`,
@@ -144,7 +144,7 @@ describe('RlmService', () => {
     });
     const listed: string[] = [];
     const service = await createRlmService({
-      models: { 'rlm:x:y': { llm: createScriptedModel(['FINAL(now)']) } },
+      models: { 'rlm:x:y': { model: createScriptedModel(['FINAL(now)']) } },
       rlm: { sandbox },
       recordRun: () => ({ runId: 'run-1', record: () => {}, finish: () => kept }),
       runs: {
@@ -175,7 +175,7 @@ describe('RlmService', () => {
 
   test('after close, new runs are refused 503; close is idempotent', async () => {
     const service = await createRlmService({
-      models: { 'rlm:x:y': { llm: createScriptedModel([]) } },
+      models: { 'rlm:x:y': { model: createScriptedModel([]) } },
       rlm: { sandbox },
     });
     await Promise.all([service.close(), service.close()]);
@@ -188,7 +188,7 @@ describe('RlmService', () => {
     const service = await createRlmService({
       models: {
         'rlm:x:y': {
-          llm: createScriptedModel([
+          model: createScriptedModel([
             '```repl\nconst result = { total: 3 };\n```\nFINAL_VAR(result)',
           ]),
         },

@@ -25,11 +25,8 @@ import {
 import { RunProgress, type ServedProgress } from './run-progress.js';
 import { RunSlots } from './run-slots.js';
 import { buildServedContext, type ServedFile, type ServedMessage } from './served-context.js';
-import {
-  type ServedModel,
-  ServedModelCatalog,
-  type ServedModelResolver,
-} from './served-model-catalog.js';
+import type { ServedModel } from './served-model.js';
+import { ServedModelCatalog, type ServedModelResolver } from './served-model-catalog.js';
 import type { ServedOutcome, ServedRequestLog } from './served-request-log.js';
 
 /**
@@ -246,11 +243,11 @@ export async function createRlmService(settings: RlmServiceSettings): Promise<Rl
   return new Service(settings, models, limits, slots, contextRoot);
 }
 
-function createServedRlm(rlm: ServedRlmSettings, model: ServedModel, limits: RunLimits): RLM {
+function createServedRlm(rlm: ServedRlmSettings, served: ServedModel, limits: RunLimits): RLM {
   return createRLM({
     ...rlm,
-    model: model.llm,
-    ...(model.subLlm ? { subModel: model.subLlm } : {}),
+    model: served.model,
+    ...(served.subModel ? { subModel: served.subModel } : {}),
     session: { persistent: false },
     budget: {
       maxModelCalls: limits.maxModelCalls,

@@ -1,19 +1,11 @@
-import type { LanguageModel } from '@rlm/core';
 import { ServedRequestError } from './errors/served-request-error.js';
 import { ServerSettingsError } from './errors/server-settings-error.js';
+import { type ServedModel, withCurrentNames } from './served-model.js';
 import {
   defaultServedModelAlias,
   parseServedModelId,
   type ServedModelId,
 } from './served-model-id.js';
-
-/** The models one served id runs on. */
-export interface ServedModel {
-  /** The root model. */
-  readonly llm: LanguageModel;
-  /** The model for `llm_query` and the deepest `sub_rlm` calls; defaults to `llm`. */
-  readonly subLlm?: LanguageModel;
-}
 
 /**
  * Resolves a model id that is not listed, e.g. by creating the models its
@@ -27,6 +19,7 @@ export type ServedModelResolver = (id: ServedModelId) => ServedModel | undefined
 export interface ResolvedServedModel {
   /** The id it is served as (the alias `rlm` resolves to the first listed id). */
   readonly id: string;
+  /** Its models, under the current names (`model`, `subModel`) whichever names they were given. */
   readonly model: ServedModel;
 }
 
@@ -38,13 +31,18 @@ export class ServedModelCatalog {
   readonly #models: ReadonlyMap<string, ServedModel>;
   readonly #resolve: ServedModelResolver | undefined;
 
-  /** @throws {ServerSettingsError} when `models` is empty or lists the reserved id `rlm`. */
+  /**
+   * @throws {ServerSettingsError} when `models` is empty, lists the reserved id `rlm`, or lists an
+   * id without a root model.
+   */
   constructor(models: Readonly<Record<string, ServedModel>>, resolve?: ServedModelResolver) {
-    this.#models = new Map(Object.entries(models));
+    this.#models = new Map(
+      Object.entries(models).map(([id, served]) => [id, withCurrentNames(served, id)]),
+    );
     this.#resolve = resolve;
     if (this.#models.size === 0) {
       throw new ServerSettingsError(
-        '@rlm/server: models is empty; list at least one, e.g. { "rlm:anthropic:claude-sonnet-5-5": { llm } }',
+        '@rlm/server: models is empty; list at least one, e.g. { "rlm:anthropic:claude-sonnet-5-5": { model } }',
       );
     }
     if (this.#models.has(defaultServedModelAlias)) {
@@ -87,7 +85,7 @@ export class ServedModelCatalog {
     if (parsed && this.#resolve) {
       try {
         const model = this.#resolve(parsed);
-        if (model) return { id, model };
+        if (model) return { id, model: withCurrentNames(model, id) };
       } catch (error) {
         reason = ` (${error instanceof Error ? error.message : String(error)})`;
       }

@@ -265,7 +265,7 @@ export const serveBenchmark: Benchmark = {
       const service = await createRlmService({
         models: {
           'rlm:openai:bench': {
-            llm: createOpenAIModel({ model: 'bench', baseURL: model.url, apiKey: 'bench' }),
+            model: createOpenAIModel({ model: 'bench', baseURL: model.url, apiKey: 'bench' }),
           },
         },
         rlm: { sandbox: sandbox() },

@@ -1,5 +1,5 @@
 import type { ContextFile } from './context-file.js';
-import { ContextLoadError } from './context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 import { formatBytes } from '../output/format-bytes.js';
 
 /**

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { ContextLoadError } from './context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 
 /**
  * Looks at a `--context` path before it is read: a FIFO is read (once a writer opens it), and

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ContextLoadError } from './context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 import { fileSystemError } from './file-system-error.js';
 
 /**

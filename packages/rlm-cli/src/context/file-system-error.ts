@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { ContextLoadError } from './context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 
 /** Turns a Node file system error about `target` into a one-line {@link ContextLoadError}. */
 export function fileSystemError(target: string, error: unknown): ContextLoadError {

@@ -1,7 +1,31 @@
 import { formatJsonReadAsText } from './format-json-read-as-text.js';
 import { formatSkippedBinaryFiles } from './format-skipped-binary-files.js';
 import { type LoadedContext, loadContext } from './load-context.js';
-import type { CliOptions } from '../run-options/run-options.js';
+
+/** The context the command line chose: its flags, validated. */
+export interface CliContextChoice {
+  /** `--context`: one file. */
+  readonly contextFile: string | undefined;
+  /** `--context-dir`: a directory. */
+  readonly contextDirectory: string | undefined;
+  /** `--concat`: join the directory's files into one string. */
+  readonly concat: boolean;
+  /**
+   * How `--context-dir` picks its files: `--include` and `--exclude` globs (repeatable),
+   * `--no-gitignore`, `--no-default-excludes` (read hidden entries and `node_modules`),
+   * `--strict` (a binary file, or a `.json` file that does not parse, is an error instead of
+   * being skipped or read as text; also with `--context`).
+   */
+  readonly contextSelection: {
+    readonly include: readonly string[];
+    readonly exclude: readonly string[];
+    readonly gitignore: boolean;
+    readonly defaultExcludes: boolean;
+    readonly strict: boolean;
+  };
+  /** `--max-context-bytes`, in bytes. */
+  readonly maxContextBytes: number;
+}
 
 /**
  * Loads `--context` or `--context-dir` as the command line selects it (`--strict` included), and
@@ -10,7 +34,7 @@ import type { CliOptions } from '../run-options/run-options.js';
  * a text file as a `Utf8Text`.
  */
 export async function loadCliContext(
-  cli: CliOptions,
+  cli: CliContextChoice,
   stderr: NodeJS.WritableStream,
   options: { readonly utf8Text?: boolean } = {},
 ): Promise<LoadedContext | undefined> {

@@ -4,7 +4,7 @@ import { chmod, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Utf8Text } from '@rlm/core';
 import { describe, expect, test } from 'vitest';
-import { ContextLoadError } from './context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 import {
   type ContextFileItem,
   type LoadContextOptions,

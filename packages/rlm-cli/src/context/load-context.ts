@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ByteLimit } from './byte-limit.js';
 import type { ContextFile } from './context-file.js';
-import { ContextLoadError } from './context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 import type { ContextRoot } from './context-root.js';
 import { createContextPathFilter } from './context-path-filter.js';
 import { statPath } from './file-system-error.js';

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { Utf8Text } from '@rlm/core';
 import type { ByteLimit } from './byte-limit.js';
 import type { ContextFile } from './context-file.js';
-import { ContextLoadError } from './context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 import { fileSystemError } from './file-system-error.js';
 
 /** What reading one context file gave: its text, or the news that it is not text. */

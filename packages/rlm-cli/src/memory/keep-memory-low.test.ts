@@ -1,4 +1,4 @@
-import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { type PerformanceEntry, PerformanceObserver, constants } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
@@ -42,7 +42,7 @@ async function majorCollections(run: () => Promise<unknown>): Promise<number> {
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       if (
-        (entry.detail as { kind?: number } | undefined)?.kind ===
+        (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ===
         constants.NODE_PERFORMANCE_GC_MAJOR
       ) {
         count++;

@@ -2,12 +2,11 @@ import {
   AbortedError,
   BudgetExhaustedError,
   ModelCallError,
-  type ModelCallSetting,
   NoFinalAnswerError,
   SandboxError,
   formatErrorLine,
 } from '@rlm/core';
-import { withFlags } from '../rlm/name-model-flags.js';
+import { modelSettingFlags, withFlags } from './model-setting-flags.js';
 
 /** How a failed query is reported. */
 export interface RunFailure {
@@ -18,21 +17,6 @@ export interface RunFailure {
   /** The best partial answer, for `NoFinalAnswerError` and `BudgetExhaustedError`. */
   readonly partialAnswer: string | undefined;
 }
-
-/** The flag that sets each model adapter setting of `--model`. */
-export const modelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
-  timeoutMs: '--request-timeout',
-  maxRetries: '--max-retries',
-  maxRetryAfterMs: '--max-retry-wait',
-  maxResponseBytes: '--max-response-bytes',
-  baseURL: '--base-url',
-};
-
-/** The flag that sets each model adapter setting of `--sub-model`. */
-export const subModelSettingFlags: Readonly<Record<ModelCallSetting, string>> = {
-  ...modelSettingFlags,
-  baseURL: '--sub-base-url',
-};
 
 const budgetNames = {
   modelCalls: { name: 'model-call', flag: '--max-model-calls' },

@@ -3,7 +3,7 @@ import type { RunUsage, Usage } from '@rlm/core';
 const wholeNumber = new Intl.NumberFormat('en-US');
 
 /** Every token of `usage`: input, output, cache reads and cache writes. */
-function totalTokens(usage: Usage): number {
+export function totalTokens(usage: Usage): number {
   return (
     usage.inputTokens +
     usage.outputTokens +

@@ -1,9 +1,25 @@
 import { type CallUsage, emptyRunUsage, ModelCallError, type RunUsage } from '@rlm/core';
 import { describeRunError } from './describe-run-error.js';
-import type { RunTallySnapshot } from '../rlm/run-tally.js';
+
+/** What a run has done so far, or had done when it ended; all 0 when nothing ran. */
+export interface RunSpent {
+  /** Root iterations started. */
+  readonly iterations: number;
+  /** Deepest call depth reached (0 = only the root ran). */
+  readonly depthReached: number;
+  /**
+   * Tokens and cost of every model call that returned, at every depth; `modelCalls` counts the
+   * calls started (as the usage events say).
+   */
+  readonly usage: RunUsage;
+  /** The same per call of the tree (root, `sub_rlm` children, `llm_query` calls); may be empty. */
+  readonly callUsage: readonly CallUsage[];
+  /** Milliseconds since the run started (until it ended, in a failure report). */
+  readonly durationMs: number;
+}
 
 /** What `--json` prints for a query that failed (or a command line that could not run). */
-export interface JsonFailureReport {
+export interface JsonFailureReport extends RunSpent {
   readonly error: {
     /** The error class's name: `ModelCallError`, `NoFinalAnswerError`, `UsageError`, ... */
     readonly name: string;
@@ -14,19 +30,9 @@ export interface JsonFailureReport {
   };
   /** The best partial answer, when the run ended without a final one. */
   readonly partialAnswer?: string;
-  /** Root iterations started. */
-  readonly iterations: number;
-  /** Deepest call depth reached. */
-  readonly depthReached: number;
-  /** Tokens, model calls and cost spent before the failure (all 0 when no model was called). */
-  readonly usage: RunUsage;
-  /** The same per call of the tree (root, `sub_rlm` children, `llm_query` calls); may be empty. */
-  readonly callUsage: readonly CallUsage[];
-  /** Wall time until the failure, in milliseconds. */
-  readonly durationMs: number;
 }
 
-const nothingRan: RunTallySnapshot = {
+const nothingRan: RunSpent = {
   iterations: 0,
   depthReached: 0,
   usage: emptyRunUsage(),
@@ -41,7 +47,7 @@ const nothingRan: RunTallySnapshot = {
  */
 export function jsonFailureReport(
   error: unknown,
-  options: { readonly message?: string; readonly spent?: RunTallySnapshot } = {},
+  options: { readonly message?: string; readonly spent?: RunSpent } = {},
 ): JsonFailureReport {
   const described = describeRunError(error);
   const name = error instanceof Error ? error.name : 'Error';

@@ -1,6 +1,6 @@
 import { escapeControlCharacters } from '@rlm/core';
 import type { CliOutput } from '../cli-io.js';
-import { ContextLoadError } from '../context/context-load-error.js';
+import { ContextLoadError } from '../context-load-error.js';
 import { UsageError } from '../usage-error.js';
 import { describeRunError } from './describe-run-error.js';
 import { formatJsonFailure, jsonFailureReport } from './json-failure-report.js';

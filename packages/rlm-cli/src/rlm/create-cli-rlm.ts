@@ -10,7 +10,7 @@ import {
 import { replayModelId } from '@rlm/trace';
 import { createCliModel } from './create-cli-model.js';
 import { collectAtRest } from '../memory/keep-memory-low.js';
-import { modelSettingFlags, subModelSettingFlags } from '../output/describe-run-error.js';
+import { modelSettingFlags, subModelSettingFlags } from '../output/model-setting-flags.js';
 import { nameModelFlags } from './name-model-flags.js';
 import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
 import { createSesSandbox } from '@rlm/sandbox-ses';
@@ -40,8 +40,8 @@ export interface CliRlmParts {
 
 /** The models of a command line: `--model`, and `--sub-model` when given. */
 export interface CliModels {
-  readonly llm: LanguageModel;
-  readonly subLlm: LanguageModel | undefined;
+  readonly model: LanguageModel;
+  readonly subModel: LanguageModel | undefined;
 }
 
 /**
@@ -53,10 +53,10 @@ export async function createCliModels(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<CliModels> {
   return {
-    llm: collectAtRest(
+    model: collectAtRest(
       nameModelFlags(await createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
     ),
-    subLlm:
+    subModel:
       cli.subModel &&
       collectAtRest(
         nameModelFlags(
@@ -114,8 +114,8 @@ export function cliRlmSettings(
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): Parameters<typeof createRLM>[0] {
   return {
-    model: models.llm,
-    subModel: models.subLlm,
+    model: models.model,
+    subModel: models.subModel,
     sandbox: cli.sandbox === 'quickjs' ? createQuickJsSandbox() : createSesSandbox(),
     session: { persistent: parts.persistent },
     limits: {

@@ -1,4 +1,5 @@
 import { type LanguageModel, ModelCallError, type ModelCallSetting } from '@rlm/core';
+import { withFlags } from '../output/model-setting-flags.js';
 
 /**
  * `model`, whose failures name the command line's flags instead of the adapter's settings
@@ -31,18 +32,4 @@ export function nameModelFlags(
         });
       }),
   };
-}
-
-/** `message` with each setting it names replaced by its flag. */
-export function withFlags(
-  message: string,
-  settings: readonly ModelCallSetting[],
-  flags: Readonly<Record<ModelCallSetting, string>>,
-): string {
-  return settings.reduce((text, setting) => {
-    const flag = flags[setting] ?? setting;
-    return text
-      .replace(new RegExp(`\\bthe ${setting} setting\\b`, 'g'), flag)
-      .replace(new RegExp(`\\b${setting}\\b`, 'g'), flag);
-  }, message);
 }

@@ -5,23 +5,7 @@ import {
   type RlmEvent,
   type RunUsage,
 } from '@rlm/core';
-
-/** What a run had done when it ended, counted from its events. */
-export interface RunTallySnapshot {
-  /** Root iterations started. */
-  readonly iterations: number;
-  /** Deepest call depth seen (0 = only the root ran). */
-  readonly depthReached: number;
-  /**
-   * Tokens and cost of every model call that returned, at every depth; `modelCalls` counts the
-   * calls started (as the usage events say).
-   */
-  readonly usage: RunUsage;
-  /** Usage per call of the tree, from the root's `call-error` event; empty until one is seen. */
-  readonly callUsage: readonly CallUsage[];
-  /** Milliseconds since the tally was created. */
-  readonly durationMs: number;
-}
+import type { RunSpent } from '../output/json-failure-report.js';
 
 /**
  * Counts a run's progress from its events, so that a failed run can still report what it
@@ -60,7 +44,7 @@ export class RunTally {
   }
 
   /** The counts so far. */
-  snapshot(): RunTallySnapshot {
+  snapshot(): RunSpent {
     return {
       iterations: this.#iterations,
       depthReached: this.#depthReached,

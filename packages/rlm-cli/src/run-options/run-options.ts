@@ -1,4 +1,5 @@
 import type { ModelPrices } from '@rlm/core';
+import type { CliContextChoice } from '../context/load-cli-context.js';
 import type { ToolStoreChoice } from '../store/resolve-tool-store.js';
 import type { ModelProvider } from './model-providers.js';
 
@@ -25,28 +26,9 @@ export interface ModelSpec {
 }
 
 /** Everything a run needs from the command line, validated. */
-export interface CliOptions {
+export interface CliOptions extends CliContextChoice {
   /** The positional arguments joined by spaces; `undefined` for REPL and pipe modes. */
   readonly query: string | undefined;
-  /** `--context`: one file. */
-  readonly contextFile: string | undefined;
-  /** `--context-dir`: a directory. */
-  readonly contextDirectory: string | undefined;
-  /** `--concat`: join the directory's files into one string. */
-  readonly concat: boolean;
-  /**
-   * How `--context-dir` picks its files: `--include` and `--exclude` globs (repeatable),
-   * `--no-gitignore`, `--no-default-excludes` (read hidden entries and `node_modules`),
-   * `--strict` (a binary file, or a `.json` file that does not parse, is an error instead of
-   * being skipped or read as text; also with `--context`).
-   */
-  readonly contextSelection: {
-    readonly include: readonly string[];
-    readonly exclude: readonly string[];
-    readonly gitignore: boolean;
-    readonly defaultExcludes: boolean;
-    readonly strict: boolean;
-  };
   /** `--model`, else `RLM_MODEL`, else the Anthropic adapter's default. */
   readonly model: ModelSpec;
   /** `--sub-model`; `undefined` means the root model serves sub-calls too. */
@@ -78,8 +60,6 @@ export interface CliOptions {
   readonly maxCostUsd: number | undefined;
   /** `--price` (repeatable): prices by model id, on top of the built-in ones. */
   readonly prices: ModelPrices;
-  /** `--max-context-bytes`, in bytes. */
-  readonly maxContextBytes: number;
   /**
    * `--max-model-calls`, `--max-tokens` and `--max-wall-time`: the query's budgets. Model calls
    * and wall time always have one ({@link defaultMaxModelCalls}, {@link defaultMaxWallTimeMs}),

@@ -227,7 +227,7 @@ describe('POST /v1/chat/completions, streamed', () => {
 describe('startRlmHttpServer', () => {
   test('a host other than loopback needs a token; with one it listens', async () => {
     const service = await createRlmService({
-      models: { [scriptedModelId]: { llm: createScriptedModel([]) } },
+      models: { [scriptedModelId]: { model: createScriptedModel([]) } },
       rlm: { sandbox: createSesSandbox() },
     });
     await expect(startRlmHttpServer({ service, host: '0.0.0.0', port: 0 })).rejects.toThrow(

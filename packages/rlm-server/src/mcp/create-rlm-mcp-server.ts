@@ -113,6 +113,10 @@ export function createRlmMcpServer(service: RlmService): McpServer {
           ...(progressToken === undefined
             ? {}
             : {
+                // Not awaited, and need not be: the transport writes a notification to this
+                // request's SSE stream before sendNotification returns (there is no event
+                // store), and every report comes before `done` settles, so each precedes the
+                // result on the stream, in order.
                 onProgress: (progress) => {
                   extra
                     .sendNotification({

@@ -73,7 +73,7 @@ export async function serveScripted(
   const log = new LogEntries();
   const service = await createRlmService({
     ...options.service,
-    models: { [scriptedModelId]: { llm: model } },
+    models: { [scriptedModelId]: { model: model } },
     rlm: {
       sandbox: createSesSandbox(),
       prices: { scripted: scriptedPrice },

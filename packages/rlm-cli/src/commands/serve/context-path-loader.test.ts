@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ContextTooLargeError, ServedRequestError } from '@rlm/server';
 import { describe, expect, test } from 'vitest';
 import { useTemporaryDirectory } from '../../test-support/use-temporary-directory.js';
-import { ContextLoadError } from '../../context/context-load-error.js';
+import { ContextLoadError } from '../../context-load-error.js';
 import { ContextRoot } from '../../context/context-root.js';
 import { contextPathLoader } from './context-path-loader.js';
 

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { type ContextPathLoader, ContextTooLargeError, ServedRequestError } from '@rlm/server';
-import { ContextLoadError } from '../../context/context-load-error.js';
+import { ContextLoadError } from '../../context-load-error.js';
 import type { ContextRoot } from '../../context/context-root.js';
 import { loadContext } from '../../context/load-context.js';
 

@@ -18,7 +18,7 @@ import {
 } from '../../rlm/create-cli-model.js';
 import { modelProviders } from '../../run-options/model-providers.js';
 import { cliRlmSettings, createCliModels } from '../../rlm/create-cli-rlm.js';
-import { modelSettingFlags, subModelSettingFlags } from '../../output/describe-run-error.js';
+import { modelSettingFlags, subModelSettingFlags } from '../../output/model-setting-flags.js';
 import { formatAnswer } from '../../output/format-answer.js';
 import { loadToolsModule } from '../../rlm/load-tools-module.js';
 import { nameModelFlags } from '../../rlm/name-model-flags.js';
@@ -68,10 +68,7 @@ export async function createCliRlmService(
   );
   const models: Record<string, ServedModel> = {};
   for (const [index, spec] of options.models.entries()) {
-    models[spec.id] =
-      index === 0
-        ? { llm: defaults.llm, ...(defaults.subLlm ? { subLlm: defaults.subLlm } : {}) }
-        : createServedModels(adapters, spec, options, io.env);
+    models[spec.id] = index === 0 ? defaults : createServedModels(adapters, spec, options, io.env);
   }
   const tools = run.toolsModule ? await loadToolsModule(run.toolsModule) : [];
   const store = run.storePath
@@ -158,10 +155,10 @@ function createServedModels(
 ): ServedModel {
   const calls = options.run.modelCalls;
   return {
-    llm: nameModelFlags(createCliModelWith(adapters, spec.root, env, calls), modelSettingFlags),
+    model: nameModelFlags(createCliModelWith(adapters, spec.root, env, calls), modelSettingFlags),
     ...(spec.sub
       ? {
-          subLlm: nameModelFlags(
+          subModel: nameModelFlags(
             createCliModelWith(adapters, spec.sub, env, calls),
             subModelSettingFlags,
           ),
