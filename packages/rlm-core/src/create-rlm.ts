@@ -322,7 +322,7 @@ class RecursiveLanguageModel implements RLM {
 
   /** The run's identity and its own scope of named records. */
   #storageFor(query: string, context: unknown): { artifacts: ArtifactStore; runKey: string } {
-    const key = runKey(query, hashContext(context));
+    const key = runKey(query, hashContext(context), this.#artifactsSettings.runNamespace);
     const run = this.#artifacts!.scoped(key);
     // The prompt shows the catalog before every model request: it is read again only after
     // a record write (store(), a host tool's outputs).
@@ -493,5 +493,6 @@ function artifactsGroupOf(settings: RLMSettings): Partial<ArtifactsSettings> | u
     ...(largeAnswerChars === undefined ? {} : { largeAnswerChars }),
     ...(catalogChars === undefined ? {} : { catalogChars }),
     ...(quotas === undefined ? {} : { quotas }),
+    ...(group.runNamespace === undefined ? {} : { runNamespace: group.runNamespace }),
   };
 }

@@ -28,8 +28,9 @@ interface Turn {
   parts: Part[];
 }
 
+/** Whether `text` is only whitespace (as `trim` counts it), read up to its first other character. */
 function isBlank(text: string): boolean {
-  return text.trim() === '';
+  return !/\S/.test(text);
 }
 
 function toParts(message: Message): Part[] {

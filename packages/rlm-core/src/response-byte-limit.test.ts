@@ -68,6 +68,30 @@ describe('limitResponseBytes', () => {
     }
   });
 
+  test("the source's failure reaches the reader, and a reader's cancel reaches the source", async () => {
+    const failure = new TypeError('terminated');
+    let sent = 0;
+    const failing = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 2) controller.error(failure);
+        else controller.enqueue(new Uint8Array([sent++]));
+      },
+    });
+    const read = limitResponseBytes(new Response(failing), 1024).arrayBuffer();
+    await expect(read).rejects.toBe(failure);
+    let cancelled: unknown;
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(new Uint8Array(8)),
+      cancel: (reason) => {
+        cancelled = reason;
+      },
+    });
+    const reader = limitResponseBytes(new Response(endless), 1024).body!.getReader();
+    expect((await reader.read()).value).toHaveLength(8);
+    await reader.cancel('enough');
+    expect(cancelled).toBe('enough');
+  });
+
   test('a body within the cap, and a response without a body, pass as they are', async () => {
     const small = limitResponseBytes(new Response('hello', { status: 201 }), 5);
     expect(small.status).toBe(201);

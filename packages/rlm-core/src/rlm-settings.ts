@@ -163,8 +163,8 @@ export interface RLMSettings<OutputSchema extends Schema | undefined = Schema | 
   /**
    * Durable storage: enables `store`/`load`/`list_artifacts` in model code, named tool outputs,
    * an "Available artifacts" catalog in the prompt, a checkpoint after every executed step, and
-   * `query(..., { resume: true })`. Records live in one scope per run (query + context hash).
-   * A bare `ArtifactStore` (the old form) is deprecated: use `{ store }`.
+   * `query(..., { resume: true })`. Records live in one scope per run (query + context hash,
+   * within `artifacts.runNamespace`). A bare `ArtifactStore` (the old form) is deprecated: use `{ store }`.
    */
   readonly artifacts?: ArtifactsSettings | ArtifactStore;
   /** Host functions model code may call, each with an input schema. */
@@ -254,8 +254,9 @@ export interface QueryOptions {
   /** Aborts the whole run: model calls, sandboxes, children. */
   readonly signal?: AbortSignal;
   /**
-   * Continue from the latest checkpoint of the same query over the same context, if there is
-   * one (needs `artifacts`): the transcript, iteration, variables and budget used are restored.
+   * Continue from the latest checkpoint of the same query over the same context in the same
+   * `artifacts.runNamespace`, if there is one (needs `artifacts`): the transcript, iteration,
+   * variables and budget used are restored.
    */
   readonly resume?: boolean;
 }

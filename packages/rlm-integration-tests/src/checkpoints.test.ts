@@ -420,3 +420,54 @@ test('a SQLite checkpoint row that lies fails a resume with one error naming the
     await rm(directory, { recursive: true, force: true });
   }
 });
+
+test('a SQLite save held open holds no model request; a crash then waits for it, and a resume continues from the newest checkpoint saved', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'rlm-held-save-'));
+  try {
+    await using store = await createSqliteArtifactStore({ path: join(directory, 'rlm.sqlite') });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let saved = 0;
+    // The first save waits until the model is asked for step 3.
+    const artifacts = withSave(store, async (input) => {
+      if (input.iteration === 1) await held;
+      const summary = await store.saveCheckpoint(input);
+      saved += 1;
+      return summary;
+    });
+    let savedWhenAskedForStep3: number | undefined;
+    const crashing = createScriptedModel([
+      repl('var total = 1;'),
+      repl('total += 1;'),
+      () => {
+        savedWhenAskedForStep3 = saved;
+        release();
+        return repl('total += 1;');
+      },
+      { error: new Error('process crashed') },
+    ]);
+    {
+      await using rlm = createRLM({ model: crashing, sandbox: sandboxFactory, artifacts });
+      await expect(rlm.query('Held save', 'ctx')).rejects.toThrow('process crashed');
+    }
+    // Steps 2 and 3 were asked for while the step-1 checkpoint was still being written.
+    expect(savedWhenAskedForStep3).toBe(0);
+    const resumed = createScriptedModel([
+      (request) => {
+        expect(JSON.stringify(request.messages)).toContain('resumed after iteration 3');
+        return repl('SUBMIT(total);');
+      },
+    ]);
+    await using rlm = createRLM({ model: resumed, sandbox: sandboxFactory, artifacts: store });
+    const events = await collect(rlm.queryStream('Held save', 'ctx', { resume: true }));
+    expect(events.find((event) => event.type === 'resumed')).toMatchObject({
+      iteration: 3,
+      restored: ['total'],
+    });
+    expect(events.find((event) => event.type === 'final')).toMatchObject({ answer: 3 });
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});

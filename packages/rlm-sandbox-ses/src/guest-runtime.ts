@@ -37,6 +37,9 @@ const changesVariables = new Set<HostMessage['type']>([
  */
 const readsNoVariable = new Set<HostMessage['type']>(['list', 'probe', 'set', 'restore']);
 
+/** The answer to the listing after an execution when the next one has begun before it. */
+const superseded = 'the listing after this execution was superseded by the next execution';
+
 export class GuestRuntime {
   readonly #channel: GuestChannel;
   readonly #variables: GuestVariables;
@@ -44,6 +47,8 @@ export class GuestRuntime {
   readonly #listing: VariableListing;
   readonly #checkpoints: GuestCheckpoints;
   readonly #hostCalls: GuestHostCalls;
+  /** Executions begun: the listing after one is sent only if no other has begun since. */
+  #executions = 0;
   /** Whether checkpoint bytes are being restored (see {@link GuestCheckpoints.restore}). */
   #restoring = false;
   /** Messages that may change the variables, waiting for the restore under way. */
@@ -180,10 +185,21 @@ export class GuestRuntime {
           .then(() => this.#channel.post({ type: 'ready', unrestored }));
         return;
       }
-      case 'execute':
+      case 'execute': {
         this.#checkpoints.preempt();
-        void this.#execution.execute(message.id, message.code);
+        const { listingId } = message;
+        const execution = ++this.#executions;
+        // Listed once the execution, and what it left to run at once, is over: macrotasks later;
+        // unless the next execution has begun (its own listing follows it).
+        void this.#execution.execute(message.id, message.code).then(() =>
+          setImmediate(() => {
+            if (execution === this.#executions) this.#listing.send(listingId);
+            else
+              this.#channel.post({ type: 'reply', id: listingId, ok: false, message: superseded });
+          }),
+        );
         return;
+      }
       case 'probe':
         this.#channel.post({ type: 'memory', arrayBufferBytes: arrayBufferBytes() });
         return;

@@ -37,14 +37,16 @@ export interface ExecutionBounds {
 }
 
 /**
- * Runs `code` as execution `id` in `worker`; `started` gets the running execution (for the
- * worker's messages and host calls) before the code is sent. Resolves with its outcome, the
+ * Runs `code` as execution `id` in `worker`, which answers the `list` request `listingId` once
+ * idle after it; `started` gets the running execution (for the
+ * worker's messages and host calls) before any of them can come. Resolves with its outcome, the
  * watches stopped.
  */
 export async function runInWorker(
   worker: SesWorker,
   id: number,
   code: string,
+  listingId: number,
   bounds: ExecutionBounds,
   started: (execution: RunningExecution) => void,
 ): Promise<Outcome> {
@@ -66,6 +68,11 @@ export async function runInWorker(
       signal.addEventListener('abort', onAbort, { once: true });
       cleanups.push(() => signal.removeEventListener('abort', onAbort));
     }
+    // A worker held by code an earlier execution left running never resets it.
+    worker.output.reset();
+    worker.post({ type: 'execute', id, code, listingId });
+    // The memory baseline (reading /proc) is taken while the worker starts on the code, not
+    // before it is sent; the worker's answers come in later tasks, once `started` has run.
     const memory = watchWorkerMemory(
       bounds.memoryLimitBytes,
       () => worker.post({ type: 'probe' }),
@@ -73,9 +80,6 @@ export async function runInWorker(
     );
     cleanups.push(memory.stop);
     started({ id, clock, memory, finish });
-    // A worker held by code an earlier execution left running never resets it.
-    worker.output.reset();
-    worker.post({ type: 'execute', id, code });
   });
   for (const cleanup of cleanups) cleanup();
   return outcome;

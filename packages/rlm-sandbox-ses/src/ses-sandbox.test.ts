@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { type Sandbox, SandboxError, type SandboxOptions } from '@rlm/core';
 import { timeScaled } from '@rlm/core/testing';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -592,6 +593,61 @@ describe('restarts', () => {
       expect(scaledMs).toBeLessThan(5000);
       expect((await sandbox.execute('before')).output).toBe('still here');
     }));
+});
+
+describe('listings', () => {
+  const names = async (sandbox: Sandbox) =>
+    (await sandbox.listVariables()).map((variable) => variable.name);
+
+  test('the listing right after an execution came with its result: the worker is not asked', () =>
+    withSandbox({}, async (sandbox) => {
+      await sandbox.execute('const a = 1; let b = "two"');
+      await sandbox.execute('b = "changed"; const c = [1, 2]');
+      const posted = vi.spyOn(Worker.prototype, 'postMessage');
+      try {
+        const listing = await sandbox.listVariables();
+        expect(listing.map((variable) => [variable.name, variable.preview])).toEqual([
+          ['a', '1'],
+          ['b', '"changed"'],
+          ['c', '[1, 2]'],
+        ]);
+        expect(posted).not.toHaveBeenCalled();
+      } finally {
+        posted.mockRestore();
+      }
+    }));
+
+  test('once the variables may have changed since the execution, the worker is asked', async () => {
+    let release!: () => void;
+    let paused!: () => void;
+    const pausedThere = new Promise<void>((resolve) => {
+      paused = resolve;
+    });
+    await withSandbox(
+      {
+        hostFunctions: {
+          pause: () => {
+            paused();
+            return new Promise<void>((resolve) => {
+              release = resolve;
+            });
+          },
+        },
+      },
+      async (sandbox) => {
+        await sandbox.execute('const a = 1');
+        await sandbox.setVariables({ given: 'x' });
+        expect(await names(sandbox)).toEqual(['a', 'given']);
+        // Set while an execution runs: the listing it sends may be older than the set.
+        const running = sandbox.execute('await pause(); const c = 3');
+        await pausedThere;
+        await sandbox.setVariables({ late: 1 });
+        release();
+        expect((await running).error).toBeUndefined();
+        expect(await names(sandbox)).toEqual(['a', 'c', 'given', 'late']);
+      },
+    );
+  });
 });
 
 describe('lifecycle', () => {

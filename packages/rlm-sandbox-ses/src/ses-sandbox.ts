@@ -74,6 +74,10 @@ export class SesSandbox implements Sandbox {
   readonly #variables: SandboxVariables;
   readonly #workers: WorkerLifecycle;
   #execution: RunningExecution | undefined;
+  /** The listing the worker sends once idle after the last execution (see `listVariables`). */
+  #listingAfterExecution:
+    | { readonly worker: SesWorker; readonly listing: Promise<VariableInfo[]> }
+    | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   #disposal: Promise<void> | undefined;
@@ -158,7 +162,22 @@ export class SesSandbox implements Sandbox {
     return run;
   }
 
+  /**
+   * The variables, sorted by name. After an execution, and until a message that may change
+   * them, the listing the worker sent once idle after it, without asking again.
+   */
   listVariables(): Promise<VariableInfo[]> {
+    const after = this.#listingAfterExecution;
+    if (
+      this.#disposal === undefined &&
+      after !== undefined &&
+      after.worker === this.#workers.current &&
+      after.worker.unchangedSinceExecution
+    ) {
+      // Waited for as a request is (the worker keeps the process alive meanwhile); a worker
+      // replaced meanwhile (held by code the execution left running) is asked anew.
+      return this.#workers.hold(after.listing).catch(() => this.#variables.list());
+    }
     return this.#variables.list();
   }
 
@@ -222,14 +241,27 @@ export class SesSandbox implements Sandbox {
       memoryFault: this.#memoryFault(),
       signal,
     };
-    const outcome = await runInWorker(state, this.#nextId++, code, bounds, (execution) => {
-      this.#execution = execution;
-    });
+    this.#listingAfterExecution = undefined;
+    const listing = this.#requests.awaitListing(state);
+    const outcome = await runInWorker(
+      state,
+      this.#nextId++,
+      code,
+      listing.id,
+      bounds,
+      (execution) => {
+        this.#execution = execution;
+      },
+    );
     this.#execution = undefined;
     if (outcome.kind === 'disposed') throw disposedError();
     const output = state.output.read();
     if (outcome.kind === 'executed') {
       if (outcome.arrayBufferBytes <= memoryLimitBytes) {
+        this.#listingAfterExecution = {
+          worker: state,
+          listing: listing.listing as Promise<VariableInfo[]>,
+        };
         const error = boundError(outcome.error, this.#limits.maxOutputChars);
         return { output, error, durationMs: durationMs() };
       }

@@ -2,6 +2,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { VariableInfo } from '@rlm/core';
 import { OutputBuffer, type WorkerPool } from '@rlm/core/sandbox-support';
+import { compareNames } from './compare-names.js';
 import type {
   HostMessage,
   VariableRecord,
@@ -25,8 +26,25 @@ export interface SesWorker {
   failStart(error: Error): void;
   /** The variable listing as this worker last sent it (it sends what changed since). */
   readonly listing: Map<string, VariableInfo>;
+  /** Applies a listing the worker sent: what changed since the one before. */
+  applyListing(changes: {
+    readonly changed: readonly VariableInfo[];
+    readonly removed: readonly string[];
+  }): void;
+  /** No message that may change the variables was sent since the last `execute`. */
+  readonly unchangedSinceExecution: boolean;
+  /** The listing, sorted by name. */
+  sortedListing(): VariableInfo[];
   post(message: HostMessage): void;
 }
+
+/** Messages after which the variables may differ from the last listing. */
+const changesVariables = new Set<HostMessage['type']>([
+  'restore',
+  'execute',
+  'set',
+  'restore-variables',
+]);
 
 /** How to start a worker (see {@link startSesWorker}). */
 export interface SesWorkerStart {
@@ -63,6 +81,9 @@ export function startSesWorker(start: SesWorkerStart): SesWorker {
     () => pool.prepareSpare(memoryMb),
     () => undefined,
   );
+  /** Messages sent that may change the variables, and that count when the last `execute` was. */
+  let changesSent = 0;
+  let changesAtExecute = -1;
   const state: SesWorker = {
     worker,
     output,
@@ -70,7 +91,21 @@ export function startSesWorker(start: SesWorkerStart): SesWorker {
     markReady,
     failStart,
     listing: new Map(),
-    post: (message) => worker.postMessage(message),
+    applyListing(changes) {
+      for (const name of changes.removed) state.listing.delete(name);
+      for (const info of changes.changed) state.listing.set(info.name, info);
+    },
+    get unchangedSinceExecution() {
+      return changesSent === changesAtExecute;
+    },
+    sortedListing: () => [...state.listing.values()].sort((a, b) => compareNames(a.name, b.name)),
+    post: (message) => {
+      if (changesVariables.has(message.type)) {
+        changesSent += 1;
+        if (message.type === 'execute') changesAtExecute = changesSent;
+      }
+      worker.postMessage(message);
+    },
   };
   worker.on('message', (message: WorkerMessage) => start.onMessage(state, message));
   worker.on('error', (error) => start.onFailure(state, error));

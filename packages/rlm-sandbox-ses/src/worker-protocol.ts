@@ -65,7 +65,17 @@ export type HostMessage =
   | { readonly type: 'restore'; readonly variables: readonly VariableRecord[] }
   /** Asks for a `memory` report. */
   | { readonly type: 'probe' }
-  | { readonly type: 'execute'; readonly id: number; readonly code: string }
+  | {
+      readonly type: 'execute';
+      readonly id: number;
+      readonly code: string;
+      /**
+       * The id of a `list` request the host made with it: the worker answers it once idle after
+       * the execution, so the host lists the variables without asking (and a worker held by
+       * code the execution left running is found as any unanswered request is).
+       */
+      readonly listingId: number;
+    }
   | { readonly type: 'list'; readonly id: number }
   | { readonly type: 'get'; readonly id: number; readonly name: string }
   | { readonly type: 'set'; readonly id: number; readonly variables: readonly VariableRecord[] }

@@ -3,8 +3,7 @@
  * snapshots and restores): each answered once, watched for a worker held by code left running,
  * and sent once more when the worker was replaced before it answered.
  */
-import { SandboxError, SnapshotPreemptedError, type VariableInfo } from '@rlm/core';
-import { compareNames } from './compare-names.js';
+import { SandboxError, SnapshotPreemptedError } from '@rlm/core';
 import { describeError } from './describe-error.js';
 import type { SesWorker } from './ses-worker.js';
 import type { HostMessage, Transferred, VariableRecord, WorkerMessage } from './worker-protocol.js';
@@ -35,6 +34,8 @@ interface PendingRequest {
   reject(error: Error): void;
   /** Restarts a worker that leaves the request unanswered (see `#watch`). */
   readonly watchdog: ReturnType<typeof setTimeout>;
+  /** Whether its watchdog keeps the process alive (not for a listing nobody may ask for). */
+  readonly referenced: boolean;
 }
 
 /** What the requests need of the sandbox. */
@@ -88,6 +89,26 @@ export class WorkerRequests {
     }
   }
 
+  /**
+   * A `list` request whose id another message carries (an `execute`: the worker lists the
+   * variables once idle after it), watched as any request but not posted. Resolves with the
+   * listing, sorted; rejects as a `list` request would.
+   */
+  awaitListing(worker: SesWorker): { readonly id: number; readonly listing: Promise<unknown> } {
+    const id = this.#nextId++;
+    const listing = new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, {
+        resolve,
+        reject,
+        watchdog: this.#watch(worker, id, false),
+        referenced: false,
+      });
+    });
+    // Nobody may ask for it (an execution that faulted, a sandbox used without listings).
+    listing.catch(() => undefined);
+    return { id, listing };
+  }
+
   /** Fails every request waiting with `error`. */
   rejectAll(error: Error): void {
     for (const request of this.#pending.values()) {
@@ -128,15 +149,8 @@ export class WorkerRequests {
       }
       case 'listing': {
         // Applied whatever became of the request: the next listing is relative to this one.
-        for (const name of message.removed) worker.listing.delete(name);
-        for (const info of message.changed) worker.listing.set(info.name, info);
-        const request = this.#take(message.id);
-        if (request === undefined) return true;
-        request.resolve(
-          [...worker.listing.values()].sort((a: VariableInfo, b: VariableInfo) =>
-            compareNames(a.name, b.name),
-          ),
-        );
+        worker.applyListing(message);
+        this.#take(message.id)?.resolve(worker.sortedListing());
         return true;
       }
       case 'request-progress': {
@@ -144,7 +158,10 @@ export class WorkerRequests {
         const request = this.#pending.get(message.id);
         if (request === undefined) return true;
         clearTimeout(request.watchdog);
-        this.#pending.set(message.id, { ...request, watchdog: this.#watch(worker, message.id) });
+        this.#pending.set(message.id, {
+          ...request,
+          watchdog: this.#watch(worker, message.id, request.referenced),
+        });
         return true;
       }
       default:
@@ -162,8 +179,8 @@ export class WorkerRequests {
           new Promise<unknown>((resolve, reject) => {
             if (host.isDisposed()) throw host.disposedError();
             const id = this.#nextId++;
-            const watchdog = this.#watch(worker, id);
-            this.#pending.set(id, { resolve, reject, watchdog });
+            const watchdog = this.#watch(worker, id, true);
+            this.#pending.set(id, { resolve, reject, watchdog, referenced: true });
             try {
               worker.post({ ...message, id } as HostMessage);
             } catch (error) {
@@ -197,15 +214,15 @@ export class WorkerRequests {
    * `timeoutMs` (at least {@link minRequestWaitMs}) while no execution runs restarts the worker,
    * as a timeout would.
    */
-  #watch(worker: SesWorker, id: number): ReturnType<typeof setTimeout> {
+  #watch(worker: SesWorker, id: number, referenced: boolean): ReturnType<typeof setTimeout> {
     const host = this.#host;
     const waitMs = Math.min(Math.max(host.timeoutMs, minRequestWaitMs), maxTimerDelayMs);
-    return setTimeout(() => {
+    const watchdog = setTimeout(() => {
       const request = this.#pending.get(id);
       if (request === undefined || !host.isCurrent(worker)) return;
       if (host.isExecuting()) {
         // The execution's own limits hold the worker meanwhile; wait again after it.
-        this.#pending.set(id, { ...request, watchdog: this.#watch(worker, id) });
+        this.#pending.set(id, { ...request, watchdog: this.#watch(worker, id, referenced) });
         return;
       }
       const error = markReplacedWorker(
@@ -215,5 +232,7 @@ export class WorkerRequests {
       );
       host.stopHeld(worker, error);
     }, waitMs);
+    if (!referenced) watchdog.unref();
+    return watchdog;
   }
 }

@@ -6,7 +6,7 @@ import { fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testin
 import { createSesSandbox } from '@rlm/sandbox-ses';
 import OpenAI from 'openai';
 import type { Benchmark } from '../benchmark.js';
-import { collectRunEvents } from '../collect-run-events.js';
+import { collectRunEvents, type TimedEvent } from '../collect-run-events.js';
 import { median } from '../median.js';
 import { withTemporaryDirectory } from '../with-temporary-directory.js';
 
@@ -43,8 +43,39 @@ async function startServer(reply: (index: number) => string) {
   };
 }
 
-/** A `createRLM` run of 30 trivial steps (`print(1)`); the step gap at the server. */
-async function rlmRun(url: string, artifacts: ArtifactStore | undefined): Promise<void> {
+/** Where the gap between two requests of a step goes, in ms (medians over the steps). */
+interface StepPhases {
+  /** From the request's arrival to the answer read (the `text` event): server and SDK. */
+  readonly answer: number;
+  /** From the answer read to its code's result (the `execution` event): the worker round trip. */
+  readonly execute: number;
+  /** From the code's result to the next request's arrival: listing, checkpoint, prompt, send. */
+  readonly next: number;
+}
+
+/** The phases of the steps after the warm-up, from the server's arrivals and the run's events. */
+function stepPhases(arrivals: readonly number[], events: readonly TimedEvent[]): StepPhases {
+  const at = (type: string, iteration: number) =>
+    events.find(
+      ({ event }) => event.type === type && 'iteration' in event && event.iteration === iteration,
+    )?.at;
+  const answer: number[] = [];
+  const execute: number[] = [];
+  const next: number[] = [];
+  // Request `index` asks for step `index + 1`.
+  for (let index = warmUpSteps + 1; index + 1 < arrivals.length; index++) {
+    const text = at('text', index + 1);
+    const execution = at('execution', index + 1);
+    if (text === undefined || execution === undefined) continue;
+    answer.push(text - (arrivals[index] as number));
+    execute.push(execution - text);
+    next.push((arrivals[index + 1] as number) - execution);
+  }
+  return { answer: median(answer), execute: median(execute), next: median(next) };
+}
+
+/** A `createRLM` run of 30 trivial steps (`print(1)`); its events, timed as they came. */
+async function rlmRun(url: string, artifacts: ArtifactStore | undefined): Promise<TimedEvent[]> {
   await using rlm = createRLM({
     model: createOpenAIModel({ model: 'bench', apiKey: 'bench', baseURL: url, maxRetries: 0 }),
     sandbox: createSesSandbox(),
@@ -54,6 +85,7 @@ async function rlmRun(url: string, artifacts: ArtifactStore | undefined): Promis
   const events = await collectRunEvents(rlm, 'Step cost benchmark', 'a small context');
   const final = events.find(({ event }) => event.type === 'final');
   if (final === undefined) throw new Error('@rlm/bench: the step-cost run gave no answer');
+  return events;
 }
 
 /** The same number of requests by a bare official SDK client, one after another, streamed. */
@@ -103,14 +135,17 @@ export const stepCostBenchmark: Benchmark = {
         const unstored: number[] = [];
         const sdk: number[] = [];
         const keepAlive: number[] = [];
+        const phases: StepPhases[] = [];
         await rlmRun(server.url, store.scoped('warm-up'));
         server.take();
         await bareSdkRun(client);
         bare.take();
         for (let run = 0; run < runs; run++) {
           options.log(`  step: run ${run + 1} of ${runs}`);
-          await rlmRun(server.url, store.scoped(`run-${run}`));
-          stored.push(stepGap(server.take()));
+          const events = await rlmRun(server.url, store.scoped(`run-${run}`));
+          const arrivals = server.take();
+          stored.push(stepGap(arrivals));
+          phases.push(stepPhases(arrivals, events));
           await bareSdkRun(client);
           sdk.push(stepGap(bare.take()));
           await rlmRun(server.url, undefined);
@@ -134,6 +169,27 @@ export const stepCostBenchmark: Benchmark = {
             runs,
             note,
           },
+          ...(
+            [
+              ['answer', 'of which the request to the answer read (server, SDK stream)'],
+              ['execute', 'of which the answer to its code executed (the worker round trip)'],
+              [
+                'next',
+                'of which the code executed to the next request (listing, checkpoint, prompt, send)',
+              ],
+            ] as const
+          ).map(([phase, figure]) => {
+            const value = median(phases.map((measured) => measured[phase]));
+            return {
+              benchmark: 'step',
+              figure: `trivial step, SQLite store: ${figure}`,
+              result: { value, unit: 'ms' },
+              baseline: { value: sdkMs, unit: 'ms', label: 'bare OpenAI SDK, request to request' },
+              ratio: { value: value / sdkMs, unit: 'x' },
+              runs,
+              note: 'medians of each phase over the steps, so they need not add up to the gap',
+            };
+          }),
           {
             benchmark: 'step',
             figure: 'trivial step (print(1)), no store: request to next request',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fakeText } from '@rlm/anthropic/testing';
 import { freePort, type RedisServer, startRedisServer } from '@rlm/artifacts/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import { redisCli } from '../test-support/redis-cli.js';
+import { killedAfterCheckpoint } from '../test-support/killed-after-checkpoint.js';
 import { startBuiltRlm, testAnthropicKey } from './start-built-rlm.js';
 import { useBuiltRlmWorkspace } from './use-built-rlm-workspace.js';
 
@@ -24,14 +24,6 @@ afterEach(async () => {
 async function startRedis(): Promise<string> {
   redis = await startRedisServer();
   return redis.url;
-}
-
-/** Resolves once a key matching `pattern` exists in the Redis at `url`. */
-async function waitForRedisKey(url: string, pattern: string): Promise<void> {
-  for (;;) {
-    if ((await redisCli(url, '--scan', '--pattern', pattern)) !== '') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () => {
@@ -113,24 +105,8 @@ describe('rlm batch --queue and rlm worker (built bin, real redis-server)', () =
   test('a job taken over from a killed worker resumes from its checkpoint in the shared store', async () => {
     const queue = await startRedis();
     let killFirstWorker: () => void = () => {};
-    let firstReached = false;
     const server = await serve({
-      handler: async (request) => {
-        const turns = request.messages.length;
-        if (turns === 1) return fakeText('```repl\nconst half = 21\nprint("stored")\n```');
-        if (turns === 3 && !firstReached) {
-          // Step 1's checkpoint is written while this call runs: once it is in the shared
-          // store, kill the first worker in the middle of step 2. On Redis the checkpoint's
-          // entry is written before the run's head that points at it, and a resume reads the
-          // head: the entry alone is not yet a checkpoint a takeover can find.
-          firstReached = true;
-          await waitForRedisKey(queue, '*checkpoint-head:*');
-          killFirstWorker();
-          return { kind: 'hang' };
-        }
-        if (turns === 3) return fakeText('```repl\nconst whole = half * 2\n```');
-        return fakeText('FINAL_VAR(whole)');
-      },
+      handler: killedAfterCheckpoint(queue, () => killFirstWorker()),
     });
     await writeFile(path.join(root, 'resume.jsonl'), '{"id": "r", "query": "Double it"}\n');
     const workerArgs = ['worker', '--queue', queue, '--store', queue, '--lock-duration', '2s'];

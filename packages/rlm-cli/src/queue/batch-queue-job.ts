@@ -82,6 +82,12 @@ export interface QueuedJobData {
    * absent: the worker's flags. Untrusted: the worker reads them with `readQueuedRunSettings`.
    */
   readonly run?: QueuedRunSettings;
+  /**
+   * The `rlm eval` variant the job runs (absent for a batch's jobs): with `batch`, the worker
+   * keeps the variant's runs apart from the other variants' (see `queuedEvalRunNamespace`).
+   * Untrusted, like `run`.
+   */
+  readonly variant?: string;
 }
 
 /** The id of a batch on the queue: the same for the same JSONL file, on any machine's rerun. */
@@ -111,6 +117,7 @@ export function queuedJobData(
   cli: CliOptions,
   batch: NonNullable<QueuedJobData['batch']>,
   run?: QueuedRunSettings,
+  variant?: string,
 ): QueuedJobData {
   const strict = cli.contextSelection.strict ? { strict: true } : {};
   const context: QueuedContext | undefined =
@@ -127,5 +134,12 @@ export function queuedJobData(
                 ...cli.contextSelection,
               }
             : undefined;
-  return { id: job.id, query: job.query, context, batch, ...(run === undefined ? {} : { run }) };
+  return {
+    id: job.id,
+    query: job.query,
+    context,
+    batch,
+    ...(run === undefined ? {} : { run }),
+    ...(variant === undefined ? {} : { variant }),
+  };
 }

@@ -36,6 +36,11 @@ export interface CliRlmParts {
    * queries concurrently, each in its own sandbox (`rlm batch`).
    */
   readonly persistent: boolean;
+  /**
+   * `artifacts.runNamespace` of every run (an eval variant's): keeps them apart from other runs
+   * of the same query and context in the store. Absent: none.
+   */
+  readonly runNamespace?: string;
 }
 
 /** The models of a command line: `--model`, and `--sub-model` when given. */
@@ -92,7 +97,14 @@ export function createCliRlmFactory(
     try {
       return createRLM({
         ...settings,
-        ...(artifacts ? { artifacts: cliArtifactsSettings(cli, artifacts) } : {}),
+        ...(artifacts
+          ? {
+              artifacts: {
+                ...cliArtifactsSettings(cli, artifacts),
+                runNamespace: parts.runNamespace,
+              },
+            }
+          : {}),
       });
     } catch (error) {
       throw new UsageError(formatErrorLine(error), { cause: error });

@@ -6,3 +6,11 @@ export async function redisCli(url: string, ...command: readonly string[]): Prom
   const { stdout } = await promisify(execFile)('redis-cli', ['-u', url, ...command]);
   return stdout.trim();
 }
+
+/** Resolves once a key matching `pattern` exists in the Redis at `url`. */
+export async function waitForRedisKey(url: string, pattern: string): Promise<void> {
+  for (;;) {
+    if ((await redisCli(url, '--scan', '--pattern', pattern)) !== '') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

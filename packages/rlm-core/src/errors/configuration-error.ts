@@ -1,6 +1,9 @@
 import { hasErrorName, RlmError } from './rlm-error.js';
 
-/** `createRLM` settings that contradict each other (a deprecated flat name and its grouped path set to different values). */
+/**
+ * `createRLM` settings that contradict each other (a deprecated flat name and its grouped path set
+ * to different values), or a setting given a value it cannot take (`artifacts.runNamespace`).
+ */
 export class ConfigurationError extends RlmError {
   /** The grouped path of the setting the problem is about, e.g. `artifacts.checkpoints.maxLagMs`. */
   readonly setting: string;

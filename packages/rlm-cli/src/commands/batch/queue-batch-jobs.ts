@@ -39,6 +39,8 @@ export interface QueuedBatchOptions {
    * Part of the job's id on the queue: other settings make another job.
    */
   readonly runSettings?: (job: BatchJob) => QueuedRunSettings | undefined;
+  /** The `rlm eval` variant a job runs, carried to its worker; `undefined` for a batch's job. */
+  readonly variant?: (job: BatchJob) => string | undefined;
   /** How long no worker may make progress on the batch before it stops waiting, in ms. */
   readonly stallTimeoutMs: number;
   /**
@@ -134,11 +136,15 @@ export async function* queueBatchJobs(
   };
   const submit = async (jobId: string, job: BatchJob) => {
     await redis.del(queueKeys.result(jobId));
-    await queue.add('query', queuedJobData(job, options.cli, batch, options.runSettings?.(job)), {
-      jobId,
-      removeOnComplete: false,
-      removeOnFail: false,
-    });
+    await queue.add(
+      'query',
+      queuedJobData(job, options.cli, batch, options.runSettings?.(job), options.variant?.(job)),
+      {
+        jobId,
+        removeOnComplete: false,
+        removeOnFail: false,
+      },
+    );
   };
   const stopStartingJobs = async () => {
     if (capping) return;

@@ -14,10 +14,6 @@ import { queueBatchJobs } from './queue-batch-jobs.js';
 import { readBatchJobs } from './read-batch-jobs.js';
 import { runBatchJobs } from './run-batch-jobs.js';
 
-// `rlm eval` imports these two from here.
-export type { BatchCommandIo } from './batch-command-io.js';
-export { BatchOutput } from './batch-output.js';
-
 /**
  * `rlm batch`: runs the jobs of a JSONL file (in this process, or through a Redis queue) and
  * appends their results as JSON lines. Resolves to the exit code; rejects with

@@ -10,6 +10,7 @@ import { parseModelSpec } from '../../run-options/parse-model-spec.js';
 import { type BatchOptions, parseBatchArguments } from '../batch/parse-batch-arguments.js';
 import { UsageError } from '../../usage-error.js';
 import { splitFlagWords } from './split-flag-words.js';
+import { variantNamePattern } from '../../jobs/eval-run-namespace.js';
 
 /** `rlm eval`'s command line, validated. */
 export type EvalCommand =
@@ -299,7 +300,7 @@ function parseVariants(
   return texts.map((text) => {
     const equals = text.indexOf('=');
     const name = equals === -1 ? text : text.slice(0, equals);
-    if (!/^[A-Za-z0-9][\w.+-]{0,39}$/.test(name)) {
+    if (!variantNamePattern.test(name)) {
       throw new UsageError(
         `--variant needs name=flags with a name of letters, digits, . _ + - (got ${JSON.stringify(text)}), e.g. --variant "haiku=--model anthropic:claude-haiku-4-5"`,
       );

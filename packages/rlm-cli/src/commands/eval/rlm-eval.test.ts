@@ -14,6 +14,7 @@ import { type BuiltRlmResult, startBuiltRlm } from '../../bin/start-built-rlm.js
 import { useBuiltRlmWorkspace } from '../../bin/use-built-rlm-workspace.js';
 import { batchQueueName, queueKeys } from '../../queue/batch-queue-job.js';
 import { parseQueueUrl } from '../../queue/parse-queue-url.js';
+import { killedAfterCheckpoint } from '../../test-support/killed-after-checkpoint.js';
 import { redisCli } from '../../test-support/redis-cli.js';
 
 /**
@@ -126,6 +127,18 @@ async function readLines(directory: string): Promise<Record<string, unknown>[]> 
       }
     });
 }
+
+/** `rlm eval` of `data.jsonl`, scored by `contains`, with variants a (Sonnet) and b (Haiku). */
+const evalTwoVariants = [
+  'eval',
+  'data.jsonl',
+  '--scorer',
+  'contains',
+  '--variant',
+  'a=--model anthropic:claude-sonnet-4-5',
+  '--variant',
+  'b=--model anthropic:claude-haiku-4-5',
+];
 
 function summaryRow(stdout: string, variant: string): string | undefined {
   return stdout.split('\n').find((line) => line.startsWith(`${variant} `));
@@ -441,6 +454,46 @@ describe('rlm eval (built bin)', () => {
     );
     expect(result.stdout).toMatch(/rlm: 1 not scored .* · judge cost \$0\.\d+ \(apart\)/);
   });
+
+  test('the variants of an item keep apart: one does not see the artifacts another stored for the same query and context', async () => {
+    server = await serve({
+      handler: (request) => {
+        if (request.model === 'claude-sonnet-4-5') {
+          return fakeText(
+            request.messages.length === 1
+              ? '```repl\nawait store("variant_a_notes", "kept by a")\n```'
+              : 'FINAL(a done)',
+          );
+        }
+        // The artifact catalog is in the system prompt: another variant's store would show.
+        return fakeText(
+          `FINAL(${systemOf(request).includes('variant_a_notes') ? 'saw the notes of a' : 'clean'})`,
+        );
+      },
+    });
+    const directory = await makeDataset('namespaced', 2);
+    const result = await runRlm(
+      [
+        ...evalTwoVariants,
+        // One job at a time: each item's variant a has stored before its variant b starts.
+        '--concurrency',
+        '1',
+        '--store',
+        'store.sqlite',
+        '-o',
+        'results.jsonl',
+      ],
+      directory,
+    );
+    expect(result.code).toBe(0);
+    const lines = await readResults(directory);
+    expect(lines.map((line) => [line.id, line.variant, line.answer])).toEqual([
+      [1, 'a', 'a done'],
+      [1, 'b', 'clean'],
+      [2, 'a', 'a done'],
+      [2, 'b', 'clean'],
+    ]);
+  });
 });
 
 describe('rlm eval --queue and rlm worker (built bin, real redis-server)', () => {
@@ -579,6 +632,55 @@ describe('rlm eval --queue and rlm worker (built bin, real redis-server)', () =>
     // The baseline's progress line says what did not fit.
     expect(result.stderr).toMatch(/id "5 \(direct\)" did not fit the model's window/);
   }, 180_000);
+
+  test('a variant’s job taken over from a killed worker resumes its own checkpoint; the other variant of the item does not', async () => {
+    redis = await startRedisServer();
+    const queue = redis.url;
+    let killFirstWorker: () => void = () => {};
+    const variantA = killedAfterCheckpoint(queue, () => killFirstWorker());
+    server = await serve({
+      handler: (request) =>
+        // Variant b: a run of its own starts afresh; one resumed from a's checkpoint would come
+        // back with a's transcript.
+        request.model === 'claude-haiku-4-5'
+          ? fakeText(request.messages.length === 1 ? 'FINAL(b afresh)' : "FINAL(b resumed a's run)")
+          : variantA(request),
+    });
+    const directory = await makeDataset('taken-over', 1);
+    const workerArgs = ['--store', queue, '--concurrency', '1', '--lock-duration', '2s'];
+    const first = startWorker(directory, workerArgs);
+    killFirstWorker = () => first.child.kill('SIGKILL');
+    await first.stderrContains('Ctrl-C to stop');
+    // Variant a's job is queued first: the first worker takes it, b waits.
+    const evaluation = startBuiltRlm(
+      [...evalTwoVariants, '--queue', queue, '-o', 'results.jsonl'],
+      { cwd: directory, baseURL: server.url },
+    );
+    expect((await first.done).signal).toBe('SIGKILL');
+    const second = startWorker(directory, workerArgs);
+    const finished = await evaluation.done;
+    second.kill('SIGTERM');
+    await second.done;
+    expect(finished.code).toBe(0);
+    const lines = await readResults(directory);
+    // 42 needs `half` from step 1, which the second worker never ran: it came from a's
+    // checkpoint. b, run after that checkpoint was stored, started afresh.
+    expect(lines.map((line) => [line.variant, line.answer]).sort()).toEqual([
+      ['a', 42],
+      ['b', 'b afresh'],
+    ]);
+    const asked = server.requests.map((request) => request.body as FakeMessagesRequest);
+    const firstSteps = asked.filter(
+      (request) => request.model === 'claude-sonnet-4-5' && request.messages.length === 1,
+    );
+    expect(firstSteps).toHaveLength(1);
+    const hung = asked.findIndex(
+      (request) => request.model === 'claude-sonnet-4-5' && request.messages.length === 3,
+    );
+    expect(asked.findIndex((request) => request.model === 'claude-haiku-4-5')).toBeGreaterThan(
+      hung,
+    );
+  }, 120_000);
 
   test('no worker: the eval stops after --stall-timeout and says why; a worker and the same command collect the rest, within the worker’s --max-cost', async () => {
     redis = await startRedisServer();
