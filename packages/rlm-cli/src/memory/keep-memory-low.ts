@@ -42,7 +42,15 @@ function onModelActivity(): void {
   if (pending === 0 || collectGarbage === undefined) return;
   restTimer = setTimeout(() => {
     restTimer = undefined;
-    collectGarbage?.();
+    // Compacting: a collection alone frees only the pages it empties, and a run's steps leave
+    // live objects spread over most of them (measured: 39 MiB committed before and after, for 14
+    // MiB live).
+    setFlagsFromString('--compact-on-every-full-gc');
+    try {
+      collectGarbage?.();
+    } finally {
+      setFlagsFromString('--no-compact-on-every-full-gc');
+    }
   }, restAfterMs);
   restTimer.unref();
 }
