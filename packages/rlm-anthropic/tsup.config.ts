@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing/index.ts'],
+  entry: ['src/index.ts', 'src/testing/index.ts', 'src/default-anthropic-model-id.ts'],
   format: ['esm'],
   dts: true,
   clean: true,

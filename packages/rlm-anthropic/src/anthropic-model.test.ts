@@ -35,9 +35,9 @@ import {
   defaultAnthropicMaxRetries,
   defaultAnthropicMaxRetryAfterMs,
   defaultAnthropicMaxTokens,
-  defaultAnthropicModelId,
   defaultAnthropicTimeoutMs,
 } from './anthropic-model.js';
+import { defaultAnthropicModelId } from './default-anthropic-model-id.js';
 
 const apiKey = 'sk-ant-test-SECRET-do-not-leak-0123456789';
 const ask: GenerateRequest = { system: 'Be brief.', messages: [{ role: 'user', content: 'Hi?' }] };

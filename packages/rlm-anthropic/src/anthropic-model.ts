@@ -13,6 +13,7 @@ import {
   retryModelCall,
   type RetryVerdict,
 } from '@rlm/core';
+import { defaultAnthropicModelId } from './default-anthropic-model-id.js';
 import { fromAnthropicMessage } from './from-anthropic-message.js';
 import { MalformedBodyError } from './malformed-body-error.js';
 import { readMessageBody } from './read-message-body.js';
@@ -21,12 +22,6 @@ import { StreamApiError } from './stream-api-error.js';
 import { StreamCutError } from './stream-cut-error.js';
 import { toAnthropicRequest, withCacheBreakpoints } from './to-anthropic-request.js';
 import { toModelCallError } from './to-model-call-error.js';
-
-/**
- * The model used when `settings.model` is not given: the newest Sonnet-class model that
- * `@anthropic-ai/sdk` lists and does not mark deprecated.
- */
-export const defaultAnthropicModelId = 'claude-sonnet-5-5';
 
 /** `max_tokens` of a response when neither the request nor the settings set one. */
 export const defaultAnthropicMaxTokens = 8192;

@@ -4,7 +4,7 @@ export {
   defaultAnthropicMaxRetries,
   defaultAnthropicMaxRetryAfterMs,
   defaultAnthropicMaxTokens,
-  defaultAnthropicModelId,
   defaultAnthropicTimeoutMs,
 } from './anthropic-model.js';
 export { maxCacheBreakpoints, withCacheBreakpoints } from './to-anthropic-request.js';
+export { defaultAnthropicModelId } from './default-anthropic-model-id.js';

@@ -1,16 +1,6 @@
 import type { RunCliOptions } from './cli-io.js';
 import { cliVersion } from './cli-version.js';
-import { runBatchCommand } from './commands/batch/run-batch-command.js';
-import { runEvalCommand } from './commands/eval/run-eval-command.js';
-import { runMcpCommand } from './commands/mcp/run-mcp-command.js';
 import { helpText } from './commands/run/help-text.js';
-import { runRunCommand } from './commands/run/run-run-command.js';
-import { runRunsCommand } from './commands/runs/run-runs-command.js';
-import { runServeCommand } from './commands/serve/run-serve-command.js';
-import { runStoreCommand } from './commands/store/run-store-command.js';
-import { runToolsCommand } from './commands/tools/run-tools-command.js';
-import { runTraceCommand } from './commands/trace/run-trace-command.js';
-import { runWorkerCommand } from './commands/worker/run-worker-command.js';
 import { jsonRequested, reportCommandError } from './output/report-command-error.js';
 import { parseArguments } from './parse-arguments.js';
 
@@ -25,6 +15,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const { stdout, stderr } = options;
   try {
     const command = parseArguments(options.argv, options.env);
+    // Each command is loaded when it runs: a plain run never loads the server, the queue's
+    // Redis client or the eval harness (tens of MiB a process would otherwise keep).
     switch (command.kind) {
       case 'help':
         stdout.write(helpText());
@@ -33,25 +25,55 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         stdout.write(`${cliVersion}\n`);
         return 0;
       case 'run':
-        return await runRunCommand(command.options, options);
+        return await (await import('./commands/run/run-run-command.js')).runRunCommand(
+          command.options,
+          options,
+        );
       case 'store':
-        return await runStoreCommand(command.argv, { storePath: command.storePath, stdout });
+        return await (await import('./commands/store/run-store-command.js')).runStoreCommand(
+          command.argv,
+          { storePath: command.storePath, stdout },
+        );
       case 'runs':
-        return await runRunsCommand(command.argv, { stdout });
+        return await (await import('./commands/runs/run-runs-command.js')).runRunsCommand(
+          command.argv,
+          { stdout },
+        );
       case 'trace':
-        return await runTraceCommand(command.argv, { stdout, stderr });
+        return await (await import('./commands/trace/run-trace-command.js')).runTraceCommand(
+          command.argv,
+          { stdout, stderr },
+        );
       case 'batch':
-        return await runBatchCommand(command.argv, options);
+        return await (await import('./commands/batch/run-batch-command.js')).runBatchCommand(
+          command.argv,
+          options,
+        );
       case 'worker':
-        return await runWorkerCommand(command.argv, options);
+        return await (await import('./commands/worker/run-worker-command.js')).runWorkerCommand(
+          command.argv,
+          options,
+        );
       case 'serve':
-        return await runServeCommand(command.argv, options);
+        return await (await import('./commands/serve/run-serve-command.js')).runServeCommand(
+          command.argv,
+          options,
+        );
       case 'mcp':
-        return await runMcpCommand(command.argv, options);
+        return await (await import('./commands/mcp/run-mcp-command.js')).runMcpCommand(
+          command.argv,
+          options,
+        );
       case 'eval':
-        return await runEvalCommand(command.argv, options);
+        return await (await import('./commands/eval/run-eval-command.js')).runEvalCommand(
+          command.argv,
+          options,
+        );
       case 'tools':
-        return await runToolsCommand(command, { stdout, stderr });
+        return await (await import('./commands/tools/run-tools-command.js')).runToolsCommand(
+          command,
+          { stdout, stderr },
+        );
     }
   } catch (error) {
     // `--json` anywhere before `--` asks for a JSON error report, even when the flags are bad.

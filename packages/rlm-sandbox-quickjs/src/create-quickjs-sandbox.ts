@@ -46,8 +46,9 @@ function compileQuickJs(): Promise<WebAssembly.Module> {
 /**
  * A `SandboxFactory` for `createRLM` (or for direct use): each call starts a sandbox that runs
  * model code in QuickJS compiled to WebAssembly, inside a worker thread of its own. While one
- * of its sandboxes is open, the factory keeps a spare worker with QuickJS loaded, so that the
- * next sandbox (a `sub_rlm` child) or a restart starts at once; the spare never keeps the
+ * of its sandboxes is open, and once a second worker has been needed (a `sub_rlm` child or a
+ * restart), the factory keeps a spare worker with QuickJS loaded, so that the next child or
+ * restart starts at once; the spare never keeps the
  * process alive and ends with the last sandbox. The QuickJS
  * heap is the worker's WebAssembly memory, which cannot grow past `memoryMb`; busy code is
  * interrupted at its timeout or abort, and code inside a long native built-in (which QuickJS

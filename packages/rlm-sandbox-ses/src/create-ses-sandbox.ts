@@ -29,10 +29,11 @@ export interface SesSandboxSettings {
 
 /**
  * A `SandboxFactory` for `createRLM` (or for direct use): each call starts a sandbox that runs
- * model code in a SES Compartment inside its own worker thread. While one of its sandboxes is
- * open, the factory keeps a spare worker started and locked down, so that the next sandbox (a
- * `sub_rlm` child) or a restart after a timeout starts in milliseconds; the spare never keeps
- * the process alive and ends with the last sandbox.
+ * model code in a SES Compartment inside its own worker thread. Once a second worker has been
+ * needed (a `sub_rlm` child, or a restart after a timeout), and while one of its sandboxes is
+ * open, the factory keeps a spare worker started and locked down, so that the next child or
+ * restart starts in milliseconds; the spare never keeps the process alive and ends with the
+ * last sandbox.
  *
  * @throws SandboxError when `transferLimitBytes` is not a positive whole number.
  *

@@ -80,11 +80,16 @@ describe('sandboxes and their pool', () => {
     transferLimitBytes: 1024 * 1024,
   });
 
-  test('a second sandbox takes the spare its first left ready, and disposing ends both', async () => {
+  test('one sandbox keeps no spare; a second starts its own and leaves a spare, which a third takes; disposing ends all', async () => {
     const pool = createSesWorkerPool(workerUrl);
     const parent = await SesSandbox.create({ hostFunctions: {} }, config(pool));
+    expect((await parent.execute('1')).output).toBe('1');
+    expect(pool.spare).toBeUndefined();
+    const first = await SesSandbox.create({ hostFunctions: {} }, config(pool));
+    expect((await first.execute('2')).output).toBe('2');
     const spare = pool.spare as Worker;
     expect(spare).toBeDefined();
+    await first.dispose();
     const child = await SesSandbox.create({ hostFunctions: {} }, config(pool));
     expect(exited(spare)).toBe(false);
     expect(pool.spare).not.toBe(spare);
@@ -98,12 +103,16 @@ describe('sandboxes and their pool', () => {
     expect(pool.spare).toBeUndefined();
   });
 
-  test('a restart after a timeout takes the spare', async () => {
+  test('a first restart after a timeout starts a worker; the next takes the spare', async () => {
     const pool = createSesWorkerPool(workerUrl);
     const spareStarted = watchSpares(pool);
     const sandbox = await SesSandbox.create({ hostFunctions: {} }, config(pool));
     try {
       await sandbox.execute('const kept = 41');
+      expect(pool.spare).toBeUndefined();
+      const first = await sandbox.execute('while (true) {}', { timeoutMs: 100 });
+      expect(first.error).toMatch(/timed out/);
+      expect((await sandbox.execute('kept')).output).toBe('41');
       const spare = pool.spare as Worker;
       await spareStarted(spare);
       const result = await sandbox.execute('while (true) {}', { timeoutMs: 100 });

@@ -307,3 +307,88 @@ describe('rlm with OpenAI-compatible models', () => {
     expect(result.stderr).not.toMatch(/baseURL|maxRetries|OPENAI_BASE_URL/);
   });
 });
+
+/**
+ * `NODE_OPTIONS` for the bin that prints `loaded <package>` on stderr for each of these
+ * packages the first time the process resolves a module of it: the provider SDKs, and what only
+ * `rlm serve`, `rlm mcp` and the queue use.
+ */
+function reportLoadedPackages(): string {
+  const watched = [
+    '@anthropic-ai/sdk',
+    'openai',
+    '@modelcontextprotocol/sdk',
+    'hono',
+    'ioredis',
+    'bullmq',
+  ];
+  const hooks = `const seen = new Set();
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  for (const name of ${JSON.stringify(watched)}) {
+    if (!seen.has(name) && resolved.url.includes('/node_modules/' + name + '/')) {
+      seen.add(name);
+      process.stderr.write('loaded ' + name + '\\n');
+    }
+  }
+  return resolved;
+}`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  return `--import=data:text/javascript,${encodeURIComponent(register)}`;
+}
+
+function loadedPackages(stderr: string): string[] {
+  return [...stderr.matchAll(/^loaded (\S+)$/gm)].map((match) => match[1]!).sort();
+}
+
+describe('rlm loads the SDK of the providers a run names, and no other', () => {
+  test('openai: the openai SDK only; no Anthropic SDK, server, MCP SDK or Redis client', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: null,
+      replies: [fakeChatText('FINAL(from openai)')],
+    });
+    const result = await rlm(
+      ['Which?', '--quiet', '-m', 'openai:gpt-4.1', '--base-url', server.url],
+      {
+        NODE_OPTIONS: reportLoadedPackages(),
+      },
+    );
+    expect(result.stdout).toBe('from openai\n');
+    expect(loadedPackages(result.stderr)).toEqual(['openai']);
+  });
+
+  test('ollama: the openai SDK only', async () => {
+    await using server = await startFakeChatCompletionsServer({
+      apiKey: null,
+      replies: [fakeChatText('FINAL(from ollama)')],
+    });
+    const result = await rlm(
+      ['Which?', '--quiet', '-m', 'ollama:qwen3:8b', '--base-url', server.url],
+      {
+        NODE_OPTIONS: reportLoadedPackages(),
+      },
+    );
+    expect(result.stdout).toBe('from ollama\n');
+    expect(loadedPackages(result.stderr)).toEqual(['openai']);
+  });
+
+  test('anthropic: the Anthropic SDK only; with an ollama sub-model, both', async () => {
+    await using messages = await startFakeMessagesServer({
+      replies: [fakeText('FINAL(from anthropic)'), fakeText('FINAL(again)')],
+    });
+    const env = {
+      NODE_OPTIONS: reportLoadedPackages(),
+      ANTHROPIC_API_KEY: 'sk-ant-cli-test-key',
+      ANTHROPIC_BASE_URL: messages.url,
+    };
+    const alone = await rlm(['Which?', '--quiet', '-m', 'anthropic:claude-x'], env);
+    expect(alone.stdout).toBe('from anthropic\n');
+    expect(loadedPackages(alone.stderr)).toEqual(['@anthropic-ai/sdk']);
+    const withSub = await rlm(
+      ['Which?', '--quiet', '-m', 'anthropic:claude-x', '--sub-model', 'ollama:qwen3:8b'],
+      env,
+    );
+    expect(withSub.stdout).toBe('again\n');
+    expect(loadedPackages(withSub.stderr)).toEqual(['@anthropic-ai/sdk', 'openai']);
+  });
+});

@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-import { runCli } from '../run-cli.js';
+import { keepMemoryLow } from '../memory/keep-memory-low.js';
+
+// Before the rest loads: loading allocates enough to grow the young generation already.
+keepMemoryLow();
+const { runCli } = await import('../run-cli.js');
 
 // A reader that goes away (`rlm ... | head -1`) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,14 +1,14 @@
 import { fakeText, startFakeMessagesServer } from '@rlm/anthropic/testing';
 import { fakeChatText, startFakeChatCompletionsServer } from '@rlm/openai/testing';
 import { describe, expect, test } from 'vitest';
-import { createCliModel } from './create-cli-model.js';
+import { createCliModel, createCliModelWith, loadCliModelAdapters } from './create-cli-model.js';
 import { UsageError } from '../usage-error.js';
 
 const ask = { system: '', messages: [{ role: 'user' as const, content: 'Hi' }] };
 
-function usageMessage(run: () => unknown): string {
+async function usageMessage(run: () => Promise<unknown>): Promise<string> {
   try {
-    run();
+    await run();
   } catch (error) {
     expect(UsageError.isInstance(error)).toBe(true);
     return (error as Error).message;
@@ -17,19 +17,21 @@ function usageMessage(run: () => unknown): string {
 }
 
 describe('createCliModel', () => {
-  test('anthropic: without ANTHROPIC_API_KEY, one line naming it and the model', () => {
+  test('anthropic: without ANTHROPIC_API_KEY, one line naming it and the model', async () => {
     expect(
-      usageMessage(() => createCliModel({ provider: 'anthropic', modelId: 'claude-x' }, {}, {})),
+      await usageMessage(() =>
+        createCliModel({ provider: 'anthropic', modelId: 'claude-x' }, {}, {}),
+      ),
     ).toBe(
       'ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=<your key> (from https://console.anthropic.com/settings/keys) to use anthropic:claude-x',
     );
   });
 
-  test('openai: the OpenAI API needs OPENAI_API_KEY; another server does not', () => {
+  test('openai: the OpenAI API needs OPENAI_API_KEY; another server does not', async () => {
     expect(
-      usageMessage(() => createCliModel({ provider: 'openai', modelId: 'gpt-4.1' }, {}, {})),
+      await usageMessage(() => createCliModel({ provider: 'openai', modelId: 'gpt-4.1' }, {}, {})),
     ).toMatch(/^OPENAI_API_KEY is not set; export OPENAI_API_KEY=<your key> .* --base-url/);
-    const viaEnv = createCliModel(
+    const viaEnv = await createCliModel(
       { provider: 'openai', modelId: 'served' },
       { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
       {},
@@ -42,7 +44,7 @@ describe('createCliModel', () => {
       apiKey: null,
       replies: [fakeChatText('local answer')],
     });
-    const model = createCliModel(
+    const model = await createCliModel(
       { provider: 'ollama', modelId: 'qwen2.5-coder:7b', baseURL: server.url },
       { OPENAI_API_KEY: 'sk-proj-must-stay-home-0123456789' },
       { maxRetries: 0 },
@@ -55,11 +57,27 @@ describe('createCliModel', () => {
 
   test('a --base-url wins over the environment: anthropic', async () => {
     await using server = await startFakeMessagesServer({ replies: [fakeText('from the flag')] });
-    const model = createCliModel(
+    const model = await createCliModel(
       { provider: 'anthropic', modelId: 'claude-x', baseURL: server.url },
       { ANTHROPIC_API_KEY: 'sk-ant-cli-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
       { maxRetries: 0 },
     );
     expect((await model.generate(ask)).text).toBe('from the flag');
+  });
+
+  test('loads only the adapters asked for; a model of one not loaded is refused, not built', async () => {
+    const openAIOnly = await loadCliModelAdapters(['ollama', 'replay']);
+    expect(Object.keys(openAIOnly)).toEqual(['openai']);
+    expect(Object.keys(await loadCliModelAdapters(['anthropic']))).toEqual(['anthropic']);
+    expect(() =>
+      createCliModelWith(
+        openAIOnly,
+        { provider: 'anthropic', modelId: 'claude-x' },
+        { ANTHROPIC_API_KEY: 'sk-ant-cli-test' },
+        {},
+      ),
+    ).toThrow(
+      '@rlm/cli: the adapter of anthropic: is not loaded; load it with loadCliModelAdapters first',
+    );
   });
 });

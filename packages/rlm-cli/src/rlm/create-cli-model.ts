@@ -1,6 +1,5 @@
 import type { LanguageModel } from '@rlm/core';
-import { createAnthropicModel } from '@rlm/anthropic';
-import { createOpenAIModel, keylessPlaceholder, openAIBaseURL } from '@rlm/openai';
+import type { ModelProvider } from '../run-options/model-providers.js';
 import type { ModelSpec } from '../run-options/run-options.js';
 import { createCliReplayModel } from './create-cli-replay-model.js';
 import { UsageError } from '../usage-error.js';
@@ -39,6 +38,28 @@ function isOpenAIHost(url: string): boolean {
 }
 
 /**
+ * The provider adapters a process has loaded: each is imported only when a model spec names
+ * it, since each provider's SDK costs a process megabytes that a run on another provider would
+ * keep for nothing.
+ */
+export interface CliModelAdapters {
+  readonly anthropic?: typeof import('@rlm/anthropic');
+  readonly openai?: typeof import('@rlm/openai');
+}
+
+/** Loads the adapters of `providers` (`ollama:` speaks OpenAI's API; `replay:` needs none). */
+export async function loadCliModelAdapters(
+  providers: Iterable<ModelProvider | 'replay'>,
+): Promise<CliModelAdapters> {
+  const wanted = new Set(providers);
+  const [anthropic, openai] = await Promise.all([
+    wanted.has('anthropic') ? import('@rlm/anthropic') : undefined,
+    wanted.has('openai') || wanted.has('ollama') ? import('@rlm/openai') : undefined,
+  ]);
+  return { ...(anthropic ? { anthropic } : {}), ...(openai ? { openai } : {}) };
+}
+
+/**
  * Creates the model a `--model` / `--sub-model` spec names, with its credentials from `env`:
  * - `anthropic:` reads `ANTHROPIC_API_KEY` (required) and `ANTHROPIC_BASE_URL`;
  * - `openai:` reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`; the key is required only for the
@@ -46,11 +67,27 @@ function isOpenAIHost(url: string): boolean {
  * - `ollama:` talks to `--base-url`, else {@link defaultOllamaBaseURL}, with no key;
  * - `replay:<trace>` answers with the responses recorded in a run's trace, with no API at all.
  * `spec.baseURL` wins over the environment. Nothing is sent: creating a model calls no API.
+ * Loads the spec's adapter only (see {@link loadCliModelAdapters}).
  *
  * @throws {UsageError} naming the variable to set when a required key is missing, or the trace
  *   when a replay's cannot be read.
  */
-export function createCliModel(
+export async function createCliModel(
+  spec: ModelSpec,
+  env: Readonly<Record<string, string | undefined>>,
+  calls: CliModelCallSettings,
+): Promise<LanguageModel> {
+  return createCliModelWith(await loadCliModelAdapters([spec.provider]), spec, env, calls);
+}
+
+/**
+ * {@link createCliModel} with adapters already loaded, for a caller that must answer at once
+ * (`rlm serve --any-model` resolving a request's model id).
+ *
+ * @throws {Error} when the spec's adapter is not among `adapters` (a bug of the caller).
+ */
+export function createCliModelWith(
+  adapters: CliModelAdapters,
   spec: ModelSpec,
   env: Readonly<Record<string, string | undefined>>,
   calls: CliModelCallSettings,
@@ -65,7 +102,7 @@ export function createCliModel(
         );
       }
       const baseURL = spec.baseURL ?? nonEmpty(env.ANTHROPIC_BASE_URL);
-      return createAnthropicModel({
+      return loaded(adapters.anthropic, spec).createAnthropicModel({
         model: spec.modelId,
         apiKey,
         ...(baseURL ? { baseURL } : {}),
@@ -73,6 +110,7 @@ export function createCliModel(
       });
     }
     case 'openai': {
+      const { createOpenAIModel, openAIBaseURL } = loaded(adapters.openai, spec);
       const baseURL = spec.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? openAIBaseURL;
       const apiKey = nonEmpty(env.OPENAI_API_KEY);
       if (!apiKey && isOpenAIHost(baseURL)) {
@@ -89,7 +127,8 @@ export function createCliModel(
     }
     case 'replay':
       return createCliReplayModel(spec);
-    case 'ollama':
+    case 'ollama': {
+      const { createOpenAIModel, keylessPlaceholder } = loaded(adapters.openai, spec);
       return createOpenAIModel({
         model: spec.modelId,
         provider: 'ollama',
@@ -98,5 +137,15 @@ export function createCliModel(
         apiKey: keylessPlaceholder,
         ...faults,
       });
+    }
   }
+}
+
+function loaded<Adapter>(adapter: Adapter | undefined, spec: ModelSpec): Adapter {
+  if (adapter === undefined) {
+    throw new Error(
+      `@rlm/cli: the adapter of ${spec.provider}: is not loaded; load it with loadCliModelAdapters first`,
+    );
+  }
+  return adapter;
 }

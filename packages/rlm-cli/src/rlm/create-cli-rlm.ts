@@ -9,6 +9,7 @@ import {
 } from '@rlm/core';
 import { replayModelId } from '@rlm/trace';
 import { createCliModel } from './create-cli-model.js';
+import { collectAtRest } from '../memory/keep-memory-low.js';
 import { modelSettingFlags, subModelSettingFlags } from '../output/model-setting-flags.js';
 import { nameModelFlags } from './name-model-flags.js';
 import { createQuickJsSandbox } from '@rlm/sandbox-quickjs';
@@ -42,19 +43,32 @@ export interface CliRlmParts {
   readonly runNamespace?: string;
 }
 
+/** The models of a command line: `--model`, and `--sub-model` when given. */
+export interface CliModels {
+  readonly model: LanguageModel;
+  readonly subModel: LanguageModel | undefined;
+}
+
 /**
  * The models `--model` and `--sub-model` name, with their keys from `env`. Call it before any
  * file is read: a missing key throws a {@link UsageError} naming the variable to set.
  */
-export function createCliModels(
+export async function createCliModels(
   cli: CliOptions,
   env: Readonly<Record<string, string | undefined>>,
-): { readonly model: LanguageModel; readonly subModel: LanguageModel | undefined } {
+): Promise<CliModels> {
   return {
-    model: nameModelFlags(createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    model: collectAtRest(
+      nameModelFlags(await createCliModel(cli.model, env, cli.modelCalls), modelSettingFlags),
+    ),
     subModel:
       cli.subModel &&
-      nameModelFlags(createCliModel(cli.subModel, env, cli.modelCalls), subModelSettingFlags),
+      collectAtRest(
+        nameModelFlags(
+          await createCliModel(cli.subModel, env, cli.modelCalls),
+          subModelSettingFlags,
+        ),
+      ),
   };
 }
 
@@ -63,11 +77,7 @@ export function createCliModels(
  * store and artifact store. Settings `createRLM` rejects (a reserved tool name, say) throw a
  * {@link UsageError}.
  */
-export function createCliRlm(
-  cli: CliOptions,
-  models: ReturnType<typeof createCliModels>,
-  parts: CliRlmParts,
-): RLM {
+export function createCliRlm(cli: CliOptions, models: CliModels, parts: CliRlmParts): RLM {
   return createCliRlmFactory(cli, models, parts)(parts.artifacts);
 }
 
@@ -79,7 +89,7 @@ export function createCliRlm(
  */
 export function createCliRlmFactory(
   cli: CliOptions,
-  models: ReturnType<typeof createCliModels>,
+  models: CliModels,
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): (artifacts: ArtifactStore | undefined) => RLM {
   const settings = cliRlmSettings(cli, models, parts);
@@ -112,7 +122,7 @@ export function createCliRlmFactory(
  */
 export function cliRlmSettings(
   cli: CliOptions,
-  models: ReturnType<typeof createCliModels>,
+  models: CliModels,
   parts: Omit<CliRlmParts, 'artifacts'>,
 ): Parameters<typeof createRLM>[0] {
   return {

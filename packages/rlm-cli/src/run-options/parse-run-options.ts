@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { defaultModelPrices, findModelPrice, type ModelPrices } from '@rlm/core';
-import { defaultAnthropicModelId } from '@rlm/anthropic';
+import { defaultAnthropicModelId } from '@rlm/anthropic/model-id';
 import { createContextPathFilter } from '../context/context-path-filter.js';
 import { resolveToolStore } from '../store/resolve-tool-store.js';
 import { UsageError } from '../usage-error.js';

@@ -19,11 +19,14 @@ function firstMessage(worker: Worker): Promise<unknown> {
 }
 
 describe('WorkerPool', () => {
-  test('take hands out the spare of the same memory limit; prepareSpare makes a fresh one', async () => {
+  test('no spare while one worker was taken; from the second on, take hands out the spare and prepareSpare makes a fresh one', async () => {
     const pool = new WorkerPool({ workerUrl });
     pool.open();
     const first = pool.take(64);
+    pool.prepareSpare(64);
     expect(pool.spare).toBeUndefined();
+    const second = pool.take(64);
+    expect(second).not.toBe(first);
     pool.prepareSpare(64);
     const spare = pool.spare as Worker;
     expect(spare).toBeDefined();
@@ -32,7 +35,7 @@ describe('WorkerPool', () => {
     pool.prepareSpare(64);
     const next = pool.spare as Worker;
     expect(next).not.toBe(spare);
-    await Promise.all([first.terminate(), spare.terminate()]);
+    await Promise.all([first.terminate(), second.terminate(), spare.terminate()]);
     await pool.close();
     expect(exited(next)).toBe(true);
   });
@@ -40,13 +43,14 @@ describe('WorkerPool', () => {
   test('a spare of another memory limit is not handed out, and is replaced', async () => {
     const pool = new WorkerPool({ workerUrl });
     pool.open();
+    const taken = [pool.take(64), pool.take(64)];
     pool.prepareSpare(64);
     const small = pool.spare as Worker;
     const large = pool.take(128);
     expect(large).not.toBe(small);
     pool.prepareSpare(128);
     expect(pool.spare).not.toBe(small);
-    await large.terminate();
+    await Promise.all([large, ...taken].map((worker) => worker.terminate()));
     await pool.close();
     expect(exited(small)).toBe(true);
   });
@@ -70,6 +74,7 @@ describe('WorkerPool', () => {
 
   test('keeps no spare while no sandbox is open, and the last close ends it', async () => {
     const pool = new WorkerPool({ workerUrl });
+    const taken = [pool.take(64), pool.take(64)];
     pool.prepareSpare(64);
     expect(pool.spare).toBeUndefined();
     pool.open();
@@ -81,5 +86,6 @@ describe('WorkerPool', () => {
     await pool.close();
     expect(pool.spare).toBeUndefined();
     expect(exited(spare)).toBe(true);
+    await Promise.all(taken.map((worker) => worker.terminate()));
   });
 });

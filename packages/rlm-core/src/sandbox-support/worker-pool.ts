@@ -16,13 +16,17 @@ export interface WorkerPoolSettings {
  * Starts sandbox workers for one sandbox factory, and keeps one spare: a worker that has
  * started (loaded its engine, locked down) and waits for its sandbox. A sandbox that takes the
  * spare (a `sub_rlm` child, or a restart after a fault) starts in milliseconds instead of the
- * time a worker needs. Workers start with an empty environment and no arguments; the spare
- * never keeps the process alive (it is unref'd) and is terminated when the last open sandbox
- * closes.
+ * time a worker needs. The spare is kept only once a second worker has been taken: a run whose
+ * one sandbox never restarts and makes no `sub_rlm` child never pays for a worker it does not
+ * use (one SES worker at rest is 13-18 MiB); its first child or restart starts a worker itself,
+ * and from then on a spare is kept ready. Workers start with an empty environment and no
+ * arguments; the spare never keeps the process alive (it is unref'd) and is terminated when the
+ * last open sandbox closes.
  */
 export class WorkerPool {
   readonly #settings: WorkerPoolSettings;
   #open = 0;
+  #taken = 0;
   #spare: { readonly worker: Worker; readonly memoryMb: number; drop(): void } | undefined;
   readonly #stopping = new Set<Promise<number>>();
 
@@ -52,6 +56,7 @@ export class WorkerPool {
    * else a new one. The caller owns it (and sends its setup); it starts unref'd.
    */
   take(memoryMb: number): Worker {
+    this.#taken++;
     const spare = this.#spare;
     if (spare !== undefined && spare.memoryMb === memoryMb) {
       this.#spare = undefined;
@@ -62,12 +67,12 @@ export class WorkerPool {
   }
 
   /**
-   * Starts a spare for sandboxes with `memoryMb` in the background, unless one is there or no
-   * sandbox is open. Call when a sandbox's worker is ready, so the spare does not compete with
-   * it for the CPU while it starts.
+   * Starts a spare for sandboxes with `memoryMb` in the background, unless one is there, no
+   * sandbox is open, or no more than one worker was ever taken. Call when a sandbox's worker is
+   * ready, so the spare does not compete with it for the CPU while it starts.
    */
   prepareSpare(memoryMb: number): void {
-    if (this.#open === 0 || this.#spare?.memoryMb === memoryMb) return;
+    if (this.#open === 0 || this.#taken < 2 || this.#spare?.memoryMb === memoryMb) return;
     this.#dropSpare();
     const worker = this.#start(memoryMb);
     const onGone = () => {

@@ -31,7 +31,7 @@ export async function runBatchCommand(
   const options = command.options;
   const cli = options.run;
   // With a queue, the workers call the model: they need the key, this process does not.
-  const models = options.queue === undefined ? createCliModels(cli, io.env) : undefined;
+  const models = options.queue === undefined ? await createCliModels(cli, io.env) : undefined;
   const { jobs, problems } = await readBatchJobs(options.jobsFile, options.maxQueryChars);
   for (const problem of problems) {
     io.stderr.write(`rlm: ${options.jobsFile}:${problem.line}: ${problem.message}; skipped\n`);

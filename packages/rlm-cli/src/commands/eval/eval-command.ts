@@ -48,15 +48,15 @@ export class EvalCommand {
     // workers call the models: only the judge's key is needed here.
     const variantModels = queue
       ? undefined
-      : options.variants.map((variant) => createCliModels(variant.run, io.env));
+      : await Promise.all(options.variants.map((variant) => createCliModels(variant.run, io.env)));
     const windowTokens = options.baseline ? this.#baselineWindow(base) : undefined;
     const baselineModel =
       queue || windowTokens === undefined
         ? undefined
-        : createCliModel(base.model, io.env, base.modelCalls);
+        : await createCliModel(base.model, io.env, base.modelCalls);
     const judgeModel =
       options.scorer.kind === 'judge'
-        ? createCliModel(options.judgeModel, io.env, base.modelCalls)
+        ? await createCliModel(options.judgeModel, io.env, base.modelCalls)
         : undefined;
     const dataset = await readEvalDataset(options.batch.jobsFile);
     for (const problem of dataset.problems) {

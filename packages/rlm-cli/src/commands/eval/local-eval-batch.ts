@@ -13,7 +13,7 @@ import { type BatchResult, runBatchQuery } from '../../jobs/run-batch-query.js';
 import { queuedBatchId } from '../../queue/batch-queue-job.js';
 import { queuedRunSettings } from '../../queue/queued-run-settings.js';
 import { evalRunOf } from '../../jobs/eval-run-result.js';
-import { type createCliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
+import { type CliModels, createCliRlmFactory } from '../../rlm/create-cli-rlm.js';
 import type { CliOptions } from '../../run-options/run-options.js';
 import type { BatchResources } from '../batch/open-batch-resources.js';
 import type { BatchOutput } from '../batch/batch-output.js';
@@ -35,7 +35,7 @@ export function localEvalBatch(
   options: EvalOptions,
   jobs: readonly EvalJob[],
   resources: BatchResources,
-  variantModels: readonly ReturnType<typeof createCliModels>[],
+  variantModels: readonly CliModels[],
   baseline: { readonly model: LanguageModel; readonly windowTokens: number } | undefined,
   output: BatchOutput,
 ): EvalBatch {

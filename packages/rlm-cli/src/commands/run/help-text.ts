@@ -1,4 +1,4 @@
-import { defaultAnthropicModelId } from '@rlm/anthropic';
+import { defaultAnthropicModelId } from '@rlm/anthropic/model-id';
 import { defaultMaxConcurrency } from '@rlm/core';
 import { formatBytes } from '../../output/format-bytes.js';
 import {

@@ -36,7 +36,7 @@ export async function runRunCommand(command: CliOptions, options: RunCliOptions)
     const cli = await withStoredReplays(command);
     json = cli.json;
     // Keys are checked here, before any file is read or any model is called.
-    const models = createCliModels(cli, options.env);
+    const models = await createCliModels(cli, options.env);
     if (cli.contextFile !== undefined && (await checkContextFile(cli.contextFile)) === 'fifo') {
       stderr.write(
         `rlm: --context ${cli.contextFile} is a FIFO: waiting for a writer to send the context and close it\n`,

@@ -11,7 +11,12 @@ import type { ArtifactStore } from '@rlm/core';
 import { listRuns, loadTrace, TraceNotFoundError, traceToJsonLines } from '@rlm/trace';
 import { checkToolStoreDirectory } from '../../store/check-tool-store-directory.js';
 import { cliVersion } from '../../cli-version.js';
-import { createCliModel } from '../../rlm/create-cli-model.js';
+import {
+  type CliModelAdapters,
+  createCliModelWith,
+  loadCliModelAdapters,
+} from '../../rlm/create-cli-model.js';
+import { modelProviders } from '../../run-options/model-providers.js';
 import { cliRlmSettings, createCliModels } from '../../rlm/create-cli-rlm.js';
 import { modelSettingFlags, subModelSettingFlags } from '../../output/model-setting-flags.js';
 import { formatAnswer } from '../../output/format-answer.js';
@@ -54,10 +59,16 @@ export async function createCliRlmService(
   },
 ): Promise<CliRlmService> {
   const { run } = options;
-  const defaults = createCliModels(run, io.env);
+  const defaults = await createCliModels(run, io.env);
+  // Any model id may name any provider: then every adapter is loaded now, to answer at once.
+  const adapters = await loadCliModelAdapters(
+    options.anyModel
+      ? modelProviders
+      : options.models.flatMap((spec) => [spec.root.provider, spec.sub?.provider ?? 'replay']),
+  );
   const models: Record<string, ServedModel> = {};
   for (const [index, spec] of options.models.entries()) {
-    models[spec.id] = index === 0 ? defaults : createServedModels(spec, options, io.env);
+    models[spec.id] = index === 0 ? defaults : createServedModels(adapters, spec, options, io.env);
   }
   const tools = run.toolsModule ? await loadToolsModule(run.toolsModule) : [];
   const store = run.storePath
@@ -80,7 +91,12 @@ export async function createCliRlmService(
       ...(options.anyModel
         ? {
             resolveModel: (id) =>
-              createServedModels(parseServedModel(id.id, 'the model id'), options, io.env),
+              createServedModels(
+                adapters,
+                parseServedModel(id.id, 'the model id'),
+                options,
+                io.env,
+              ),
           }
         : {}),
       rlm,
@@ -132,15 +148,21 @@ export async function createCliRlmService(
 
 /** The models of a served id other than the default, their keys from `env`. */
 function createServedModels(
+  adapters: CliModelAdapters,
   spec: ServedModelSpec,
   options: ServeOptions,
   env: Readonly<Record<string, string | undefined>>,
 ): ServedModel {
   const calls = options.run.modelCalls;
   return {
-    model: nameModelFlags(createCliModel(spec.root, env, calls), modelSettingFlags),
+    model: nameModelFlags(createCliModelWith(adapters, spec.root, env, calls), modelSettingFlags),
     ...(spec.sub
-      ? { subModel: nameModelFlags(createCliModel(spec.sub, env, calls), subModelSettingFlags) }
+      ? {
+          subModel: nameModelFlags(
+            createCliModelWith(adapters, spec.sub, env, calls),
+            subModelSettingFlags,
+          ),
+        }
       : {}),
   };
 }

@@ -73,7 +73,7 @@ export class JobPlanner {
    * bounded by this worker's. Throws for settings this worker refuses and for a model it has no
    * key for.
    */
-  plan(data: QueuedJobData): JobPlan {
+  async plan(data: QueuedJobData): Promise<JobPlan> {
     const own = this.#parts.cli;
     if (data.run === undefined) {
       return {
@@ -98,7 +98,7 @@ export class JobPlanner {
         kind: 'rlm',
         cli,
         bounded,
-        createRlm: this.#factoryFor(settings, cli, runNamespace),
+        createRlm: await this.#factoryFor(settings, cli, runNamespace),
         resumable: runNamespace !== undefined,
       };
     }
@@ -107,7 +107,7 @@ export class JobPlanner {
       cli,
       bounded,
       baseline: {
-        model: createCliModel(cli.model, this.#parts.env, cli.modelCalls),
+        model: await createCliModel(cli.model, this.#parts.env, cli.modelCalls),
         windowTokens: settings.windowTokens!,
         price: findModelPrice({ ...defaultModelPrices, ...cli.prices }, modelText(cli.model)),
       },
@@ -118,15 +118,15 @@ export class JobPlanner {
    * The RLM factory of a job's settings and namespace of runs: kept for the last few (an eval's
    * variants), so that their jobs share models and a warm sandbox.
    */
-  #factoryFor(
+  async #factoryFor(
     settings: QueuedRunSettings,
     cli: CliOptions,
     runNamespace: string | undefined,
-  ): RlmFactory {
+  ): Promise<RlmFactory> {
     const key = JSON.stringify([settings, runNamespace ?? null]);
     const kept = this.#factories.get(key);
     if (kept !== undefined) return kept;
-    const factory = createCliRlmFactory(cli, createCliModels(cli, this.#parts.env), {
+    const factory = createCliRlmFactory(cli, await createCliModels(cli, this.#parts.env), {
       tools: this.#parts.tools,
       persistent: false,
       ...(runNamespace === undefined ? {} : { runNamespace }),

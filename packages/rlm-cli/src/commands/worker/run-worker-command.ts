@@ -44,7 +44,7 @@ export async function runWorkerCommand(
   const { cli } = options;
   const { connection } = options;
   const settings: WorkerSettings = { ...options, contextRoot: await ContextRoot.open(contextRoot) };
-  const models = createCliModels(cli, io.env);
+  const models = await createCliModels(cli, io.env);
   await checkQueueReachable(connection, settings.queue, cli.connectTimeoutMs);
   const tools = cli.toolsModule ? await loadToolsModule(cli.toolsModule) : [];
   let store: ArtifactStore | undefined;

@@ -169,7 +169,7 @@ export class WorkerJobs {
     const { id, query, context } = job.data;
     let plan: JobPlan;
     try {
-      plan = this.#planner.plan(job.data);
+      plan = await this.#planner.plan(job.data);
     } catch (error) {
       return {
         id,
