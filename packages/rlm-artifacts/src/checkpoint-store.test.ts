@@ -126,10 +126,10 @@ test('an unchanged variable references its earlier blob: nothing of it is writte
   for (let iteration = 2; iteration <= 10; iteration += 1) {
     await store.saveCheckpoint(checkpoint(iteration, { words: serialized(large, false) }));
   }
-  // Only each step's transcript (a message unlike the last one's: a page of its own, one chunk)
-  // was written, never the array.
-  expect(writes.length).toBe(9);
-  expect(content.size - chunksAfterFirst).toBe(9);
+  // Nothing was written to blobs: each step's transcript (one message in place of the last
+  // one's) is in the delta entry itself, and the array is where the first save put it.
+  expect(writes).toEqual([]);
+  expect(content.size).toBe(chunksAfterFirst);
   const latest = await store.latestCheckpoint('run');
   expect(latest!.iteration).toBe(10);
   expect(deserialize(latest!.serializedVariables.words!)).toEqual(large);
@@ -295,6 +295,61 @@ test('a checkpoint holds what changed since the one before; each one loads whole
   const latest = await reopened.latestCheckpoint('run');
   expect(latest!.transcript).toHaveLength(2 * steps + 1);
   expect(Object.keys(latest!.serializedVariables)).toHaveLength(steps + 1);
+});
+
+test('a save that replaced the last saved message is a delta too; each checkpoint resumes from a reopened SQLite file', async () => {
+  const path = join(directory, 'replaced-last.sqlite');
+  const saves = 2 * (maxDeltaChain + 1);
+  // As the loop keeps a transcript: a step's feedback gets the next step's status merged in,
+  // a new message object in place of the last saved one.
+  const transcript: CheckpointInput['transcript'][number][] = [{ role: 'user', content: 'query' }];
+  const saved: CheckpointInput['transcript'][number][][] = [];
+  {
+    await using store = await createSqliteArtifactStore({ path });
+    for (let step = 1; step <= saves; step++) {
+      const last = transcript.at(-1)!;
+      transcript[transcript.length - 1] = {
+        role: 'user',
+        content: [
+          { type: 'text', text: String(last.content) },
+          { type: 'text', text: `status ${step}` },
+        ],
+      };
+      transcript.push({ role: 'assistant', content: `code ${step}` });
+      transcript.push({ role: 'user', content: `output ${step}` });
+      saved.push([...transcript]);
+      await store.saveCheckpoint({
+        ...checkpoint(step, { n: serialized(step) }),
+        transcript: [...transcript],
+      });
+    }
+    // Only whole entries write a page of messages: one every `maxDeltaChain + 1` saves.
+    expect(await store.list()).toHaveLength(saves / (maxDeltaChain + 1));
+  }
+  await using reopened = await createSqliteArtifactStore({ path });
+  for (const summary of await reopened.listCheckpoints('run')) {
+    const loaded = await reopened.loadCheckpoint('run', summary.id);
+    expect(summary.transcriptLength).toBe(saved[summary.iteration - 1]!.length);
+    expect(loaded.transcript).toEqual(saved[summary.iteration - 1]);
+    expect(deserialize(loaded.serializedVariables.n!)).toBe(summary.iteration);
+  }
+  // Two saved messages changed: not a delta, a whole entry with a new page.
+  const before = (await reopened.list()).length;
+  const changed = saved
+    .at(-1)!
+    .map((message, index) =>
+      index >= saved.at(-1)!.length - 2 ? { ...message, content: `changed ${index}` } : message,
+    );
+  await reopened.saveCheckpoint({ ...checkpoint(saves + 1, {}), transcript: changed });
+  await reopened.saveCheckpoint({
+    ...checkpoint(saves + 2, {}),
+    transcript: [...changed.slice(0, -2), { role: 'assistant', content: 'other' }],
+  });
+  expect((await reopened.list()).length).toBe(before + 2);
+  expect((await reopened.latestCheckpoint('run'))!.transcript).toEqual([
+    ...changed.slice(0, -2),
+    { role: 'assistant', content: 'other' },
+  ]);
 });
 
 test('a delta whose base is missing is reported as damage, naming the key', async () => {

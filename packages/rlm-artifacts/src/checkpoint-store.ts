@@ -132,15 +132,24 @@ export class CheckpointStore {
       // A committed checkpoint this store wrote is the base: the entry holds what changed since.
       const base = this.#written.get(input.runKey);
       const kept = base === undefined ? 0 : sharedPrefix(input.transcript, base.messages);
+      // A delta also when the last saved message was replaced (a step's feedback with the next
+      // step's status merged in): it keeps the base's other messages and holds the new one.
       const delta =
-        base !== undefined && base.chain < maxDeltaChain && kept === base.messages.length
+        base !== undefined && base.chain < maxDeltaChain && kept >= base.messages.length - 1
           ? base
           : undefined;
       const transcript = delta
-        ? this.#deltaTranscript(input.transcript, delta)
+        ? this.#deltaTranscript(input.transcript, delta, kept)
         : await this.#wholeTranscript(input.transcript, base, kept);
       const entryAfter = (head: { readonly id: string; readonly sequence: number } | undefined) =>
-        checkpointEntry(input, head, variables, serialized, transcript.parts, delta);
+        checkpointEntry(
+          input,
+          head,
+          variables,
+          serialized,
+          transcript.parts,
+          delta && { delta, kept },
+        );
       const rows = (entry: CheckpointEntry) =>
         [
           // The entry before the head that points at it (at once, where the store can).
@@ -226,14 +235,18 @@ export class CheckpointStore {
     return serialized;
   }
 
-  /** A delta's transcript: the messages after the base's, each kept in the entry unless stored. */
+  /**
+   * A delta's transcript: the messages after the first `kept` (those of the base), each kept in
+   * the entry unless stored.
+   */
   #deltaTranscript(
     messages: readonly Message[],
     base: WrittenCheckpoint,
+    kept: number,
   ): { parts: TranscriptPart[]; refs: (MessageRef | undefined)[] } {
     const parts: TranscriptPart[] = [];
-    const refs = [...base.refs];
-    for (let index = base.messages.length; index < messages.length; index++) {
+    const refs = base.refs.slice(0, kept);
+    for (let index = kept; index < messages.length; index++) {
       const message = messages[index]!;
       const ref = this.#messageRefs.get(message);
       if (ref === undefined) messageJson(message, index);
@@ -602,8 +615,8 @@ function validate(input: CheckpointInput): void {
 }
 
 /**
- * The entry of a checkpoint saved after `head` (the run's newest, if any); a delta of `delta`
- * when given, else whole.
+ * The entry of a checkpoint saved after `head` (the run's newest, if any); when `of` is given,
+ * a delta of `of.delta` keeping its first `of.kept` messages, else whole.
  */
 function checkpointEntry(
   input: CheckpointInput,
@@ -611,7 +624,7 @@ function checkpointEntry(
   variables: Readonly<Record<string, string>>,
   serialized: Readonly<Record<string, SerializedBlob>>,
   transcript: readonly TranscriptPart[],
-  delta: WrittenCheckpoint | undefined,
+  of: { readonly delta: WrittenCheckpoint; readonly kept: number } | undefined,
 ): CheckpointEntry {
   return {
     kind: 'rlm.checkpoint',
@@ -623,18 +636,18 @@ function checkpointEntry(
     callId: input.callId,
     iteration: input.iteration,
     timestamp: Date.now(),
-    ...(delta === undefined
+    ...(of === undefined
       ? { transcript }
       : {
-          base: delta.id,
-          chain: delta.chain + 1,
-          transcriptBaseLength: delta.messages.length,
+          base: of.delta.id,
+          chain: of.delta.chain + 1,
+          transcriptBaseLength: of.kept,
           transcript,
-          ...serializedDelta(delta.serialized, serialized),
+          ...serializedDelta(of.delta.serialized, serialized),
         }),
     variableNames: [...input.variableNames],
     variables,
-    ...(delta !== undefined || Object.keys(serialized).length === 0 ? {} : { serialized }),
+    ...(of !== undefined || Object.keys(serialized).length === 0 ? {} : { serialized }),
     budget: {
       inputTokens: input.budget.inputTokens,
       outputTokens: input.budget.outputTokens,

@@ -13,7 +13,7 @@ import type { GuestTimers } from './guest-timers.js';
 import type { GuestVariables } from './guest-variables.js';
 import { loadAcorn } from './load-acorn.js';
 import type { RecoverySnapshot } from './recovery-snapshot.js';
-import { rewriteReplCode } from './rewrite-code.js';
+import { ReplRewriteCache } from './repl-rewrite-cache.js';
 import { ownsBuffer } from './serialize-value.js';
 import type { WorkerMessage } from './worker-protocol.js';
 
@@ -50,6 +50,7 @@ export class GuestExecution {
   /** Variables that functions made by earlier executions name (see `rewriteReplCode`). */
   readonly #captured = new Set<string>();
   #capturesDynamically = false;
+  readonly #rewrites = new ReplRewriteCache();
   readonly #scope = {
     kindOf: (name: string) => this.#parts.variables.kindOf(name),
     isCaptured: (name: string) => this.#capturesDynamically || this.#captured.has(name),
@@ -70,7 +71,7 @@ export class GuestExecution {
     try {
       // Loading since the worker started: a wait, if any, only for the first execution.
       await loadAcorn();
-      const rewrite = rewriteReplCode(code, this.#scope);
+      const rewrite = this.#rewrites.rewrite(code, this.#scope);
       for (const name of rewrite.captured) this.#captured.add(name);
       if (rewrite.capturesDynamically) this.#capturesDynamically = true;
       for (const [name, kind] of rewrite.declarations) {

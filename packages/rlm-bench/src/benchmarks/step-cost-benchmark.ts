@@ -20,19 +20,35 @@ function stepGap(arrivals: readonly number[]): number {
   return median(gaps.slice(warmUpSteps));
 }
 
-/** A loopback fake Chat Completions API that answers at once and notes each arrival. */
+/**
+ * A loopback fake Chat Completions API that answers at once and notes each arrival; while
+ * `recording`, it also keeps each request's body.
+ */
 async function startServer(reply: (index: number) => string) {
   let arrivals: number[] = [];
+  const bodies: unknown[] = [];
+  let recording = false;
   const server = await startFakeChatCompletionsServer({
     apiKey: null,
     keepRequests: 1,
-    handler: () => {
+    handler: (_request, recorded) => {
       arrivals.push(performance.now());
+      if (recording) bodies.push(recorded.body);
       return fakeChatText(reply(arrivals.length - 1));
     },
   });
   return {
     url: server.url,
+    /** Runs `work` keeping the bodies of the requests it makes; resolves with them. */
+    async record(work: () => Promise<unknown>): Promise<unknown[]> {
+      recording = true;
+      try {
+        await work();
+      } finally {
+        recording = false;
+      }
+      return bodies.splice(0);
+    },
     /** The arrivals since the last call, and starts afresh. */
     take(): number[] {
       const taken = arrivals;
@@ -104,12 +120,30 @@ async function bareSdkRun(client: OpenAI): Promise<void> {
 }
 
 /**
+ * A bare SDK client sending the very requests a run of rlm sent (its system prompt and growing
+ * transcript), one after another, streamed: the baseline with the server's and the SDK's work
+ * for a body of the same size.
+ */
+async function sameRequestsRun(client: OpenAI, bodies: readonly unknown[]): Promise<void> {
+  for (const body of bodies) {
+    const stream = await client.chat.completions.create({
+      ...(body as OpenAI.ChatCompletionCreateParamsStreaming),
+      stream: true,
+    });
+    for await (const _chunk of stream) {
+      // Read to the end, as the adapter does.
+    }
+  }
+}
+
+/**
  * Issue 31's per-step cost: the gap between two model requests of a trivial step (`print(1)`)
  * of a `createRLM` run through the OpenAI adapter, the SES sandbox and a SQLite store, at a
  * loopback fake API answering at once; against the gap between two requests of a bare official
  * OpenAI SDK client (streamed, as the adapter asks) to the same server, alternating. Also the
  * same run without the store, and the bare client over `keepAliveFetch` (what the adapters send
- * through), the transport's share.
+ * through), the transport's share; and the bare client sending the requests rlm sent (the same
+ * bodies, so the server parses and counts as much), a baseline that leaves only rlm's own work.
  */
 export const stepCostBenchmark: Benchmark = {
   name: 'step',
@@ -136,8 +170,9 @@ export const stepCostBenchmark: Benchmark = {
         const sdk: number[] = [];
         const keepAlive: number[] = [];
         const phases: StepPhases[] = [];
-        await rlmRun(server.url, store.scoped('warm-up'));
+        const sentBodies = await server.record(() => rlmRun(server.url, store.scoped('warm-up')));
         server.take();
+        const sameRequests: number[] = [];
         await bareSdkRun(client);
         bare.take();
         for (let run = 0; run < runs; run++) {
@@ -152,11 +187,14 @@ export const stepCostBenchmark: Benchmark = {
           unstored.push(stepGap(server.take()));
           await bareSdkRun(keepAliveClient);
           keepAlive.push(stepGap(bare.take()));
+          await sameRequestsRun(client, sentBodies);
+          sameRequests.push(stepGap(bare.take()));
         }
         const storedMs = median(stored);
         const sdkMs = median(sdk);
         const unstoredMs = median(unstored);
         const keepAliveMs = median(keepAlive);
+        const sameRequestsMs = median(sameRequests);
         const note = `median gap of steps ${warmUpSteps + 1}-${steps} per run; OpenAI SDK, loopback fake API answering at once`;
         return [
           {
@@ -198,6 +236,20 @@ export const stepCostBenchmark: Benchmark = {
             ratio: { value: unstoredMs / sdkMs, unit: 'x' },
             runs,
             note,
+          },
+          {
+            benchmark: 'step',
+            figure:
+              "trivial step, SQLite store, against the bare OpenAI SDK sending rlm's own requests",
+            result: { value: storedMs, unit: 'ms' },
+            baseline: {
+              value: sameRequestsMs,
+              unit: 'ms',
+              label: 'bare OpenAI SDK sending the bodies rlm sent, request to request',
+            },
+            ratio: { value: storedMs / sameRequestsMs, unit: 'x' },
+            runs,
+            note: `${note}; the same bodies, so the server parses and counts as much`,
           },
           {
             benchmark: 'step',
