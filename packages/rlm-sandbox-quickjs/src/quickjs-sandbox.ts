@@ -377,27 +377,9 @@ export class QuickJsSandbox implements Sandbox {
       snapshotTimeoutMs: Math.min(Math.max(timeoutMs / 2, minSnapshotMs), maxSnapshotMs),
     };
     const { pool } = this.#config;
-    const worker = pool.take(memoryMb);
-    let markReady!: (unrestored: string[]) => void;
-    let failStart!: (error: Error) => void;
-    const ready = new Promise<string[]>((resolve, reject) => {
-      markReady = resolve;
-      failStart = reject;
-    });
-    ready.catch(() => undefined);
-    // Once this worker is ready, a spare starts for the next sandbox (or restart).
-    void ready.then(
-      () => pool.prepareSpare(memoryMb),
-      () => undefined,
-    );
-    const state: WorkerState = {
-      worker,
-      output,
-      control: new Int32Array(control),
-      ready,
-      markReady,
-      failStart,
-    };
+    const starting = pool.takeStarting<string[]>(memoryMb);
+    const { worker } = starting;
+    const state: WorkerState = { ...starting, output, control: new Int32Array(control) };
     this.#current = state;
     worker.on('message', (message: WorkerMessage) => {
       if (this.#current === state) this.#onMessage(state, message);

@@ -69,27 +69,14 @@ export function startSesWorker(start: SesWorkerStart): SesWorker {
   const output = OutputBuffer.create(start.maxOutputChars);
   const setup: WorkerSetup = { ...start.setup, outputBuffer: output.buffer };
   const { pool, memoryMb } = start;
-  const worker = pool.take(memoryMb);
-  let markReady!: (unrestored: string[]) => void;
-  let failStart!: (error: Error) => void;
-  const ready = new Promise<string[]>((resolve, reject) => {
-    markReady = resolve;
-    failStart = reject;
-  });
-  ready.catch(() => undefined);
-  void ready.then(
-    () => pool.prepareSpare(memoryMb),
-    () => undefined,
-  );
+  const starting = pool.takeStarting<string[]>(memoryMb);
+  const { worker } = starting;
   /** Messages sent that may change the variables, and that count when the last `execute` was. */
   let changesSent = 0;
   let changesAtExecute = -1;
   const state: SesWorker = {
-    worker,
+    ...starting,
     output,
-    ready,
-    markReady,
-    failStart,
     listing: new Map(),
     applyListing(changes) {
       for (const name of changes.removed) state.listing.delete(name);

@@ -13,7 +13,7 @@ export {
 export { ExecutionClock } from './execution-clock.js';
 export { type ExecutionTimeLimits, watchExecutionTime } from './watch-execution-time.js';
 export { OutputBuffer } from './output-buffer.js';
-export { WorkerPool, type WorkerPoolSettings } from './worker-pool.js';
+export { type StartingWorker, WorkerPool, type WorkerPoolSettings } from './worker-pool.js';
 export {
   type ExecutionAfter,
   type ExecutionNames,

@@ -40,6 +40,25 @@ describe('WorkerPool', () => {
     expect(exited(next)).toBe(true);
   });
 
+  test('takeStarting prepares the spare once its start is marked ready, and none after a failed start', async () => {
+    const pool = new WorkerPool({ workerUrl });
+    pool.open();
+    const first = pool.takeStarting<string[]>(64);
+    const failed = pool.takeStarting<string[]>(64);
+    failed.failStart(new Error('the worker failed to start'));
+    await expect(failed.ready).rejects.toThrow('the worker failed to start');
+    expect(pool.spare).toBeUndefined();
+    const second = pool.takeStarting<string[]>(64);
+    expect(pool.spare).toBeUndefined();
+    second.markReady(['lost']);
+    await expect(second.ready).resolves.toEqual(['lost']);
+    const spare = pool.spare as Worker;
+    expect(spare).toBeDefined();
+    await Promise.all([first, failed, second].map(({ worker }) => worker.terminate()));
+    await pool.close();
+    expect(exited(spare)).toBe(true);
+  });
+
   test('a spare of another memory limit is not handed out, and is replaced', async () => {
     const pool = new WorkerPool({ workerUrl });
     pool.open();

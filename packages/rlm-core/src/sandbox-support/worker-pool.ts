@@ -13,6 +13,18 @@ export interface WorkerPoolSettings {
 }
 
 /**
+ * A worker taken for a sandbox and the start it is making: its sandbox settles `ready` once the
+ * worker says it is ready (with what the ready message carries), or fails it.
+ */
+export interface StartingWorker<Ready> {
+  readonly worker: Worker;
+  /** Settles once the sandbox calls `markReady` or `failStart`; its rejection is handled. */
+  readonly ready: Promise<Ready>;
+  markReady(value: Ready): void;
+  failStart(error: Error): void;
+}
+
+/**
  * Starts sandbox workers for one sandbox factory, and keeps one spare: a worker that has
  * started (loaded its engine, locked down) and waits for its sandbox. A sandbox that takes the
  * spare (a `sub_rlm` child, or a restart after a fault) starts in milliseconds instead of the
@@ -64,6 +76,26 @@ export class WorkerPool {
       return spare.worker;
     }
     return this.#start(memoryMb);
+  }
+
+  /**
+   * {@link take}s a worker for a sandbox whose memory limit is `memoryMb` and tracks its start:
+   * once the sandbox marks it ready, a spare is prepared for the next sandbox or restart (see
+   * {@link prepareSpare}); a failed start prepares none.
+   */
+  takeStarting<Ready>(memoryMb: number): StartingWorker<Ready> {
+    const worker = this.take(memoryMb);
+    let markReady!: (value: Ready) => void;
+    let failStart!: (error: Error) => void;
+    const ready = new Promise<Ready>((resolve, reject) => {
+      markReady = resolve;
+      failStart = reject;
+    });
+    void ready.then(
+      () => this.prepareSpare(memoryMb),
+      () => undefined,
+    );
+    return { worker, ready, markReady, failStart };
   }
 
   /**
