@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { LanguageModel } from '@rlm/core';
+import { aroundModelCalls } from '../rlm/around-model-calls.js';
 
 /** How long no model call starts or ends, one pending, before the process counts as at rest. */
 export const restAfterMs = 300;
@@ -64,26 +65,14 @@ function onModelActivity(): void {
  */
 export function collectAtRest(model: LanguageModel): LanguageModel {
   if (collectGarbage === undefined) return model;
-  const { withModel } = model;
-  return {
-    get modelId() {
-      return model.modelId;
-    },
-    get supportsTools() {
-      return model.supportsTools;
-    },
-    ...(withModel
-      ? { withModel: (modelId: string) => collectAtRest(withModel.call(model, modelId)) }
-      : {}),
-    async generate(request, options) {
-      pending++;
+  return aroundModelCalls(model, (generate) => async (request, options) => {
+    pending++;
+    onModelActivity();
+    try {
+      return await generate(request, options);
+    } finally {
+      pending--;
       onModelActivity();
-      try {
-        return await model.generate(request, options);
-      } finally {
-        pending--;
-        onModelActivity();
-      }
-    },
-  };
+    }
+  });
 }

@@ -1,5 +1,6 @@
 import { type LanguageModel, ModelCallError, type ModelCallSetting } from '@rlm/core';
 import { withFlags } from '../output/model-setting-flags.js';
+import { aroundModelCalls } from './around-model-calls.js';
 
 /**
  * `model`, whose failures name the command line's flags instead of the adapter's settings
@@ -10,19 +11,10 @@ export function nameModelFlags(
   model: LanguageModel,
   flags: Readonly<Record<ModelCallSetting, string>>,
 ): LanguageModel {
-  const { withModel } = model;
-  return {
-    get modelId() {
-      return model.modelId;
-    },
-    get supportsTools() {
-      return model.supportsTools;
-    },
-    ...(withModel
-      ? { withModel: (modelId: string) => nameModelFlags(withModel.call(model, modelId), flags) }
-      : {}),
-    generate: (request, options) =>
-      model.generate(request, options).catch((error: unknown) => {
+  return aroundModelCalls(
+    model,
+    (generate) => (request, options) =>
+      generate(request, options).catch((error: unknown) => {
         if (!ModelCallError.isInstance(error) || error.settings.length === 0) throw error;
         throw new ModelCallError(withFlags(error.message, error.settings, flags), {
           ...(error.status === undefined ? {} : { status: error.status }),
@@ -31,5 +23,5 @@ export function nameModelFlags(
           cause: error,
         });
       }),
-  };
+  );
 }
